@@ -1,0 +1,3 @@
+from charz.cli import main
+
+main()

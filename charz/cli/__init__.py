@@ -1,0 +1,79 @@
+"""The command line: parse → build → run → format → print.
+
+Each sub-command lives in its own module (``_simulate.py``, ``_analyze.py`` ...)
+with a ``register(app)`` function, so the commands stay thin and independent.
+Only charz's own errors are caught here; they become a message, a hint and a
+non-zero exit code.  Anything else is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+from rich.console import Console
+
+from charz.errors import CharzError
+
+app = typer.Typer(
+    name="charz",
+    help="Read an SSD's hidden internals (dies, I/O unit, allocation scheme) from its supply current.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# Modules that register commands; a module missing here is a command missing from the CLI.
+_COMMAND_MODULES = (
+    "charz.cli._simulate",
+    "charz.cli._analyze",
+    "charz.cli._scope",
+    "charz.cli._characterize",
+    "charz.cli._tune",
+)
+
+err_console = Console(stderr=True, highlight=False)
+
+
+def _register_all() -> None:
+    for name in _COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name == name:  # not written yet
+                continue
+            raise
+        module.register(app)
+
+
+_register_all()
+
+
+def report_error(exc: CharzError) -> int:
+    err_console.print(f"[bold red]error:[/] {exc.message}")
+    if exc.hint:
+        err_console.print(f"[yellow]what to do:[/] {exc.hint}")
+    return exc.exit_code
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        app(args=argv, standalone_mode=False)
+    except CharzError as exc:
+        sys.exit(report_error(exc))
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # click's own usage errors
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
