@@ -2,4 +2,54 @@
 
 Runtime code (session, drivers, analysis) never imports this package; only the
 CLI's ``--mock`` paths and the tests do.
+
+=====================  =====================================================
+``DriveModel``         geometry, firmware, timing, currents, nuisances (data)
+``load_preset``        the four replicas of 003 from ``profiles/NAME.toml``
+``SimulatedSSD``       schedules requests page by page, renders amperes
+``SimulatedBench``     a ``CurrentSource`` for the mock oscilloscope
+``digitize``           amperes → 8-bit scope codes with Tek scaling
+``schedule_write``     the simulated firmware/NAND timeline of one write
+=====================  =====================================================
 """
+
+from charz.sim._digitizer import Digitized, digitize
+from charz.sim._model import (
+    Currents,
+    Digitizer,
+    DriveModel,
+    Firmware,
+    Geometry,
+    Nuisances,
+    Timing,
+    default_presets_dir,
+    list_presets,
+    load_preset,
+    model_from_dict,
+)
+from charz.sim._schedule import Activity, DriveState, schedule_read, schedule_write
+from charz.sim._source import CurrentSource
+from charz.sim._ssd import SimulatedBench, SimulatedSSD
+
+__all__ = [
+    "Activity",
+    "Currents",
+    "CurrentSource",
+    "Digitized",
+    "Digitizer",
+    "DriveModel",
+    "DriveState",
+    "Firmware",
+    "Geometry",
+    "Nuisances",
+    "SimulatedBench",
+    "SimulatedSSD",
+    "Timing",
+    "default_presets_dir",
+    "digitize",
+    "list_presets",
+    "load_preset",
+    "model_from_dict",
+    "schedule_read",
+    "schedule_write",
+]

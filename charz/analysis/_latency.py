@@ -1,0 +1,218 @@
+"""Request-duration model of 003 §4.2 / §5.5: the latency recurrence.
+
+A write of ``m`` I/O units visits packages in allocation order.  Each visit
+carries one package's share of a unit (one page per die) over the package's
+channel.  With a selection cursor that starts at 0:
+
+    start_i  = max(cursor, channel_free[ch_i], package_free[pkg_i], ready_i)
+    cursor   = start_i + T_switch
+    channel_free[ch_i]  = start_i + T_reg
+    package_free[pkg_i] = start_i + T_reg + T_prog
+    end      = max_i (start_i + T_reg + T_prog)
+
+``ready_i`` is when the host has delivered the data of visit ``i`` (an extension
+of 003's model for links slower than the channel switch; 0 when not modelled).
+Because a larger request visits a superset of a smaller one's packages in the
+same order, one pass over the longest visit list gives the end time of every
+prefix, i.e. of every request size at once.
+
+All functions are vectorised over parameter sets: timing arguments may be
+arrays of shape ``(P,)`` and results then carry a leading axis of length ``P``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Layout", "visit_sequence", "prefix_end_us", "request_end_us"]
+
+CHANNEL_PRIORITY = "channel-priority"
+WAY_PRIORITY = "way-priority"
+CHANNEL_ONLY = "channel-only"
+SCHEMES = (CHANNEL_PRIORITY, WAY_PRIORITY, CHANNEL_ONLY)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a drive walks its channel × way grid of packages.
+
+    The drive fills a block of ``block_channels × block_ways`` packages in
+    ``order`` (channels first, or ways first); successive blocks tile the grid,
+    moving across channels first, then across ways, then wrapping around.
+
+    Example
+    -------
+    >>> Layout(8, 2, 4, 1, "channel-priority").scheme(packages_per_unit=4)
+    'channel-only'
+    """
+
+    channels: int
+    ways: int
+    block_channels: int
+    block_ways: int
+    order: str = CHANNEL_PRIORITY
+
+    def __post_init__(self) -> None:
+        if self.order not in (CHANNEL_PRIORITY, WAY_PRIORITY):
+            raise ValueError(f"order must be {CHANNEL_PRIORITY!r} or {WAY_PRIORITY!r}, not {self.order!r}")
+        for name in ("channels", "ways", "block_channels", "block_ways"):
+            if int(getattr(self, name)) < 1:
+                raise ValueError(f"{name} must be >= 1")
+        if self.channels % self.block_channels or self.ways % self.block_ways:
+            raise ValueError(
+                f"a {self.block_channels}×{self.block_ways} block does not tile "
+                f"{self.channels} channels × {self.ways} ways"
+            )
+
+    @property
+    def packages(self) -> int:
+        return self.channels * self.ways
+
+    def scheme(self, packages_per_unit: int) -> str:
+        """003's name for this walk, judged from the packages it produces.
+
+        With more than one package per I/O unit, the name describes the unit's
+        own packages (003 §5.5: 4 channels × 1 way is *channel-only*); with one
+        package per unit it describes the walk across units (003 §5.3: X-25M's
+        channels first, then ways, is *channel-priority*).
+        """
+        ch, ways = _walk(self, max(2, packages_per_unit))
+        if self.ways == 1:
+            return CHANNEL_ONLY
+        if packages_per_unit > 1:
+            unit_ch = ch[:packages_per_unit]
+            unit_way = ways[:packages_per_unit]
+            if len(set(unit_way.tolist())) == 1:
+                return CHANNEL_ONLY
+            return CHANNEL_PRIORITY if unit_ch[1] != unit_ch[0] else WAY_PRIORITY
+        return CHANNEL_PRIORITY if ch[1] != ch[0] else WAY_PRIORITY
+
+
+def _walk(layout: Layout, n_visits: int) -> tuple[np.ndarray, np.ndarray]:
+    c, w = layout.block_channels, layout.block_ways
+    i = np.arange(n_visits)
+    block, within = np.divmod(i, c * w)
+    if layout.order == CHANNEL_PRIORITY:
+        way_in, ch_in = np.divmod(within, c)
+    else:
+        ch_in, way_in = np.divmod(within, w)
+    blocks_across = layout.channels // c
+    block = block % (blocks_across * (layout.ways // w))
+    way_block, ch_block = np.divmod(block, blocks_across)
+    return ch_block * c + ch_in, way_block * w + way_in
+
+
+def visit_sequence(layout: Layout, n_visits: int) -> tuple[np.ndarray, np.ndarray]:
+    """Channel and package index of each of the first ``n_visits`` visits.
+
+    Packages are numbered ``channel * ways + way``.
+
+    Example
+    -------
+    >>> ch, pkg = visit_sequence(Layout(2, 2, 2, 2, "way-priority"), 4)
+    >>> ch.tolist(), pkg.tolist()
+    ([0, 0, 1, 1], [0, 1, 2, 3])
+    """
+    ch, way = _walk(layout, int(n_visits))
+    return ch, ch * layout.ways + way
+
+
+def _as_params(*values):
+    arrays = [np.asarray(v, dtype=np.float64) for v in values]
+    return np.broadcast_arrays(*arrays)
+
+
+def prefix_end_us(
+    channel: np.ndarray,
+    package: np.ndarray,
+    t_reg_us,
+    t_switch_us,
+    t_prog_us,
+    ready_us=None,
+) -> np.ndarray:
+    """End time of the request made of the first ``i + 1`` visits, for every ``i``.
+
+    Parameters
+    ----------
+    channel, package : (n,) int arrays
+        Visit order, as from :func:`visit_sequence`.
+    t_reg_us, t_switch_us, t_prog_us : float or (P,) arrays
+        Register transfer per visit, channel-switch delay, program time.
+    ready_us : None or (n,) or (P, n) array
+        Time the host data of each visit is available; ``None`` = at 0.
+
+    Returns
+    -------
+    ndarray, shape ``(n,)`` or ``(P, n)``
+
+    Examples
+    --------
+    003 §5.5, MXP, 4 channels × 1 way, 8 KB per package:
+
+    >>> ch = np.arange(4); prefix_end_us(ch, ch, 164, 33, 900)[-1]
+    1163.0
+    """
+    channel = np.asarray(channel, dtype=np.intp)
+    package = np.asarray(package, dtype=np.intp)
+    if channel.shape != package.shape or channel.ndim != 1:
+        raise ValueError("channel and package must be 1-D arrays of equal length")
+    t_reg, t_switch, t_prog = _as_params(t_reg_us, t_switch_us, t_prog_us)
+    shape = t_reg.shape
+    n = channel.size
+    ready = None
+    if ready_us is not None:
+        ready = np.broadcast_to(np.asarray(ready_us, dtype=np.float64), shape + (n,))
+    n_ch = int(channel.max(initial=-1)) + 1
+    n_pkg = int(package.max(initial=-1)) + 1
+    ch_free = np.zeros((n_ch,) + shape)
+    pkg_free = np.zeros((n_pkg,) + shape)
+    cursor = np.zeros(shape)
+    end = np.full(shape, -np.inf)
+    out = np.empty(shape + (n,))
+    busy = t_reg + t_prog
+    for i in range(n):
+        c, p = channel[i], package[i]
+        start = np.maximum(np.maximum(cursor, ch_free[c]), pkg_free[p])
+        if ready is not None:
+            start = np.maximum(start, ready[..., i])
+        cursor = start + t_switch
+        ch_free[c] = start + t_reg
+        pkg_free[p] = start + busy
+        end = np.maximum(end, pkg_free[p])
+        out[..., i] = end
+    return out
+
+
+def request_end_us(channel, package, t_reg_us, t_switch_us, t_prog_us, ready_us=None):
+    """End time of the whole request (the last visit's prefix).
+
+    Example
+    -------
+    003 §5.3: X-25M, 21 pages over 10 channels × 2 ways, channel priority.
+
+    >>> ch, pkg = visit_sequence(Layout(10, 2, 10, 2), 21)
+    >>> float(request_end_us(ch, pkg, 82, 33, 900))
+    1964.0
+    """
+    return prefix_end_us(channel, package, t_reg_us, t_switch_us, t_prog_us, ready_us)[..., -1]
+
+
+def visit_starts_us(channel, package, t_reg_us, t_switch_us, t_prog_us, ready_us=None) -> np.ndarray:
+    """Start of each visit's register transfer (scalar timing only); for evidence and plots."""
+    channel = np.asarray(channel, dtype=np.intp)
+    package = np.asarray(package, dtype=np.intp)
+    ch_free: dict[int, float] = {}
+    pkg_free: dict[int, float] = {}
+    cursor = 0.0
+    starts = np.empty(channel.size)
+    for i, (c, p) in enumerate(zip(channel.tolist(), package.tolist())):
+        start = max(cursor, ch_free.get(c, 0.0), pkg_free.get(p, 0.0))
+        if ready_us is not None:
+            start = max(start, float(ready_us[i]))
+        starts[i] = start
+        cursor = start + t_switch_us
+        ch_free[c] = start + t_reg_us
+        pkg_free[p] = start + t_reg_us + t_prog_us
+    return starts
