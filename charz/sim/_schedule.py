@@ -119,14 +119,16 @@ def schedule_write(
     t_nand = t.t_cmd_us
     rmw_us = 0.0
     if missing:
-        # Read-modify-write: the partial unit is completed from flash before anything is programmed
-        # (003 Fig. 16: a small write starts exactly like a read of the unit).
+        # Read-modify-write: the partial unit is completed from flash before anything is
+        # programmed, exactly as a read of that unit starts (003 Fig. 16), but only the
+        # missing pages move, so the read phase shrinks as the write grows.
         partial_pkgs = _unit_packages(model, n_units - 1)
         missing_pages = ceil_div(missing, g.page_size_bytes)
-        rmw_us = t.t_read_us + missing_pages * t.t_xfer_page_us / max(1, len({ch for ch, _ in partial_pkgs}))
+        chans = len({ch for ch, _ in partial_pkgs})
+        rmw_us = t.t_read_us + missing_pages * t.t_xfer_page_us / chans
         for _, p in partial_pkgs:
             iv.add(t_nand, t_nand + t.t_read_us, c.read_per_package_a, READ, p)
-        iv.add(t_nand + t.t_read_us, t_nand + rmw_us, c.transfer_a, TRANSFER)
+        iv.add(t_nand + t.t_read_us, t_nand + rmw_us, c.transfer_a * chans, TRANSFER)
         t_nand += rmw_us
 
     dies = g.dies_per_package
@@ -143,11 +145,15 @@ def schedule_write(
 
     chans, pkgs = visit_sequence(layout, n_visits)
     pkg_scale = state.package_scale
+    first_start = None
     for i in range(n_visits):
         ch, p = int(chans[i]), int(pkgs[i])
         host_bytes = min(size_bytes, host_bytes + visit_bytes)
         ready = t.t_cmd_us + host_bytes * host_us_per_byte
         start = max(cursor, ch_free.get(ch, 0.0), pkg_free.get(p, 0.0), ready)
+        if first_start is None:
+            # The selection cursor starts with the first transfer, which waits for the host's first data.
+            first_start = start
         cursor = start + t.t_switch_us
         die_end = start
         for d in range(dies):
@@ -174,7 +180,7 @@ def schedule_write(
         offset_bytes,
         iv.arrays(),
         end + t.t_done_us,
-        t_nand,
+        first_start,
         rmw_us,
         n_visits,
         0,
