@@ -1,1 +1,76 @@
-"""archive."""
+"""The capture archive: one session directory per characterization run.
+
+Every capture charz takes — from a real scope, the mock scope or the simulator —
+is stored the same way: raw int8/int16 ADC codes in ``.npy`` files plus a JSON
+commit record with their scaling, written so that a kill at any moment loses at
+most the capture in flight.  ``docs/archive.md`` describes the format well
+enough to read it with numpy and json alone.
+
+::
+
+    SESSION/
+      session.json            schema, created_utc, tool, drive, bench, plan, ...
+      session.lock            flock()ed by the one writer
+      captures/
+        000000.json           commit record of capture 0 (written last)
+        000000.current.npy    one 1-D int8/int16 .npy per channel
+
+Data
+----
+Scaling          codes → SI: ``(code - y_offset_codes) * y_mult + y_zero``
+Channel          name, codes, scaling, source, code_min, code_max
+Capture          one record around one host request: op, size, offset, timing, channels
+Archive          what :func:`read_archive` returns: metadata, captures, damaged
+Damaged          a file tolerant reading skipped, and why
+
+Writing and reading
+-------------------
+ArchiveWriter    ``create(path, metadata)``, ``open_append(path)``, ``append(capture)``,
+                 ``update_metadata(**changes)``, ``close()``
+read_archive     ``read_archive(path, *, verify=True, tolerant=False) -> Archive``
+
+Modules
+-------
+_format          the wire format as pure functions and field tables (validation, dict ↔ dataclass)
+_atomic          write a file atomically and durably (temp + fsync + rename)
+_writer          the commit protocol, locking, resuming
+_reader          reading, verifying, reporting damage
+
+Errors are :class:`charz.errors.ArchiveError` (cannot read or write) and
+:class:`charz.errors.ArchiveCorrupt` (a file is damaged; names it).  Values the
+format does not allow (NaN sample interval, float codes ...) raise ``ValueError``
+when the dataclasses are built: that is a bug in the caller, not a bad archive.
+
+Examples
+--------
+>>> import numpy as np, tempfile, pathlib
+>>> ch = Channel("current", np.array([10, 12, 11], dtype=np.int8),
+...              Scaling(y_mult=0.004, y_offset_codes=0, y_zero=0.0, unit="A"),
+...              source="CH1", code_min=-128, code_max=127)
+>>> cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0,
+...               sample_interval_s=2e-6, t_first_sample_s=-1e-4,
+...               time_reference="request", channels=[ch])
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "session"
+>>> with ArchiveWriter.create(path, {"drive": {"model": "demo"}}) as writer:
+...     writer.append(cap)
+0
+>>> archive = read_archive(path)
+>>> archive.metadata["drive"], archive.captures[0].channel("current").codes.tolist()
+({'model': 'demo'}, [10, 12, 11])
+"""
+
+from charz.archive._format import CAPTURE_SCHEMA, SESSION_SCHEMA, Capture, Channel, Scaling
+from charz.archive._reader import Archive, Damaged, read_archive
+from charz.archive._writer import ArchiveWriter
+
+__all__ = [
+    "CAPTURE_SCHEMA",
+    "SESSION_SCHEMA",
+    "Archive",
+    "ArchiveWriter",
+    "Capture",
+    "Channel",
+    "Damaged",
+    "Scaling",
+    "read_archive",
+]

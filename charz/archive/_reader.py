@@ -1,0 +1,306 @@
+"""Read a session directory back: metadata, complete captures, damage.
+
+A capture is complete iff its commit record ``captures/NNNNNN.json`` parses and
+is valid, and every channel file it lists exists with the recorded size and
+SHA-256.  Anything else in ``captures/`` (temp files, channel files without a
+commit record: the capture a kill interrupted) is not part of the archive and
+is ignored.  Damage is reported as :class:`~charz.errors.ArchiveCorrupt` naming
+the file, or, in tolerant mode, collected in :attr:`Archive.damaged`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from charz.archive._format import (
+    CAPTURES_DIR,
+    SESSION_FILE,
+    Capture,
+    ChannelFile,
+    FormatError,
+    UnsupportedVersion,
+    capture_file_name,
+    capture_files,
+    capture_from_dict,
+    parse_capture_file_name,
+    validate_session,
+)
+from charz.errors import ArchiveCorrupt, ArchiveError
+
+SALVAGE_HINT = (
+    "The other captures are probably intact: read_archive(path, tolerant=True) reads "
+    "them and lists the damaged ones in .damaged.  Keep a copy of the damaged file."
+)
+_NEWER_HINT = "It was written by a newer charz; upgrade charz to read it."
+
+
+@dataclass(frozen=True)
+class Damaged:
+    """A file that tolerant reading skipped, and why."""
+
+    path: Path
+    index: int | None  # the capture it belongs to; None for session.json
+    reason: str
+
+
+@dataclass(frozen=True)
+class Archive:
+    """A session read back.
+
+    ``captures`` are in index order.  Strict reading (the default) either gives
+    all of them or raises; tolerant reading gives the complete ones and lists the
+    rest in ``damaged`` (then indices may be missing from ``captures``).
+    """
+
+    path: Path
+    metadata: dict
+    captures: tuple[Capture, ...]
+    damaged: tuple[Damaged, ...] = ()
+
+
+def read_archive(path: str | os.PathLike, *, verify: bool = True, tolerant: bool = False) -> Archive:
+    """Read a session directory.
+
+    Parameters
+    ----------
+    path : path-like
+        The session directory (the one holding ``session.json``).
+    verify : bool
+        Check each channel file's SHA-256 against its commit record.  Sizes and
+        .npy headers are always checked; False only saves the hashing.
+    tolerant : bool
+        Skip damaged captures (and a damaged ``session.json``) instead of raising,
+        and list them in ``Archive.damaged``.  For salvaging a damaged session.
+
+    Returns
+    -------
+    Archive
+
+    Raises
+    ------
+    ArchiveCorrupt
+        A file is missing, truncated or damaged (strict mode); names the file.
+    ArchiveError
+        Not an archive, unreadable, or written by a newer charz.
+
+    Examples
+    --------
+    >>> archive = read_archive("runs/2026-01-31-mxp")                    # doctest: +SKIP
+    >>> cap = archive.captures[0]                                        # doctest: +SKIP
+    >>> cap.op, cap.size_bytes, cap.channel("current").to_si().mean()    # doctest: +SKIP
+    ('write', 32768, 0.412)
+    """
+    root = Path(path)
+    if not root.is_dir():
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise ArchiveError(f"{root} {what}", hint="Give the session directory, the one holding session.json.")
+    damaged: list[Damaged] = []
+    try:
+        metadata = read_session(root)
+    except ArchiveCorrupt as exc:
+        if not tolerant:
+            raise
+        metadata = {}
+        damaged.append(_damaged(exc, None))
+    scan = scan_captures(root / CAPTURES_DIR, tolerant=tolerant)
+    damaged += scan.damaged
+    captures = []
+    for entry in scan.entries:
+        try:
+            captures.append(load_capture(entry, verify=verify))
+        except ArchiveError as exc:
+            if not tolerant:
+                raise
+            damaged.append(_damaged(exc, entry.index, entry.path))
+    return Archive(root, metadata, tuple(captures), tuple(damaged))
+
+
+# ---------------------------------------------------------------------------
+# pieces shared with the writer (resuming is reading first)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A commit record that parsed and validated; its channel files not yet checked."""
+
+    index: int
+    path: Path
+    record: dict
+    files: tuple[ChannelFile, ...]
+
+
+@dataclass(frozen=True)
+class Scan:
+    entries: tuple[Entry, ...]
+    damaged: tuple[Damaged, ...]
+    last_index: int  # highest index with a commit record file, valid or not; -1 if none
+
+
+def read_session(root: Path) -> dict:
+    """The validated content of ``root/session.json``."""
+    path = root / SESSION_FILE
+    if not path.exists() and not (root / CAPTURES_DIR).is_dir():
+        raise ArchiveError(
+            f"{root} is not a charz archive (no {SESSION_FILE})",
+            hint="Give the session directory, the one holding session.json.",
+        )
+    record = read_json(path, hint=f"{SESSION_FILE} holds only the session's metadata. {SALVAGE_HINT}")
+    try:
+        return validate_session(record)
+    except UnsupportedVersion as exc:
+        raise ArchiveError(f"{path}: {exc}", hint=_NEWER_HINT) from None
+    except FormatError as exc:
+        raise ArchiveCorrupt(path, str(exc), hint=SALVAGE_HINT) from None
+
+
+def read_json(path: Path, *, hint: str = SALVAGE_HINT) -> Any:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise ArchiveCorrupt(path, "missing", hint=hint) from None
+    except OSError as exc:
+        raise ArchiveError(f"{path}: cannot read it: {exc.strerror}", hint="Check the file's permissions.") from None
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        raise ArchiveCorrupt(path, f"not valid JSON ({exc})", hint=hint) from None
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not allowed")
+
+
+def scan_captures(captures_dir: Path, *, tolerant: bool) -> Scan:
+    """Parse and validate every commit record; check the indices have no gaps."""
+    damaged: list[Damaged] = []
+
+    def problem(exc: ArchiveError, index: int | None, path: Path) -> None:
+        if not tolerant:
+            raise exc
+        damaged.append(_damaged(exc, index, path))
+
+    try:
+        names = os.listdir(captures_dir)
+    except FileNotFoundError:
+        exc = ArchiveCorrupt(captures_dir, "missing", hint="Without it the session has no captures.")
+        problem(exc, None, captures_dir)
+        return Scan((), tuple(damaged), -1)
+    except OSError as exc:
+        raise ArchiveError(f"{captures_dir}: cannot list it: {exc.strerror}") from None
+
+    found = {}
+    for name in sorted(names):
+        index = parse_capture_file_name(name)
+        if index is None:
+            continue  # channel files, temp files, anything a user parked there
+        path = captures_dir / name
+        if name != capture_file_name(index):
+            problem(ArchiveCorrupt(path, f"not a commit record name (expected {capture_file_name(index)})", hint=SALVAGE_HINT), None, path)
+            continue
+        found[index] = path
+
+    entries = []
+    expected = 0
+    for index in sorted(found):
+        if index != expected:
+            missing = captures_dir / capture_file_name(expected)
+            last = max(found)
+            reason = f"missing (captures {expected}…{index - 1} are missing, but capture {last} exists)"
+            problem(ArchiveCorrupt(missing, reason, hint=SALVAGE_HINT), expected, missing)
+        expected = index + 1
+        path = found[index]
+        try:
+            entries.append(_parse_entry(index, path))
+        except ArchiveError as exc:
+            problem(exc, index, path)
+    return Scan(tuple(entries), tuple(damaged), max(found, default=-1))
+
+
+def _parse_entry(index: int, path: Path) -> Entry:
+    record = read_json(path)
+    try:
+        recorded, files = capture_files(record)
+    except UnsupportedVersion as exc:
+        raise ArchiveError(f"{path}: {exc}", hint=_NEWER_HINT) from None
+    except FormatError as exc:
+        raise ArchiveCorrupt(path, str(exc), hint=SALVAGE_HINT) from None
+    if recorded != index:
+        raise ArchiveCorrupt(path, f"holds index {recorded}, its name says {index}", hint=SALVAGE_HINT)
+    return Entry(index, path, record, files)
+
+
+def check_sizes(entry: Entry) -> None:
+    """Cheap completeness check: every channel file exists with the recorded size."""
+    for f in entry.files:
+        path = entry.path.parent / f.file
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise ArchiveCorrupt(path, f"missing, but {entry.path.name} lists it", hint=SALVAGE_HINT) from None
+        except OSError as exc:
+            raise ArchiveError(f"{path}: cannot read it: {exc.strerror}") from None
+        if size != f.file_bytes:
+            raise ArchiveCorrupt(path, _size_reason(size, f, entry), hint=SALVAGE_HINT)
+
+
+def load_capture(entry: Entry, *, verify: bool) -> Capture:
+    codes = {f.name: _load_codes(entry, f, verify=verify) for f in entry.files}
+    try:
+        return capture_from_dict(entry.record, codes)
+    except FormatError as exc:
+        raise ArchiveCorrupt(entry.path, str(exc), hint=SALVAGE_HINT) from None
+
+
+def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool) -> np.ndarray:
+    path = entry.path.parent / f.file
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ArchiveCorrupt(path, f"missing, but {entry.path.name} lists it", hint=SALVAGE_HINT) from None
+    except OSError as exc:
+        raise ArchiveError(f"{path}: cannot read it: {exc.strerror}", hint="Check the file's permissions.") from None
+    if len(data) != f.file_bytes:
+        raise ArchiveCorrupt(path, _size_reason(len(data), f, entry), hint=SALVAGE_HINT)
+    if verify and hashlib.sha256(data).hexdigest() != f.sha256:
+        raise ArchiveCorrupt(
+            path, f"SHA-256 differs from the one recorded in {entry.path.name}: the data are damaged", hint=SALVAGE_HINT
+        )
+    # numpy parses the header (the format's own parser, not ours); the data are
+    # then viewed in place, read-only, without a copy.
+    buf = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(buf)
+        if version == (1, 0):
+            shape, _, dtype = np.lib.format.read_array_header_1_0(buf)
+        elif version == (2, 0):
+            shape, _, dtype = np.lib.format.read_array_header_2_0(buf)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+    except (ValueError, TypeError, SyntaxError) as exc:
+        raise ArchiveCorrupt(path, f"not a valid .npy file ({exc})", hint=SALVAGE_HINT) from None
+    header_bytes = buf.tell()
+    if dtype != f.np_dtype or shape != (f.n_samples,) or header_bytes + f.n_samples * dtype.itemsize != len(data):
+        raise ArchiveCorrupt(
+            path,
+            f"holds {dtype}{list(shape)} in {len(data)} bytes, {entry.path.name} records {f.dtype}[{f.n_samples}]",
+            hint=SALVAGE_HINT,
+        )
+    return np.frombuffer(data, dtype=dtype, count=f.n_samples, offset=header_bytes)
+
+
+def _size_reason(size: int, f: ChannelFile, entry: Entry) -> str:
+    return f"is {size} bytes, {entry.path.name} records {f.file_bytes} (truncated or overwritten)"
+
+
+def _damaged(exc: ArchiveError, index: int | None, fallback: Path | None = None) -> Damaged:
+    path = getattr(exc, "path", None) or fallback
+    reason = exc.message.removeprefix(f"{path}: ")
+    return Damaged(Path(path), index, reason)
