@@ -1,0 +1,84 @@
+"""The gate before destroying data: show the drive, require its serial typed back.
+
+Pure functions: the CLI prints :attr:`Confirmation.text` and reads a line; scripts
+pass ``confirm_serial=`` instead.  A device without a serial (loop, virtio) is
+confirmed with its kernel name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from charz.device._identify import DriveIdentity
+from charz.errors import ConfirmationRequired
+
+
+@dataclass(frozen=True)
+class Confirmation:
+    """What to show before a destructive step and what must be typed back."""
+
+    action: str
+    text: str
+    expected: str
+    #: "serial number" or "device name", for the prompt.
+    token_name: str
+
+    def check(self, typed: str | None) -> None:
+        """Raise :class:`ConfirmationRequired` unless ``typed`` matches exactly.
+
+        Surrounding blanks are ignored; case is not (serials are case-sensitive
+        identifiers and a near miss is exactly what this gate must stop).
+        """
+        if typed is None:
+            raise ConfirmationRequired(
+                f"{self.action} needs confirmation\n{self.text}",
+                hint=f"type the {self.token_name} back, or pass confirm_serial={self.expected!r} in scripts",
+            )
+        if typed.strip() != self.expected:
+            raise ConfirmationRequired(
+                f"{self.action} not confirmed: {typed.strip()!r} is not the {self.token_name} "
+                f"of this drive",
+                hint=f"the {self.token_name} is shown in the confirmation text; nothing was changed",
+            )
+
+
+def _format_size(size_bytes: int) -> str:
+    return f"{size_bytes:,} bytes ({size_bytes / 1e9:.1f} GB, {size_bytes / 2**30:.1f} GiB)"
+
+
+def confirmation_for(identity: DriveIdentity, action: str) -> Confirmation:
+    """Build the confirmation for ``action`` on ``identity``.
+
+    Examples
+    --------
+    >>> from charz.device._sysfs import parse_queue_limits
+    >>> q = parse_queue_limits({"logical_block_size": "512", "physical_block_size": "512",
+    ...     "minimum_io_size": "512", "max_sectors_kb": "1280"})
+    >>> ident = DriveIdentity("/dev/sdb", "sdb", 8, 16, "CHARZ SSD", "CZ42", "1.0", 128_035_676_160,
+    ...                       "sata", False, 512, 512, q)
+    >>> c = confirmation_for(ident, "secure-erase")
+    >>> print(c.text)
+    secure-erase /dev/sdb: ALL DATA ON IT WILL BE LOST
+      model:  CHARZ SSD
+      serial: CZ42
+      size:   128,035,676,160 bytes (128.0 GB, 119.2 GiB)
+    Type the serial number to confirm.
+    >>> c.check("CZ42")
+    """
+    if identity.serial:
+        expected, token_name = identity.serial, "serial number"
+    else:
+        expected, token_name = identity.kernel_name, "device name"
+    lines = [
+        f"{action} {identity.path}: ALL DATA ON IT WILL BE LOST",
+        f"  model:  {identity.model or '(none reported)'}",
+        f"  serial: {identity.serial or '(none: this ' + identity.transport + ' device has no serial)'}",
+        f"  size:   {_format_size(identity.size_bytes)}",
+        f"Type the {token_name} to confirm.",
+    ]
+    return Confirmation(action=action, text="\n".join(lines), expected=expected, token_name=token_name)
+
+
+def check_confirmation(identity: DriveIdentity, typed: str | None, action: str) -> None:
+    """Raise :class:`ConfirmationRequired` unless ``typed`` is the drive's serial."""
+    confirmation_for(identity, action).check(typed)

@@ -1,0 +1,223 @@
+"""Carry out an :class:`~charz.device._plan.InitPlan` and undo it afterwards.
+
+Every setting is read before it is changed, read back after, and compared with
+its target; whatever was changed is put back when the ``with`` block ends, also
+after an error or Ctrl-C (KeyboardInterrupt) — including one that arrives
+half-way through the initialization itself.
+
+    with initialize(plan, runner=runner, hold=hold, confirm_serial=serial) as init:
+        ...captures...
+    init.record()      # what was done, skipped, warned about and restored
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from types import TracebackType
+
+from charz.device._confirm import check_confirmation
+from charz.device._erase import EraseOutcome, run_erase
+from charz.device._guard import ExclusiveHold
+from charz.device._plan import InitPlan, Setting
+from charz.device._runner import Runner, run_tool
+from charz.errors import DeviceCommandFailed, DeviceError, UnsafeTarget
+
+
+@dataclass(frozen=True)
+class AppliedSetting:
+    """A setting as found and as left."""
+
+    key: str
+    label: str
+    before: int | str | None
+    after: int | str | None
+    target: int | str | None
+    command: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SkippedSetting:
+    key: str
+    label: str
+    reason: str
+    warning: str
+
+
+@dataclass(frozen=True)
+class RestoredSetting:
+    key: str
+    value: int | str | None
+    ok: bool
+    message: str = ""
+
+
+def _arg_hold(plan: InitPlan, hold: ExclusiveHold | None) -> None:
+    # Everything here writes to the drive (settings, erase), so it needs the proof
+    # that the guard passed: the open exclusive hold on this very device.
+    if hold is None or not isinstance(hold, ExclusiveHold) or not hold.covers(plan.device):
+        raise UnsafeTarget(
+            f"refusing to initialize {plan.device} without an exclusive hold on it",
+            hint="call check_target() and hold_exclusive() first and pass the hold",
+        )
+
+
+class Initialization:
+    """The running initialization of one drive; a context manager.
+
+    Use :func:`initialize` to make one.  Attributes are filled as it runs:
+    ``erase``, ``applied``, ``skipped``, ``warnings``, and after the block
+    ``restored`` and ``restore_failures``.
+    """
+
+    def __init__(self, plan: InitPlan, *, runner: Runner, hold: ExclusiveHold | None,
+                 confirm_serial: str | None = None):
+        self.plan = plan
+        self._runner = runner
+        self._hold = hold
+        self._confirm_serial = confirm_serial
+        self.erase: EraseOutcome | None = None
+        self.applied: list[AppliedSetting] = []
+        self.skipped: list[SkippedSetting] = []
+        self.restored: list[RestoredSetting] = []
+        self.restore_failures: list[str] = []
+        self._to_restore: list[tuple[Setting, int | str]] = []
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.plan.warnings
+
+    # -- context manager --------------------------------------------------------
+
+    def __enter__(self) -> Initialization:
+        _arg_hold(self.plan, self._hold)
+        step = self.plan.erase
+        if step is not None:
+            if not step.supported:
+                # refuse before changing anything: a half-initialized drive helps nobody
+                raise DeviceCommandFailed(
+                    f"cannot erase {self.plan.device} ({step.method}): {step.reason}",
+                    hint=step.hint or None,
+                )
+            check_confirmation(self.plan.identity, self._confirm_serial, step.method)
+        try:
+            if step is not None:
+                self.erase = run_erase(step, self.plan.identity, runner=self._runner)
+            for setting in self.plan.settings:
+                if setting.supported:
+                    self._apply(setting)
+                else:
+                    self.skipped.append(SkippedSetting(setting.key, setting.label, setting.reason,
+                                                       setting.warning))
+        except BaseException as exc:
+            # includes KeyboardInterrupt: undo what was already changed, then re-raise
+            self._restore_all(exc)
+            raise
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> bool:
+        self._restore_all(exc)
+        if self.restore_failures and exc is None:
+            raise DeviceCommandFailed(
+                f"could not restore every setting of {self.plan.device}:\n  "
+                + "\n  ".join(self.restore_failures),
+                hint="set them back by hand (the commands are in the message) or power-cycle the drive",
+            )
+        return False
+
+    # -- steps ------------------------------------------------------------------
+
+    def _read(self, setting: Setting) -> int | str:
+        text = run_tool(self._runner, setting.read_argv, what=f"read the {setting.label}").stdout
+        value = setting.parse(text) if setting.parse else text.strip()
+        if value is None:
+            raise DeviceCommandFailed(
+                f"{self.plan.device}: the {setting.label} reads as 'not supported' "
+                "although IDENTIFY lists it",
+            )
+        return value
+
+    def _apply(self, setting: Setting) -> None:
+        before = self._read(setting)
+        if not setting.set_argv:
+            self.applied.append(AppliedSetting(setting.key, setting.label, before, before, None, ()))
+            return
+        if setting.restore and before != setting.target:
+            # registered before the set: if the set dies half-way, putting back the
+            # old value is still right
+            self._to_restore.append((setting, before))
+        command = setting.render_set(setting.target)
+        run_tool(self._runner, command, what=f"set the {setting.label}")
+        after = self._read(setting)
+        self.applied.append(AppliedSetting(setting.key, setting.label, before, after, setting.target, command))
+        if after != setting.target:
+            raise DeviceCommandFailed(
+                f"{self.plan.device}: the {setting.label} reads back as {after!r} after setting "
+                f"{setting.target!r} ({' '.join(command)})",
+                hint="the drive ignored the command; check the tool's version and the drive's support",
+            )
+
+    def _restore_all(self, in_flight: BaseException | None) -> None:
+        interrupted: KeyboardInterrupt | None = None
+        while self._to_restore:
+            setting, value = self._to_restore.pop()
+            command = setting.render_set(value)
+            try:
+                run_tool(self._runner, command, what=f"restore the {setting.label}")
+                now = self._read(setting)
+                if now != value:
+                    raise DeviceCommandFailed(f"reads back as {now!r}")
+                self.restored.append(RestoredSetting(setting.key, value, True))
+            except DeviceError as exc:
+                message = f"{setting.label} → {value!r} ({' '.join(command)}): {exc.message}"
+                self.restore_failures.append(message)
+                self.restored.append(RestoredSetting(setting.key, value, False, exc.message))
+            except KeyboardInterrupt as exc:
+                # a second Ctrl-C must not leave the other settings changed
+                interrupted = exc
+                message = f"{setting.label} → {value!r} ({' '.join(command)}): interrupted"
+                self.restore_failures.append(message)
+                self.restored.append(RestoredSetting(setting.key, value, False, "interrupted"))
+        if in_flight is not None and self.restore_failures:
+            in_flight.add_note("could not restore: " + "; ".join(self.restore_failures))
+        if interrupted is not None and in_flight is None:
+            raise interrupted
+
+    # -- record -------------------------------------------------------------------
+
+    def record(self) -> dict:
+        """A JSON-ready account of the initialization, for the session archive."""
+        return {
+            "device": self.plan.device,
+            "transport": self.plan.identity.transport,
+            "plan": self.plan.describe(),
+            "erase": asdict(self.erase) if self.erase else None,
+            "applied": [asdict(a) for a in self.applied],
+            "skipped": [asdict(s) for s in self.skipped],
+            "warnings": list(self.warnings),
+            "restored": [asdict(r) for r in self.restored],
+            "restore_failures": list(self.restore_failures),
+        }
+
+
+def initialize(plan: InitPlan, *, runner: Runner, hold: ExclusiveHold | None,
+               confirm_serial: str | None = None) -> Initialization:
+    """Make the context manager that applies ``plan`` and restores it on exit.
+
+    Parameters
+    ----------
+    plan : InitPlan
+        From :func:`plan_initialization`.
+    runner : Runner
+    hold : ExclusiveHold
+        From :func:`hold_exclusive` on the same device (the guard's proof).
+    confirm_serial : str, optional
+        Needed when the plan erases: the drive's serial (kernel name when it has none).
+
+    Examples
+    --------
+    >>> with initialize(plan, runner=runner, hold=hold) as init:   # doctest: +SKIP
+    ...     [a.key for a in init.applied]
+    ['read_ahead', 'look_ahead', 'write_cache', 'standby']
+    """
+    return Initialization(plan, runner=runner, hold=hold, confirm_serial=confirm_serial)

@@ -1,0 +1,172 @@
+"""Test doubles for :class:`charz.device.Runner`: replay and record command exchanges.
+
+Shipped in the library (like httpx's ``MockTransport``) so that the session layer
+and users' own tests can drive the device and workload code without a drive.
+Runtime code never imports this module.
+
+The replaying fake follows pymeasure's ``expected_protocol``: it is given the exact
+argument lists it must receive, in order, each with the answer to return, and at
+the end it asserts that every pair was used.
+
+Example
+-------
+>>> with expected_commands([
+...     (["hdparm", "-W", "/dev/sda"], (0, "\\n/dev/sda:\\n write-caching =  1 (on)\\n", "")),
+... ]) as runner:
+...     runner.run(["hdparm", "-W", "/dev/sda"], timeout_s=5).stdout.split()[-1]
+'(on)'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from charz.device._runner import CommandResult, Runner
+
+__all__ = ["Exchange", "ReplayRunner", "RecordingRunner", "expected_commands", "load_exchanges"]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One expected command and the answer to give.
+
+    ``missing=True`` makes the runner behave as if the program were not installed,
+    ``timeout=True`` as if it overran its time limit, and ``interrupt=True`` as if
+    the user pressed Ctrl-C while it ran (``KeyboardInterrupt``).
+    """
+
+    argv: tuple[str, ...]
+    returncode: int = 0
+    stdout: str = ""
+    stderr: str = ""
+    missing: bool = False
+    timeout: bool = False
+    interrupt: bool = False
+    env: Mapping[str, str] | None = field(default=None, compare=False)
+
+    @classmethod
+    def coerce(cls, item: Exchange | tuple) -> Exchange:
+        """Accept an :class:`Exchange` or a pair ``(argv, (returncode, stdout, stderr))``."""
+        if isinstance(item, Exchange):
+            return item
+        argv, answer = item
+        if isinstance(answer, str):
+            answer = (0, answer, "")
+        returncode, stdout, stderr = answer
+        return cls(tuple(argv), returncode, stdout, stderr)
+
+    def to_json(self) -> dict:
+        out = {"argv": list(self.argv), "returncode": self.returncode,
+               "stdout": self.stdout, "stderr": self.stderr}
+        if self.missing:
+            out["missing"] = True
+        return out
+
+
+class ReplayRunner:
+    """A :class:`~charz.device.Runner` that replays exchanges in order.
+
+    An unexpected command fails the test at once with both argument lists shown.
+    """
+
+    def __init__(self, exchanges: Iterable[Exchange | tuple]):
+        self._exchanges = [Exchange.coerce(e) for e in exchanges]
+        self._index = 0
+        self.calls: list[tuple[str, ...]] = []
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        argv = tuple(argv)
+        self.calls.append(argv)
+        if self._index >= len(self._exchanges):
+            raise AssertionError(f"unexpected command (no more expected): {argv!r}")
+        expected = self._exchanges[self._index]
+        if argv != expected.argv:
+            raise AssertionError(
+                f"command #{self._index} differs:\n  expected {expected.argv!r}\n  got      {argv!r}"
+            )
+        if expected.env is not None:
+            for key, value in expected.env.items():
+                if (env or {}).get(key) != value:
+                    raise AssertionError(f"command #{self._index}: env {key}={value!r} expected, got {env!r}")
+        self._index += 1
+        if expected.missing:
+            raise FileNotFoundError(2, "No such file or directory", argv[0])
+        if expected.timeout:
+            raise subprocess.TimeoutExpired(list(argv), timeout_s)
+        if expected.interrupt:
+            raise KeyboardInterrupt
+        return CommandResult(argv, expected.returncode, expected.stdout, expected.stderr)
+
+    @property
+    def remaining(self) -> tuple[Exchange, ...]:
+        return tuple(self._exchanges[self._index:])
+
+    def assert_all_used(self) -> None:
+        if self._index != len(self._exchanges):
+            left = "\n  ".join(repr(e.argv) for e in self.remaining)
+            raise AssertionError(f"{len(self.remaining)} expected command(s) never ran:\n  {left}")
+
+
+@contextlib.contextmanager
+def expected_commands(exchanges: Iterable[Exchange | tuple]) -> Iterator[ReplayRunner]:
+    """A :class:`ReplayRunner` that checks, on a normal exit, that every exchange was used."""
+    runner = ReplayRunner(exchanges)
+    yield runner
+    runner.assert_all_used()
+
+
+class RecordingRunner:
+    """Wraps a real runner and keeps every exchange, to capture fixtures from a machine.
+
+    Example
+    -------
+    >>> from charz.device import SubprocessRunner
+    >>> rec = RecordingRunner(SubprocessRunner())
+    >>> rec.run(["true"], timeout_s=5).returncode
+    0
+    >>> rec.exchanges[0].argv
+    ('true',)
+    """
+
+    def __init__(self, inner: Runner):
+        self.inner = inner
+        self.exchanges: list[Exchange] = []
+
+    def run(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout_s: float,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        try:
+            result = self.inner.run(argv, timeout_s=timeout_s, env=env)
+        except FileNotFoundError:
+            self.exchanges.append(Exchange(tuple(argv), 127, "", "", missing=True))
+            raise
+        self.exchanges.append(Exchange(result.argv, result.returncode, result.stdout, result.stderr))
+        return result
+
+    def save(self, path: str | os.PathLike) -> None:
+        Path(path).write_text(json.dumps([e.to_json() for e in self.exchanges], indent=2) + "\n")
+
+
+def load_exchanges(path: str | os.PathLike) -> list[Exchange]:
+    """Read exchanges saved by :meth:`RecordingRunner.save`."""
+    items = json.loads(Path(path).read_text())
+    return [
+        Exchange(tuple(i["argv"]), i["returncode"], i["stdout"], i["stderr"], missing=i.get("missing", False))
+        for i in items
+    ]
