@@ -164,10 +164,8 @@ def read_session(root: Path) -> dict:
 def read_json(path: Path, *, hint: str = SALVAGE_HINT) -> Any:
     try:
         raw = path.read_bytes()
-    except FileNotFoundError:
-        raise ArchiveCorrupt(path, "missing", hint=hint) from None
     except OSError as exc:
-        raise ArchiveError(f"{path}: cannot read it: {exc.strerror}", hint="Check the file's permissions.") from None
+        raise _unreadable(path, exc, "missing", hint) from None
     try:
         return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (ValueError, RecursionError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
@@ -189,12 +187,9 @@ def scan_captures(captures_dir: Path, *, tolerant: bool) -> Scan:
 
     try:
         names = os.listdir(captures_dir)
-    except FileNotFoundError:
-        exc = ArchiveCorrupt(captures_dir, "missing", hint="Without it the session has no captures.")
-        problem(exc, None, captures_dir)
-        return Scan((), tuple(damaged), -1)
     except OSError as exc:
-        raise ArchiveError(f"{captures_dir}: cannot list it: {exc.strerror}") from None
+        problem(_unreadable(captures_dir, exc, "missing", "Without it the session has no captures."), None, captures_dir)
+        return Scan((), tuple(damaged), -1)
 
     found = {}
     for name in sorted(names):
@@ -243,10 +238,8 @@ def check_sizes(entry: Entry) -> None:
         path = entry.path.parent / f.file
         try:
             size = path.stat().st_size
-        except FileNotFoundError:
-            raise ArchiveCorrupt(path, f"missing, but {entry.path.name} lists it", hint=SALVAGE_HINT) from None
         except OSError as exc:
-            raise ArchiveError(f"{path}: cannot read it: {exc.strerror}") from None
+            raise _unreadable(path, exc, f"missing, but {entry.path.name} lists it") from None
         if size != f.file_bytes:
             raise ArchiveCorrupt(path, _size_reason(size, f, entry), hint=SALVAGE_HINT)
 
@@ -263,10 +256,8 @@ def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool) -> np.ndarray:
     path = entry.path.parent / f.file
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise ArchiveCorrupt(path, f"missing, but {entry.path.name} lists it", hint=SALVAGE_HINT) from None
     except OSError as exc:
-        raise ArchiveError(f"{path}: cannot read it: {exc.strerror}", hint="Check the file's permissions.") from None
+        raise _unreadable(path, exc, f"missing, but {entry.path.name} lists it") from None
     if len(data) != f.file_bytes:
         raise ArchiveCorrupt(path, _size_reason(len(data), f, entry), hint=SALVAGE_HINT)
     if verify and hashlib.sha256(data).hexdigest() != f.sha256:
@@ -294,6 +285,16 @@ def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool) -> np.ndarray:
             hint=SALVAGE_HINT,
         )
     return np.frombuffer(data, dtype=dtype, count=f.n_samples, offset=header_bytes)
+
+
+def _unreadable(path: Path, exc: OSError, missing: str, hint: str = SALVAGE_HINT) -> ArchiveError:
+    """Permission problems are the user's to fix; anything else (gone, a directory
+    where a file belongs, EIO from a failing disk) is damage to the archive."""
+    if isinstance(exc, PermissionError):
+        return ArchiveError(f"{path}: cannot read it: {exc.strerror}", hint="Check the permissions.")
+    if isinstance(exc, FileNotFoundError):
+        return ArchiveCorrupt(path, missing, hint=hint)
+    return ArchiveCorrupt(path, f"cannot be read: {exc.strerror or exc}", hint=hint)
 
 
 def _size_reason(size: int, f: ChannelFile, entry: Entry) -> str:
