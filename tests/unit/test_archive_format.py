@@ -1,0 +1,340 @@
+"""The archive's wire format as pure functions: dict ↔ dataclass, validation."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from charz.archive import Capture, Channel, Scaling
+from charz.archive import _format as fmt
+
+pytestmark = pytest.mark.unit
+
+FAKE_SHA = "ab" * 32
+
+finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | finite | st.text(max_size=8),
+    lambda kids: st.lists(kids, max_size=3) | st.dictionaries(st.text(max_size=6), kids, max_size=3),
+    max_leaves=8,
+)
+json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
+
+
+@st.composite
+def channel_sets(draw):
+    n = draw(st.integers(0, 40))
+    names = draw(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True), min_size=1, max_size=3, unique=True))
+    channels = []
+    for name in names:
+        dtype = draw(st.sampled_from([np.int8, np.int16]))
+        info = np.iinfo(dtype)
+        codes = draw(hnp.arrays(dtype, n))
+        lo = draw(st.integers(int(info.min), int(info.max) - 1))
+        hi = draw(st.integers(lo + 1, int(info.max)))
+        scaling = Scaling(
+            y_mult=draw(finite.filter(lambda v: v != 0)),
+            y_offset_codes=draw(finite),
+            y_zero=draw(finite),
+            unit=draw(st.sampled_from(["A", "V"])),
+        )
+        channels.append(Channel(name, codes, scaling, draw(st.text(min_size=1, max_size=5)), lo, hi))
+    return channels
+
+
+@st.composite
+def captures(draw):
+    return Capture(
+        index=draw(st.integers(0, 2_000_000)),
+        step=draw(st.none() | st.integers(0, 10**6)),
+        op=draw(st.sampled_from(["write", "read", "idle"]) | st.text(min_size=1, max_size=10)),
+        size_bytes=draw(st.integers(0, 2**40)),
+        offset_bytes=draw(st.integers(0, 2**50)),
+        repeat=draw(st.integers(0, 1000)),
+        sample_interval_s=draw(finite.filter(lambda v: v > 0)),
+        t_first_sample_s=draw(finite),
+        time_reference=draw(st.sampled_from(["request", "trigger"])),
+        channels=draw(channel_sets()),
+        warnings=draw(st.lists(st.text(max_size=20), max_size=3)),
+        host=draw(json_objects),
+        extra=draw(json_objects),
+    )
+
+
+def files_for(capture: Capture) -> list[fmt.ChannelFile]:
+    return [
+        fmt.ChannelFile(c.name, fmt.channel_file_name(capture.index, c.name), c.codes.dtype.name, c.n_samples, 128 + c.codes.nbytes, FAKE_SHA)
+        for c in capture.channels
+    ]
+
+
+def a_capture(**changes) -> Capture:
+    ch = Channel("current", np.arange(5, dtype=np.int16), Scaling(1e-4, 3.5, 0.01, "A"), "CH1", -32768, 32767)
+    fields = dict(
+        index=7, step=2, op="write", size_bytes=32768, offset_bytes=4096, repeat=1,
+        sample_interval_s=2e-6, t_first_sample_s=-1e-4, time_reference="request", channels=[ch],
+        warnings=["clipped"], host={"t_request_ns": 123}, extra={},
+    )
+    return Capture(**{**fields, **changes})
+
+
+def a_record() -> dict:
+    cap = a_capture()
+    return capture_dict(cap)
+
+
+def capture_dict(cap: Capture) -> dict:
+    return json.loads(json.dumps(fmt.capture_to_dict(cap, files_for(cap)), allow_nan=False))
+
+
+# -- round trips --------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(captures())
+def test_capture_survives_dict_and_json_round_trip(cap):
+    record = capture_dict(cap)  # through JSON text, as on disk
+    back = fmt.capture_from_dict(record, {c.name: c.codes for c in cap.channels})
+    assert back == cap
+    for a, b in zip(back.channels, cap.channels):
+        assert a.codes.dtype == b.codes.dtype and a.codes.tobytes() == b.codes.tobytes()
+    assert capture_dict(back) == record
+
+
+@settings(max_examples=30, deadline=None)
+@given(json_objects, st.text(min_size=1, max_size=10))
+def test_session_dict_round_trips(metadata, created):
+    metadata = {k: v for k, v in metadata.items() if k not in fmt.RESERVED_METADATA + fmt.METADATA_SECTIONS}
+    session = fmt.new_session(metadata, created_utc=created, tool_version="9.9")
+    assert fmt.validate_session(json.loads(json.dumps(session))) == session
+    assert {k: session[k] for k in metadata} == metadata
+
+
+def test_new_session_fills_sections_and_refuses_reserved_keys():
+    session = fmt.new_session({"drive": {"model": "MXP"}}, created_utc="2026-01-01T00:00:00Z", tool_version="0.1.0")
+    assert session["schema"] == fmt.SESSION_SCHEMA
+    assert session["tool"] == {"name": "charz", "version": "0.1.0"}
+    assert (session["drive"], session["bench"], session["plan"]) == ({"model": "MXP"}, {}, {})
+    for key in fmt.RESERVED_METADATA:
+        with pytest.raises(ValueError, match=key):
+            fmt.new_session({key: "x"}, created_utc="t", tool_version="v")
+    with pytest.raises(ValueError, match="session.drive"):
+        fmt.new_session({"drive": [1, 2]}, created_utc="t", tool_version="v")
+    with pytest.raises(ValueError, match="JSON"):
+        fmt.new_session({"note": float("nan")}, created_utc="t", tool_version="v")
+
+
+def test_updated_session_replaces_top_level_keys_only():
+    session = fmt.new_session({"plan": {"a": 1}}, created_utc="t", tool_version="v")
+    new = fmt.updated_session(session, {"finished_utc": "later", "plan": {"b": 2}})
+    assert new["finished_utc"] == "later" and new["plan"] == {"b": 2} and new["created_utc"] == "t"
+    assert "finished_utc" not in session  # pure: the input is untouched
+    with pytest.raises(ValueError, match="schema"):
+        fmt.updated_session(session, {"schema": "charz.archive/2"})
+
+
+# -- malformed records: every field is checked, and the message names it ----------
+
+BAD_CAPTURE_VALUES = {
+    "schema": ["charz.capture", "charz.captures/1", "charz.capture/0", 1],
+    "index": [-1, 1.0, True, "3", None],
+    "step": [-1, 2.5, "2"],
+    "op": ["", 3, None],
+    "size_bytes": [-1, 1.5, True],
+    "offset_bytes": [-4096, None],
+    "repeat": [-1, "0"],
+    "sample_interval_s": [0, -2e-6, float("nan"), float("inf"), "2e-6", None],
+    "t_first_sample_s": [float("nan"), None, "0"],
+    "time_reference": ["Request", "scope", None],
+    "channels": [[], {}, None],
+    "warnings": ["clipped", [1], None],
+    "host": [[], None, "x"],
+    "extra": [[1], None],
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [(f, v) for f, values in BAD_CAPTURE_VALUES.items() for v in values]
+)
+def test_bad_capture_field_is_refused_naming_it(field, value):
+    record = a_record()
+    record[field] = value
+    with pytest.raises(fmt.FormatError, match=f"capture.{field}|capture: "):
+        fmt.capture_files(record)
+
+
+@pytest.mark.parametrize("field", [f.name for f in fmt.CAPTURE_FIELDS])
+def test_missing_capture_field_is_refused_naming_it(field):
+    record = a_record()
+    del record[field]
+    with pytest.raises(fmt.FormatError, match=f"has no '{field}'"):
+        fmt.capture_files(record)
+
+
+BAD_CHANNEL_VALUES = {
+    "name": ["Current", "1st", "a.b", "", "x" * 33, None],
+    "file": ["../000007.current.npy", "000007.voltage.npy", "7.current.npy", None],
+    "dtype": ["float32", "int32", "uint8", None],
+    "n_samples": [-1, 5.0, None],
+    "file_bytes": [-1, "138"],
+    "sha256": ["abc", "AB" * 32, None],
+    "scaling": [None, [], {"y_mult": 1.0}],
+    "source": ["", None],
+    "code_min": [-40000, 40000, 1.5, None],
+    "code_max": [-32768, 70000, None],
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [(f, v) for f, values in BAD_CHANNEL_VALUES.items() for v in values]
+)
+def test_bad_channel_field_is_refused_naming_it(field, value):
+    record = a_record()
+    record["channels"][0][field] = value
+    with pytest.raises(fmt.FormatError, match=r"capture.channels\[0\]"):
+        fmt.capture_files(record)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("y_mult", 0), ("y_mult", float("nan")), ("y_offset_codes", None), ("y_zero", "0"), ("unit", "W"), ("unit", "a")],
+)
+def test_bad_scaling_is_refused_naming_it(field, value):
+    record = a_record()
+    record["channels"][0]["scaling"][field] = value
+    with pytest.raises(fmt.FormatError, match=rf"capture.channels\[0\].scaling.{field}"):
+        fmt.capture_files(record)
+
+
+def test_channel_set_must_have_unique_names_and_equal_lengths():
+    record = a_record()
+    record["channels"].append(copy.deepcopy(record["channels"][0]))
+    with pytest.raises(fmt.FormatError, match="unique"):
+        fmt.capture_files(record)
+    other = copy.deepcopy(record["channels"][0])
+    other.update(name="voltage", file="000007.voltage.npy", n_samples=4)
+    record["channels"][1] = other
+    with pytest.raises(fmt.FormatError, match="same number of samples"):
+        fmt.capture_files(record)
+
+
+def test_newer_schema_is_unsupported_not_malformed():
+    record = a_record()
+    record["schema"] = "charz.capture/2"
+    with pytest.raises(fmt.UnsupportedVersion, match="newer"):
+        fmt.capture_files(record)
+    session = fmt.new_session({}, created_utc="t", tool_version="v")
+    session["schema"] = "charz.archive/7"
+    with pytest.raises(fmt.UnsupportedVersion):
+        fmt.validate_session(session)
+
+
+def test_unknown_keys_are_ignored_for_forward_compatibility():
+    record = a_record()
+    record["future_field"] = {"x": 1}
+    record["channels"][0]["future_field"] = 3
+    assert fmt.capture_files(record) == fmt.capture_files(a_record())
+
+
+def test_codes_must_match_their_record():
+    record = a_record()
+    with pytest.raises(fmt.FormatError, match="int8"):
+        fmt.capture_from_dict(record, {"current": np.arange(5, dtype=np.int8)})
+    with pytest.raises(fmt.FormatError, match=r"\[5\]"):
+        fmt.capture_from_dict(record, {"current": np.arange(6, dtype=np.int16)})
+    with pytest.raises(fmt.FormatError, match="no codes"):
+        fmt.capture_from_dict(record, {})
+
+
+def test_capture_to_dict_needs_an_index_and_matching_files():
+    cap = a_capture(index=None)
+    with pytest.raises(fmt.FormatError, match="index"):
+        fmt.capture_to_dict(cap, [])
+    with pytest.raises(fmt.FormatError, match="files"):
+        fmt.capture_to_dict(a_capture(), [])
+
+
+# -- the dataclasses check their arguments ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "codes",
+    [np.zeros(3, dtype=np.float32), np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.uint8), np.zeros((2, 2), dtype=np.int8), [1, 2, 3]],
+)
+def test_channel_accepts_only_1d_int8_or_int16_arrays(codes):
+    with pytest.raises(ValueError, match="1-D int8 or int16"):
+        Channel("current", codes, Scaling(1.0, 0, 0, "A"), "CH1", -128, 127)
+
+
+def test_channel_limits_must_fit_the_dtype():
+    with pytest.raises(ValueError, match="code_min"):
+        Channel("current", np.zeros(3, dtype=np.int8), Scaling(1.0, 0, 0, "A"), "CH1", -129, 127)
+    with pytest.raises(ValueError, match="code_min"):
+        Channel("current", np.zeros(3, dtype=np.int8), Scaling(1.0, 0, 0, "A"), "CH1", 5, 5)
+
+
+def test_capture_checks_channels_and_normalises_free_dicts():
+    with pytest.raises(ValueError, match="non-empty"):
+        a_capture(channels=[])
+    ch = a_capture().channels[0]
+    with pytest.raises(ValueError, match="unique"):
+        a_capture(channels=[ch, ch])
+    with pytest.raises(ValueError, match="sample_interval_s"):
+        a_capture(sample_interval_s=float("nan"))
+    with pytest.raises(ValueError, match="host"):
+        a_capture(host={"t": float("inf")})
+    cap = a_capture(host={"pair": (1, 2), 3: "x"}, warnings=["a"])
+    assert cap.host == {"pair": [1, 2], "3": "x"}  # what a reader will get back
+    assert cap.warnings == ("a",)
+
+
+def test_scaling_follows_the_documented_formula_exactly():
+    s = Scaling(y_mult=0.0123, y_offset_codes=-3.5, y_zero=0.25, unit="A")
+    codes = np.array([-128, -1, 0, 1, 127], dtype=np.int8)
+    expected = (codes.astype(np.float64) - (-3.5)) * 0.0123 + 0.25
+    assert s.to_si(codes).dtype == np.float64
+    assert np.array_equal(s.to_si(codes), expected)
+    with pytest.raises(ValueError, match="unit"):
+        Scaling(1.0, 0, 0, "mA")
+    with pytest.raises(ValueError, match="y_mult"):
+        Scaling(0.0, 0, 0, "A")
+
+
+def test_capture_helpers():
+    cap = a_capture()
+    assert cap.channel("current") is cap.channels[0]
+    with pytest.raises(KeyError, match="current"):
+        cap.channel("voltage")
+    assert np.allclose(cap.time_s(), -1e-4 + 2e-6 * np.arange(5), rtol=0, atol=1e-18)
+    assert not cap.channels[0].clipped()
+    clipped = Channel("current", np.array([0, 127], dtype=np.int8), Scaling(1.0, 0, 0, "A"), "CH1", -128, 127)
+    assert clipped.clipped()
+
+
+def test_channel_equality_compares_codes_bit_for_bit():
+    a = a_capture().channels[0]
+    b = Channel(a.name, a.codes.astype(">i2"), a.scaling, a.source, a.code_min, a.code_max)
+    c = Channel(a.name, a.codes + 1, a.scaling, a.source, a.code_min, a.code_max)
+    assert a == b  # same values, other byte order: the same data
+    assert a != c
+
+
+# -- file names ---------------------------------------------------------------------
+
+
+def test_file_names():
+    assert fmt.capture_file_name(5) == "000005.json"
+    assert fmt.capture_file_name(1_234_567) == "1234567.json"
+    assert fmt.channel_file_name(5, "current") == "000005.current.npy"
+    assert fmt.parse_capture_file_name("000005.json") == 5
+    assert fmt.parse_capture_file_name("5.json") == 5  # reported as non-canonical by the reader
+    assert fmt.parse_capture_file_name("000005.current.npy") is None
+    assert fmt.parse_capture_file_name(".000005.json.0123456789abcdef.tmp") is None
+    assert fmt.parse_channel_file_name("000005.current.npy") == (5, "current")
+    assert fmt.parse_channel_file_name("000005.json") is None
