@@ -220,24 +220,37 @@ class ArchiveWriter:
             raise ValueError(f"capture.index is {capture.index}, but the next index of {self._root} is {index}")
         capture = dataclasses.replace(capture, index=index)
         written: list[Path] = []
+        committed = False
         try:
             files = []
             for ch in capture.channels:
                 path = self._captures / channel_file_name(index, ch.name)
                 files.append(_atomic.write_atomic(path, lambda f, ch=ch, p=path: _write_npy(f, ch, p.name), sync_dir=False))
                 written.append(path)
-            record = capture_to_dict(capture, files)
+            payload = _json_bytes(capture_to_dict(capture, files))
             _atomic.fsync_dir(self._captures)  # channel files durable before the record that points to them
-            _write_json(self._captures / capture_file_name(index), record)
+            _atomic.write_atomic(self._captures / capture_file_name(index), lambda f: f.write(payload), sync_dir=False)
+            # From here on the capture is visible: its files must stay and its index is used.
+            committed = True
+            self._next_index = index + 1
+            self._step_counts[capture.step] += 1
+            _atomic.fsync_dir(self._captures)
         except OSError as exc:
-            _remove_quietly(written)
+            if committed:
+                raise ArchiveError(
+                    f"capture {index} was written to {self._captures} but could not be made durable: "
+                    f"{exc.strerror or exc}",
+                    hint="It reads back now but may not survive a power cut; check the disk.",
+                ) from exc
             raise ArchiveError(
                 f"cannot write capture {index} to {self._captures}: {exc.strerror or exc}",
                 hint=f"Check free space and permissions; captures before {index} are intact and "
                 "the session can be resumed with ArchiveWriter.open_append.",
             ) from exc
-        self._next_index = index + 1
-        self._step_counts[capture.step] += 1
+        finally:
+            if not committed:
+                # Any failure (disk full, a bug, Ctrl-C): an uncommitted file is ours to remove.
+                _remove_quietly(written)
         return index
 
     def update_metadata(self, **changes: Any) -> dict:
@@ -419,9 +432,13 @@ class _HashingWriter:
         return self._f.write(data)
 
 
+def _json_bytes(value: dict) -> bytes:
+    return (json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
 def _write_json(path: Path, value: dict) -> None:
-    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    _atomic.write_atomic(path, lambda f: f.write(text.encode("utf-8")))
+    payload = _json_bytes(value)
+    _atomic.write_atomic(path, lambda f: f.write(payload))
 
 
 def _mkdir(path: Path, *, parents: bool = False) -> None:

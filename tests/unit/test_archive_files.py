@@ -207,6 +207,32 @@ def test_failed_append_leaves_the_archive_as_it_was(tmp_path, rng, monkeypatch):
     assert len(read_archive(tmp_path / "s").captures) == 2
 
 
+def test_commit_that_cannot_be_synced_keeps_the_capture_and_its_index(tmp_path, rng, monkeypatch):
+    writer = ArchiveWriter.create(tmp_path / "s", {})
+    real_write, real_sync = _atomic.write_atomic, _atomic.fsync_dir
+    renamed = []
+
+    def write_atomic(path, write, **kw):
+        result = real_write(path, write, **kw)
+        renamed.append(path.name)
+        return result
+
+    def fsync_dir(path):
+        if "000000.json" in renamed:
+            raise OSError(errno.EIO, "Input/output error")
+        real_sync(path)
+
+    monkeypatch.setattr(_atomic, "write_atomic", write_atomic)
+    monkeypatch.setattr(_atomic, "fsync_dir", fsync_dir)
+    with pytest.raises(ArchiveError, match="could not be made durable"):
+        writer.append(make_capture(rng))
+    monkeypatch.undo()
+    assert writer.next_index == 1  # index 0 is taken: the record is visible
+    assert len(read_archive(tmp_path / "s").captures) == 1
+    assert writer.append(make_capture(rng)) == 1
+    writer.close()
+
+
 def test_update_metadata_is_persisted_and_checked(tmp_path):
     with ArchiveWriter.create(tmp_path / "s", {"plan": {"sizes": [4096]}}) as writer:
         new = writer.update_metadata(finished_utc="2026-01-31T14:00:00Z", drive={"wcache": False})
