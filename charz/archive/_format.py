@@ -232,7 +232,10 @@ CAPTURE_FIELDS = (
     _Field("repeat", "integer ≥ 0", "repetition of this step, 0 first", _count),
     _Field("sample_interval_s", "number > 0", "time between two samples", _positive),
     _Field("t_first_sample_s", "number", "time of sample 0 relative to `time_reference` (negative: before it)", _number),
-    _Field("time_reference", '`"request"` or `"trigger"`', "what t = 0 is: the host issuing the request, or the scope's trigger", _one_of(*TIME_REFERENCES)),
+    _Field(
+        "time_reference", '`"request"` or `"trigger"`',
+        "what t = 0 is: the host issuing the request, or the scope's trigger", _one_of(*TIME_REFERENCES),
+    ),
     _Field("channels", "array of objects", "one per recorded channel, at least one; see the channel table", _list),
     _Field("warnings", "array of strings", "anything the capture should be read with (clipping, retries ...)", _texts),
     _Field("host", "object", "host-side facts, free form (e.g. `t_request_ns`, `t_complete_ns`)", _json_object),

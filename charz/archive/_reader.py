@@ -198,7 +198,8 @@ def scan_captures(captures_dir: Path, *, tolerant: bool) -> Scan:
             continue  # channel files, temp files, anything a user parked there
         path = captures_dir / name
         if name != capture_file_name(index):
-            problem(ArchiveCorrupt(path, f"not a commit record name (expected {capture_file_name(index)})", hint=SALVAGE_HINT), None, path)
+            reason = f"not a commit record name (expected {capture_file_name(index)})"
+            problem(ArchiveCorrupt(path, reason, hint=SALVAGE_HINT), None, path)
             continue
         found[index] = path
 

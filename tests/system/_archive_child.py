@@ -30,7 +30,8 @@ def make_capture(seed: int, index: int) -> Capture:
         dtype = (np.int8, np.int16)[int(rng.integers(0, 2))]
         info = np.iinfo(dtype)
         codes = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-        channels.append(Channel(name, codes, Scaling(float(rng.uniform(1e-5, 1e-2)), 0.5, 0.0, "A"), "CH1", int(info.min), int(info.max)))
+        scaling = Scaling(float(rng.uniform(1e-5, 1e-2)), 0.5, 0.0, "A")
+        channels.append(Channel(name, codes, scaling, "CH1", int(info.min), int(info.max)))
     return Capture(
         step=index // 3, op=("write", "read", "idle")[index % 3], size_bytes=4096 * (1 + index % 16),
         offset_bytes=4096 * index, repeat=index % 3, sample_interval_s=2e-6, t_first_sample_s=-1e-4,

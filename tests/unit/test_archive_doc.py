@@ -75,7 +75,8 @@ def test_doc_reader_gets_the_same_values_as_charz(tmp_path, dtype_sets):
     assert metadata == archive.metadata
     assert len(records) == len(archive.captures) == len(dtype_sets)
     for record, cap in zip(records, archive.captures):
-        assert (record["index"], record["op"], record["size_bytes"], record["step"]) == (cap.index, cap.op, cap.size_bytes, cap.step)
+        head = (record["index"], record["op"], record["size_bytes"], record["step"])
+        assert head == (cap.index, cap.op, cap.size_bytes, cap.step)
         assert [ch["name"] for ch in record["channels"]] == [ch.name for ch in cap.channels]
         for ch_doc, ch in zip(record["channels"], cap.channels):
             assert ch_doc["codes"].dtype == ch.codes.dtype

@@ -23,7 +23,7 @@ from charz.errors import ArchiveCorrupt, ArchiveError
 pytestmark = pytest.mark.unit
 
 
-def make_capture(rng: np.random.Generator, *, dtypes=("int16",), n: int | None = None, step: int | None = 0, **changes) -> Capture:
+def make_capture(rng: np.random.Generator, *, dtypes=("int16",), n=None, step=0, **changes) -> Capture:
     n = int(rng.integers(0, 3000)) if n is None else n
     channels = []
     for i, dtype in enumerate(dtypes):

@@ -69,7 +69,10 @@ def captures(draw):
 
 def files_for(capture: Capture) -> list[fmt.ChannelFile]:
     return [
-        fmt.ChannelFile(c.name, fmt.channel_file_name(capture.index, c.name), c.codes.dtype.name, c.n_samples, 128 + c.codes.nbytes, FAKE_SHA)
+        fmt.ChannelFile(
+            c.name, fmt.channel_file_name(capture.index, c.name), c.codes.dtype.name, c.n_samples,
+            128 + c.codes.nbytes, FAKE_SHA,
+        )
         for c in capture.channels
     ]
 
@@ -265,7 +268,10 @@ def test_capture_to_dict_needs_an_index_and_matching_files():
 
 @pytest.mark.parametrize(
     "codes",
-    [np.zeros(3, dtype=np.float32), np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.uint8), np.zeros((2, 2), dtype=np.int8), [1, 2, 3]],
+    [
+        np.zeros(3, dtype=np.float32), np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.uint8),
+        np.zeros((2, 2), dtype=np.int8), [1, 2, 3],
+    ],
 )
 def test_channel_accepts_only_1d_int8_or_int16_arrays(codes):
     with pytest.raises(ValueError, match="1-D int8 or int16"):

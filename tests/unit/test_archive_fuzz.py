@@ -29,7 +29,8 @@ def _capture(rng, n, dtypes):
     for name, dtype in zip(("current", "voltage"), dtypes):
         info = np.iinfo(dtype)
         codes = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-        channels.append(Channel(name, codes, Scaling(1e-3, 0.5, 0.0, "A" if name == "current" else "V"), "CH1", int(info.min), int(info.max)))
+        scaling = Scaling(1e-3, 0.5, 0.0, "A" if name == "current" else "V")
+        channels.append(Channel(name, codes, scaling, "CH1", int(info.min), int(info.max)))
     return Capture(
         step=1, op="write", size_bytes=8192, offset_bytes=0, repeat=0, sample_interval_s=2e-6,
         t_first_sample_s=-2e-5, time_reference="request", channels=channels, host={"t_ns": 5},
