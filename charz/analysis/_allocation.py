@@ -1,0 +1,237 @@
+"""Page allocation scheme from request durations (003 §4.2, §5.3, §5.5).
+
+003 computes the duration of one request size under three layouts and picks
+the closest.  Here every distinct way the drive could walk its channel × way
+grid (blocks of ``c × w`` packages in channel- or way-priority order, tiling
+the grid) predicts the duration of every measured full-unit request with the
+latency recurrence; timing parameters that were not given are fitted, the
+constant overhead (command decode, edge placement) always is.  The scheme is
+the label of the best walk, and it is only reported when every walk with a
+different label fits clearly worse.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_us, visit_sequence
+from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._steps import summarize_sizes
+
+DECISIVE = 25.0  # Δχ² (scaled) for a confident answer
+SUGGESTIVE = 12.0
+MISFIT = 30.0  # reduced χ² beyond which no walk explains the durations
+MODEL_FLOOR_US = 3.0  # durations are never known better than this (edge placement, program-time spread)
+
+BOUNDS_US = {"t_xfer_page_us": (1.0, 500.0), "t_switch_us": (0.0, 300.0), "t_prog_us": (50.0, 10_000.0)}
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Timing parameters; ``None`` means unknown (to be fitted)."""
+
+    t_xfer_page_us: float | None = None
+    t_switch_us: float | None = None
+    t_prog_us: float | None = None
+    host_rate_bytes_per_s: float | None = None
+
+    def free(self) -> list[str]:
+        return [name for name in BOUNDS_US if getattr(self, name) is None]
+
+
+@dataclass(frozen=True)
+class CandidateFit:
+    scheme: str
+    layouts: tuple[str, ...]  # every block layout producing this walk, e.g. "4×1 channel-priority"
+    params_us: dict[str, float]  # t_xfer_page_us, t_switch_us, t_prog_us, offset_us
+    predicted_us: np.ndarray  # per measured size
+    chi2: float
+    rms_residual_us: float
+
+
+@dataclass(frozen=True)
+class AllocationResult:
+    scheme: str | None
+    confidence: str
+    reason: str
+    sizes_pages: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    measured_us: np.ndarray = field(default_factory=lambda: np.empty(0))
+    measured_se_us: np.ndarray = field(default_factory=lambda: np.empty(0))
+    candidates: tuple[CandidateFit, ...] = ()
+    margin: float | None = None
+
+
+def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: int):
+    """Distinct package walks of a ``channels × ways`` drive, with their 003 names.
+
+    Returns a list of ``(scheme, [layout names], channel, package)``.
+
+    Example
+    -------
+    >>> [w[0] for w in enumerate_walks(8, 2, 4, 20)]
+    ['channel-only', 'way-priority', 'channel-priority', 'channel-only']
+    """
+    seen: dict[bytes, int] = {}
+    walks: list[tuple[str, list[str], np.ndarray, np.ndarray]] = []
+    for c in [d for d in range(1, channels + 1) if channels % d == 0]:
+        for w in [d for d in range(1, ways + 1) if ways % d == 0]:
+            for order in ("channel-priority", "way-priority"):
+                if (c == 1 or w == 1) and order == "way-priority":
+                    continue  # same walk as channel priority
+                layout = Layout(channels, ways, c, w, order)
+                ch, pkg = visit_sequence(layout, n_visits)
+                key = pkg.astype(np.int32).tobytes()
+                name = f"{c}×{w} {order}"
+                if key in seen:
+                    walks[seen[key]][1].append(name)
+                    continue
+                seen[key] = len(walks)
+                walks.append((layout.scheme(packages_per_unit), [name], ch, pkg))
+    return walks
+
+
+def _grid(lo: float, hi: float, n: int) -> np.ndarray:
+    return np.linspace(lo, hi, n)
+
+
+def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
+    """Best parameters for one walk by coarse-to-fine grid search (vectorised recurrence)."""
+    free = timing.free()
+    n_visits = int(units.max()) * k
+    ch, pkg = ch[:n_visits], pkg[:n_visits]
+    idx = units * k - 1
+    ready = None
+    if timing.host_rate_bytes_per_s:
+        ready = np.arange(n_visits) * dies * page_bytes / timing.host_rate_bytes_per_s * 1e6
+    lo = {name: BOUNDS_US[name][0] for name in free}
+    hi = {name: BOUNDS_US[name][1] for name in free}
+    points = {1: 40, 2: 24, 3: 14}.get(len(free), 1)
+    best = None
+    for _round in range(5 if free else 1):
+        axes = [_grid(lo[name], hi[name], points) for name in free]
+        mesh = np.meshgrid(*axes, indexing="ij") if axes else []
+        params = {name: m.ravel() for name, m in zip(free, mesh)}
+        get = lambda name: params[name] if name in params else np.array([getattr(timing, name)])  # noqa: E731
+        t_xfer, t_sw, t_prog = get("t_xfer_page_us"), get("t_switch_us"), get("t_prog_us")
+        ends = prefix_end_us(ch, pkg, dies * t_xfer, t_sw, t_prog, ready)
+        ends = np.atleast_2d(ends)
+        pred = ends[:, idx]
+        offset = ((y - pred) * w).sum(axis=1) / w.sum()
+        chi2 = (w * (y - pred - offset[:, None]) ** 2).sum(axis=1)
+        i = int(np.argmin(chi2))
+        best = (
+            float(chi2[i]),
+            {
+                "t_xfer_page_us": float(np.broadcast_to(t_xfer, chi2.shape)[i]),
+                "t_switch_us": float(np.broadcast_to(t_sw, chi2.shape)[i]),
+                "t_prog_us": float(np.broadcast_to(t_prog, chi2.shape)[i]),
+                "offset_us": float(offset[i]),
+            },
+            pred[i] + offset[i],
+        )
+        for name, ax in zip(free, axes):
+            step = ax[1] - ax[0] if ax.size > 1 else 0.0
+            centre = best[1][name]
+            lo[name] = max(BOUNDS_US[name][0], centre - 2 * step)
+            hi[name] = min(BOUNDS_US[name][1], centre + 2 * step)
+    return best
+
+
+def infer_allocation(
+    size_pages: np.ndarray,
+    duration_s: np.ndarray,
+    *,
+    channels: int,
+    packages: int,
+    dies_per_package: int,
+    unit_pages: int,
+    page_size_bytes: int,
+    timing: Timing,
+) -> AllocationResult:
+    """Choose the allocation scheme whose predicted durations match the measured ones.
+
+    Only requests that are whole multiples of the write I/O unit are used: smaller
+    remainders start with a read-modify-write phase the recurrence does not model.
+
+    Example
+    -------
+    Durations built by hand from 003's MXP numbers (4 channels × 1 way walk, 1 to 4 units):
+
+    >>> from charz.analysis._latency import Layout, visit_sequence, prefix_end_us
+    >>> ch, pkg = visit_sequence(Layout(8, 2, 4, 1), 16)
+    >>> truth = 40 + prefix_end_us(ch, pkg, 164, 33, 900)[[3, 7, 11, 15]]
+    >>> r = infer_allocation(np.repeat([8, 16, 24, 32], 3), np.repeat(truth, 3) * 1e-6, channels=8,
+    ...     packages=16, dies_per_package=2, unit_pages=8, page_size_bytes=4096, timing=Timing(82, None, 900))
+    >>> r.scheme, r.confidence
+    ('channel-only', 'high')
+    """
+    if channels < 1 or packages % channels:
+        return AllocationResult(None, UNDETERMINED, f"{packages} packages do not spread evenly over {channels} channels")
+    ways = packages // channels
+    k_total = dies_per_package and unit_pages // dies_per_package
+    if not k_total or unit_pages % dies_per_package:
+        return AllocationResult(None, UNDETERMINED, "the I/O unit does not give every die a page")
+    k = k_total
+    size_pages = np.asarray(size_pages)
+    duration_us = np.asarray(duration_s, dtype=np.float64) * 1e6
+    full = (size_pages % unit_pages == 0) & np.isfinite(duration_us)
+    if np.count_nonzero(full) == 0:
+        return AllocationResult(None, UNDETERMINED, "no request of a whole number of I/O units was measured")
+    s = summarize_sizes(size_pages[full] // unit_pages, duration_us[full])
+    units = s.size_pages.astype(np.int64)
+    se = np.hypot(s.stderr, MODEL_FLOOR_US)
+    w = 1.0 / se**2
+    y = s.median
+    n_free = len(timing.free()) + 1
+    base = dict(sizes_pages=units * unit_pages, measured_us=y, measured_se_us=se)
+    walks = enumerate_walks(channels, ways, k, int(units.max()) * k)
+    fits: list[CandidateFit] = []
+    for scheme, names, ch, pkg in walks:
+        chi2, params, pred = _fit_walk(ch, pkg, units, k, dies_per_package, page_size_bytes, timing, y, w)
+        rms = float(np.sqrt(np.mean((y - pred) ** 2)))
+        fits.append(CandidateFit(scheme, tuple(names), params, pred, chi2, rms))
+    fits.sort(key=lambda f: f.chi2)
+    best = fits[0]
+    labels = {f.scheme for f in fits}
+    if len(labels) == 1:
+        why = (
+            f"one package per channel: every walk is {best.scheme}"
+            if ways == 1
+            else f"every possible walk is {best.scheme} for {k} package(s) per unit"
+        )
+        return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=None, **base)
+    dof = units.size - n_free
+    if dof < 1:
+        return AllocationResult(
+            None, UNDETERMINED,
+            f"{units.size} full-unit request sizes for {n_free} fitted parameters: sweep further (more multiples of the unit) or give the timing",
+            candidates=tuple(fits), **base,
+        )
+    reduced = best.chi2 / dof
+    if reduced > MISFIT:
+        return AllocationResult(
+            None, UNDETERMINED,
+            f"no allocation explains the durations (best reduced χ² {reduced:.0f}, residual {best.rms_residual_us:.0f} µs): "
+            "is the write cache off and the drive idle between requests?",
+            candidates=tuple(fits), **base,
+        )
+    rival = next(f for f in fits if f.scheme != best.scheme)
+    margin = (rival.chi2 - best.chi2) / max(1.0, reduced)
+    why = (
+        f"{best.scheme} ({', '.join(best.layouts[:2])}) fits {units.size} full-unit sizes with {best.rms_residual_us:.0f} µs rms; "
+        f"best {rival.scheme} walk is worse by Δχ² = {margin:.0f} ({rival.rms_residual_us:.0f} µs rms)"
+    )
+    if margin >= DECISIVE:
+        return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=margin, **base)
+    if margin >= SUGGESTIVE:
+        return AllocationResult(best.scheme, MEDIUM, why, candidates=tuple(fits), margin=margin, **base)
+    return AllocationResult(
+        None, UNDETERMINED,
+        why + " — not decisive: give the transfer and program times (datasheet), or add sizes and repeats",
+        candidates=tuple(fits), margin=margin, **base,
+    )
+
+
+__all__ = ["Timing", "CandidateFit", "AllocationResult", "enumerate_walks", "infer_allocation", "CHANNEL_ONLY"]

@@ -1,0 +1,324 @@
+"""One entry point: captures + given geometry → dies, I/O unit, allocation scheme.
+
+Pure: arrays in, frozen dataclasses out.  Every number in the result is a
+:class:`~charz.analysis._quantity.Quantity` that says whether it was given,
+measured or inferred, how sure it is, and what decided it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from charz.analysis._allocation import AllocationResult, Timing, infer_allocation
+from charz.analysis._equations import dies_and_unit
+from charz.analysis._quantity import (
+    GIVEN,
+    HIGH,
+    INFERRED,
+    MEASURED,
+    MEDIUM,
+    UNDETERMINED,
+    Quantity,
+    combine_confidence,
+)
+from charz.analysis._steps import StepResult, fit_steps
+from charz.analysis._units import UnitFromDurations, unit_from_durations
+from charz.analysis._window import (
+    FLAG_CLIPPED,
+    FLAG_NAMES,
+    FLAG_NO_ACTIVITY,
+    FLAG_NONFINITE,
+    FLAG_TRUNCATED,
+    WindowMeasurements,
+    measure_window,
+)
+from charz.errors import AnalysisError
+
+UNUSABLE = FLAG_NO_ACTIVITY | FLAG_TRUNCATED | FLAG_CLIPPED | FLAG_NONFINITE
+
+
+@dataclass(frozen=True)
+class Trace:
+    """One capture's current channel, as the analysis needs it."""
+
+    op: str
+    size_bytes: int
+    codes: np.ndarray
+    y_mult: float
+    y_offset_codes: float
+    y_zero: float
+    sample_interval_s: float
+    t_first_s: float
+    offset_bytes: int = 0
+    repeat: int = 0
+    code_min: int | None = None
+    code_max: int | None = None
+    index: int = -1  # the capture's index in its archive, for evidence
+
+
+@dataclass(frozen=True)
+class Given:
+    """What the user (or the spec sheet) told charz.  ``None`` = not known."""
+
+    channels: int | None = None
+    packages: int | None = None
+    page_size_bytes: int | None = None
+    t_xfer_page_us: float | None = None
+    t_switch_us: float | None = None
+    t_prog_us: float | None = None
+    host_rate_bytes_per_s: float | None = None
+    rail_v: float | None = None
+
+    def timing(self) -> Timing:
+        return Timing(self.t_xfer_page_us, self.t_switch_us, self.t_prog_us, self.host_rate_bytes_per_s)
+
+
+@dataclass(frozen=True)
+class CaptureTable:
+    """Per-capture measurements in the order of the input traces."""
+
+    op: np.ndarray
+    size_bytes: np.ndarray
+    repeat: np.ndarray
+    index: np.ndarray
+    baseline_a: np.ndarray
+    noise_a: np.ndarray
+    post_a: np.ndarray
+    start_s: np.ndarray
+    end_s: np.ndarray
+    peak_a: np.ndarray
+    charge_c: np.ndarray
+    flags: np.ndarray
+
+    @property
+    def duration_s(self) -> np.ndarray:
+        return self.end_s - self.start_s
+
+    @property
+    def usable(self) -> np.ndarray:
+        return (self.flags & UNUSABLE) == 0
+
+
+@dataclass(frozen=True)
+class Characterization:
+    quantities: dict[str, Quantity]
+    steps: StepResult | None
+    allocation: AllocationResult | None
+    unit_from_durations: UnitFromDurations | None
+    captures: CaptureTable
+    warnings: tuple[str, ...] = field(default=())
+
+    def __getitem__(self, key: str) -> Quantity:
+        return self.quantities[key]
+
+
+def _arg_traces(traces: Sequence[Trace]) -> list[Trace]:
+    traces = list(traces)
+    if not traces:
+        raise AnalysisError("no captures to analyse", hint="record a sweep first (charz characterize / charz simulate)")
+    for t in traces:
+        if np.asarray(t.codes).size == 0:
+            raise AnalysisError(f"capture {t.index} ({t.op} {t.size_bytes} B) has no samples", hint="re-take that capture")
+        if not (t.sample_interval_s > 0 and np.isfinite(t.sample_interval_s)):
+            raise AnalysisError(f"capture {t.index} has sample interval {t.sample_interval_s!r}")
+    return traces
+
+
+def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
+    """Window, peak and charge of every trace, batched by record shape."""
+    traces = _arg_traces(traces)
+    n = len(traces)
+    out = {name: np.full(n, np.nan) for name in ("baseline_a", "noise_a", "post_a", "start_s", "end_s", "peak_a", "charge_c")}
+    flags = np.zeros(n, dtype=np.int64)
+    batches: dict[tuple, list[int]] = defaultdict(list)
+    for i, t in enumerate(traces):
+        codes = np.asarray(t.codes)
+        batches[(codes.shape[-1], codes.dtype.str, float(t.sample_interval_s))].append(i)
+    for (_, _, dt), idx in batches.items():
+        group = [traces[i] for i in idx]
+        codes = np.stack([np.asarray(t.codes) for t in group])
+        limits = [t.code_max for t in group]
+        m: WindowMeasurements = measure_window(
+            codes,
+            y_mult=[t.y_mult for t in group],
+            y_offset_codes=[t.y_offset_codes for t in group],
+            y_zero=[t.y_zero for t in group],
+            sample_interval_s=dt,
+            t_first_s=[t.t_first_s for t in group],
+            code_min=None if None in limits else [t.code_min for t in group],
+            code_max=None if None in limits else limits,
+        )
+        for name in out:
+            out[name][idx] = getattr(m, name)
+        flags[idx] = m.flags
+    return CaptureTable(
+        op=np.array([t.op for t in traces]),
+        size_bytes=np.array([t.size_bytes for t in traces], dtype=np.int64),
+        repeat=np.array([t.repeat for t in traces], dtype=np.int64),
+        index=np.array([t.index for t in traces], dtype=np.int64),
+        flags=flags,
+        **out,
+    )
+
+
+def _flag_warnings(table: CaptureTable) -> list[str]:
+    warnings = []
+    for bit, text in FLAG_NAMES.items():
+        hit = (table.flags & bit) != 0
+        if hit.any():
+            which = ", ".join(str(i) for i in table.index[hit][:8]) + (" …" if hit.sum() > 8 else "")
+            used = "" if bit & UNUSABLE else " (kept)"
+            warnings.append(f"{int(hit.sum())} capture(s): {text}{used} [captures {which}]")
+    return warnings
+
+
+def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
+    """Infer dies per package, write I/O unit and allocation scheme from a write sweep.
+
+    Parameters
+    ----------
+    traces : sequence of :class:`Trace`
+        Captures of single O_DIRECT requests (writes of growing size; reads are
+        measured and kept for later stages).
+    given : :class:`Given`
+        Geometry and timing the user knows; unknown fields stay ``None``.
+
+    Returns
+    -------
+    Characterization
+        ``quantities`` holds ``n_step``, ``step_pages``, ``dies_per_package``,
+        ``write_io_unit_bytes``, ``read_io_unit_bytes``, ``allocation_scheme``,
+        ``m_peak_a``, ``M_peak_a``, ``idle_a`` and the fitted timing, each a Quantity.
+    """
+    table = measure_traces(traces)
+    warnings = _flag_warnings(table)
+    q: dict[str, Quantity] = {}
+    for name, unit in (("channels", "channels"), ("packages", "packages"), ("page_size_bytes", "B")):
+        value = getattr(given, name)
+        q[name] = Quantity.given(value, unit) if value is not None else Quantity.undetermined(unit, GIVEN, "not given")
+    q["read_io_unit_bytes"] = Quantity.undetermined("B", MEASURED, "needs a read sweep analysis (not part of this stage)")
+
+    idle = table.baseline_a[np.isfinite(table.baseline_a)]
+    if idle.size:
+        q["idle_a"] = Quantity(
+            float(np.median(idle)), "A", MEASURED,
+            uncertainty=float(1.2533 * np.std(idle) / np.sqrt(idle.size)),
+            evidence=f"median pre-trigger level of {idle.size} captures",
+        )
+
+    writes = (table.op == "write") & table.usable
+    page = given.page_size_bytes
+    steps = allocation = from_durations = None
+    if not writes.any():
+        warnings.append("no usable write captures: nothing to infer dies, unit or allocation from")
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+    if not page:
+        warnings.append("page size not given: request sizes cannot be counted in pages (give --page-size)")
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+    whole = writes & (table.size_bytes % page == 0)
+    if (writes & ~whole).any():
+        warnings.append(f"{int((writes & ~whole).sum())} write(s) not a whole number of {page} B pages were left out of the step analysis")
+    size_pages = table.size_bytes[whole] // page
+    peaks = table.peak_a[whole]
+    durations = table.duration_s[whole]
+    repeats = np.bincount(np.unique(size_pages, return_inverse=True)[1])
+    if repeats.max() < 2:
+        warnings.append("one capture per size: noise is judged from neighbouring sizes, so confidence is at most medium")
+
+    steps = fit_steps(size_pages, peaks)
+    cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
+    steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED
+    if steps.best is not None:
+        q["m_peak_a"] = Quantity(steps.m_peak, "A", MEASURED, uncertainty=float(steps.sizes.stderr[0]),
+                                 evidence="first level of the peak staircase (w = 20 average)")
+        q["M_peak_a"] = Quantity(steps.M_peak, "A", MEASURED, uncertainty=float(steps.sizes.stderr[-1]),
+                                 evidence="last level of the peak staircase (all packages busy)")
+    if steps.n_step is None:
+        q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=steps.best and steps.best.n_levels)
+        q["step_pages"] = Quantity.undetermined("pages", MEASURED, steps.reason, best_guess=steps.best and steps.best.tread_pages)
+    else:
+        q["n_step"] = Quantity(steps.n_step, "steps", MEASURED, confidence=steps_conf, evidence=steps.reason)
+        q["step_pages"] = Quantity(steps.step_pages, "pages", MEASURED, confidence=steps_conf, evidence=steps.reason)
+
+    n_step, step_pages, step_evidence = steps.n_step, steps.step_pages, "peak staircase"
+    if n_step == 1:
+        # 003 Fig. 3c: a unit spanning every package draws M_peak from the first page; the
+        # step width then shows only in the duration staircase (serial units).
+        from_durations = unit_from_durations(table.size_bytes[whole] // page, durations)
+        if from_durations.unit_pages is None:
+            step_pages = None
+            q["step_pages"] = Quantity.undetermined(
+                "pages", INFERRED, "no steps in the peaks, and the durations do not show a unit either: " + from_durations.reason
+            )
+        else:
+            step_pages = from_durations.unit_pages
+            steps_conf = combine_confidence(steps_conf, from_durations.confidence)
+            step_evidence = "duration staircase (peaks are flat: the unit spans every package, 003 Fig. 3c)"
+            q["step_pages"] = Quantity(step_pages, "pages", INFERRED, confidence=steps_conf,
+                                       evidence=f"{step_evidence}: {from_durations.reason}")
+
+    if n_step is None or step_pages is None:
+        for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
+            q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
+                                           f"needs the step count and width: {q['n_step'].evidence if not q['n_step'].known else q['step_pages'].evidence}")
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+    if not given.packages:
+        for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B")):
+            q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 and 2 need the package count (give --packages)")
+        q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=steps_conf,
+                                            evidence=f"Eq. 2: I/O unit = D_step = {step_pages} pages ({step_evidence})")
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the package count")
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+
+    du = dies_and_unit(n_step, step_pages, given.packages)
+    if not du.ok:
+        warnings.append("geometry contradicts the data: " + du.problem)
+        q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, du.problem,
+                                                      best_guess=round(n_step * step_pages / given.packages, 2))
+        q["write_io_unit_bytes"] = Quantity.undetermined("B", INFERRED, du.problem, best_guess=step_pages * page)
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, du.problem)
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+    q["dies_per_package"] = Quantity(
+        du.dies_per_package, "dies", INFERRED, confidence=steps_conf,
+        evidence=f"Eq. 1: N_die = {n_step} steps × {step_pages} pages / {given.packages} packages",
+    )
+    q["write_io_unit_bytes"] = Quantity(
+        du.write_io_unit_pages * page, "B", INFERRED, confidence=steps_conf,
+        evidence=f"Eq. 2: I/O unit = {given.packages}/{n_step} packages × {du.dies_per_package} dies = {du.write_io_unit_pages} pages",
+    )
+    q["packages_per_unit"] = Quantity(du.packages_per_unit, "packages", INFERRED, confidence=steps_conf,
+                                      evidence=f"{given.packages} packages / {n_step} steps")
+    if not given.channels:
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the channel count (give --channels)")
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+    allocation = infer_allocation(
+        size_pages, durations,
+        channels=given.channels, packages=given.packages, dies_per_package=du.dies_per_package,
+        unit_pages=du.write_io_unit_pages, page_size_bytes=page, timing=given.timing(),
+    )
+    if allocation.scheme is None:
+        best = allocation.candidates[0].scheme if allocation.candidates else None
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, allocation.reason, best_guess=best)
+    else:
+        q["allocation_scheme"] = Quantity(allocation.scheme, "", INFERRED,
+                                          confidence=combine_confidence(allocation.confidence, steps_conf),
+                                          evidence=allocation.reason)
+        best = allocation.candidates[0]
+        for name in ("t_xfer_page_us", "t_switch_us", "t_prog_us"):
+            if getattr(given, name) is None:
+                q[name] = Quantity(round(best.params_us[name], 1), "µs", INFERRED, confidence=MEDIUM,
+                                   evidence=f"fitted with the {allocation.scheme} walk to the duration curve")
+            else:
+                q[name] = Quantity.given(getattr(given, name), "µs")
+    return _finish(q, steps, allocation, from_durations, table, warnings)
+
+
+def _finish(q, steps, allocation, from_durations, table, warnings) -> Characterization:
+    return Characterization(q, steps, allocation, from_durations, table, tuple(warnings))
+
+
+__all__ = ["Trace", "Given", "CaptureTable", "Characterization", "characterize", "measure_traces"]
