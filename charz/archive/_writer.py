@@ -23,6 +23,7 @@ import json
 import os
 from collections import Counter
 from collections.abc import Mapping
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
@@ -149,8 +150,7 @@ class ArchiveWriter:
         Raises
         ------
         ArchiveCorrupt
-            A capture is damaged (strict mode), or the last one is (always:
-            resuming cannot tell what to keep).
+            A capture is damaged (strict mode).  The hint says how to go on.
         ArchiveError
             Not an archive, or another writer holds it.
         """
@@ -404,10 +404,12 @@ def _acquire(root: Path) -> BinaryIO:
             f"cannot lock {path}: {exc.strerror or exc}",
             hint="The file system may not support flock (e.g. some network file systems); use a local disk.",
         ) from exc
-    # Only informative (for the message above); the flock is what excludes.
-    lock.truncate(0)
-    lock.write(f"{os.getpid()}\n".encode())
-    lock.flush()
+    # The pid only feeds the message above; the flock is what excludes, so a
+    # failure to record it (disk full) must not stop the session.
+    with suppress(OSError):
+        lock.truncate(0)
+        lock.write(f"{os.getpid()}\n".encode())
+        lock.flush()
     return lock
 
 
