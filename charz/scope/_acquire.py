@@ -1,0 +1,224 @@
+"""Acquisition logic shared by every driver: polling, record checks, fetch with retry.
+
+Vendor classes only say *how* to ask (``_do_*`` methods); this module decides *when*
+to ask, how long to wait, when a record can be trusted and when one retry is worth it.
+
+* Waiting polls against a ``time.monotonic()`` deadline, each poll's own VISA timeout
+  bounded by what is left, so no call outlives the caller's timeout.
+* Every record's preamble is compared with what :meth:`configure` asked for, so a
+  scope that was reset or re-set from its front panel is noticed (never a silently
+  wrong record).
+* A block that arrives truncated, or longer than announced, is fetched once more if
+  the acquisition is still the same one; a second failure is reported.
+
+Example
+-------
+>>> import itertools
+>>> clock = itertools.count(0.0, 0.25).__next__          # a fake clock: +0.25 s per reading
+>>> poll(lambda remaining_s: False, 1.0, clock=clock, sleep=lambda s: None) is None
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from charz.errors import (
+    ClippedWaveform,
+    ScopeConnectionError,
+    ScopeInstrumentError,
+    ScopeTimeout,
+    ScopeTransferError,
+)
+from charz.scope._record import Record
+
+__all__ = ["Scaling", "Expectation", "poll", "mismatches", "fetch_record", "settings_changed"]
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """A vendor-neutral reading of one preamble (Tek WFMOutpre, Keysight :WAV:PRE)."""
+
+    n_points: int
+    width_bytes: int
+    signed: bool
+    big_endian: bool
+    y_mult: float
+    y_offset_codes: float
+    y_zero: float
+    y_unit: str
+    x_incr_s: float
+    x_zero_s: float
+    source: str
+    description: str
+    preamble: str
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """What the record must look like after :meth:`configure` (the settings in force)."""
+
+    n_points: int
+    x_incr_s: float
+    y_mult: float
+    y_mult_rel_tol: float
+    y_unit: str
+    width_bytes: int
+    source: str
+
+
+def poll(check: Callable[[float], bool], timeout_s: float, *,
+         clock: Callable[[], float] = time.monotonic,
+         sleep: Callable[[float], None] = time.sleep,
+         first_interval_s: float = 0.001, max_interval_s: float = 0.02) -> float | None:
+    """Call ``check(remaining_s)`` until it returns True; the seconds taken, or None.
+
+    The interval doubles from ``first_interval_s`` to ``max_interval_s`` so short waits
+    are answered quickly and long ones do not flood the instrument.
+
+    Example
+    -------
+    >>> t = iter([0.0, 0.0, 0.01]).__next__
+    >>> poll(lambda remaining_s: True, 1.0, clock=t, sleep=lambda s: None)
+    0.01
+    """
+    start = clock()
+    deadline = start + timeout_s
+    interval = first_interval_s
+    while True:
+        remaining = deadline - clock()
+        if check(max(remaining, 0.0)):
+            return max(clock() - start, 0.0)
+        now = clock()
+        if now >= deadline:
+            return None
+        sleep(min(interval, deadline - now))
+        interval = min(interval * 2, max_interval_s)
+
+
+def mismatches(expect: Expectation, got: Scaling) -> list[str]:
+    """Human-readable differences between the expected and the received scaling.
+
+    Example
+    -------
+    >>> e = Expectation(10000, 2e-6, 1.5625e-5, 1e-3, "A", 2, "CH1")
+    >>> g = Scaling(10000, 2, True, True, 1.5625e-5, 0.0, 0.0, "V", 4e-9, 0.0, "CH1", "", "")
+    >>> mismatches(e, g)
+    ['sample interval 4e-09 s (expected 2e-06 s)', "units 'V' (expected 'A')"]
+    """
+    out = []
+    if got.n_points != expect.n_points:
+        out.append(f"record length {got.n_points} (expected {expect.n_points})")
+    if not math.isclose(got.x_incr_s, expect.x_incr_s, rel_tol=1e-4):
+        out.append(f"sample interval {got.x_incr_s:.6g} s (expected {expect.x_incr_s:.6g} s)")
+    if got.y_unit.strip().upper() != expect.y_unit.upper():
+        out.append(f"units {got.y_unit!r} (expected {expect.y_unit!r})")
+    if not math.isclose(abs(got.y_mult), expect.y_mult, rel_tol=expect.y_mult_rel_tol):
+        out.append(f"vertical step {got.y_mult:.6g} {got.y_unit}/code "
+                   f"(expected {expect.y_mult:.6g}, i.e. a different V/div or A/div)")
+    if got.width_bytes != expect.width_bytes:
+        out.append(f"{got.width_bytes}-byte points (expected {expect.width_bytes})")
+    if got.source.upper() != expect.source.upper():
+        out.append(f"source {got.source} (expected {expect.source})")
+    return out
+
+
+def settings_changed(resource: str, problems: list[str]) -> ScopeInstrumentError:
+    """The error for a scope whose settings are no longer the ones charz configured."""
+    return ScopeInstrumentError(
+        f"{resource}: the scope's settings changed since configure: " + "; ".join(problems),
+        hint="the scope was reset, power-cycled or changed from its front panel; "
+             "configure it again (charz does this at the start of every session)",
+        code="settings-changed",
+    )
+
+
+class _FetchSteps(Protocol):
+    resource: str
+
+    def _do_read_scaling(self) -> Scaling: ...
+    def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray: ...
+    def _do_acquisition_token(self) -> object: ...
+    def _after_block(self) -> None: ...
+    def _resync(self) -> None: ...
+    def _expectation(self) -> Expectation: ...
+    def _code_limits(self, width_bytes: int) -> tuple[int, int]: ...
+    def _block_timeout_s(self, n_bytes: int) -> float: ...
+
+
+def _to_signed(codes: np.ndarray, scaling: Scaling) -> tuple[np.ndarray, float]:
+    """Unsigned (RP / UNSigned ON) codes become signed ones with the offset moved to YOFF."""
+    if scaling.signed:
+        return codes, scaling.y_offset_codes
+    half = 1 << (8 * scaling.width_bytes - 1)
+    signed = (codes.astype(np.int32) - half).astype(np.int8 if scaling.width_bytes == 1 else np.int16)
+    return signed, scaling.y_offset_codes - half
+
+
+def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
+    """Read preamble and block, check both, retry once on a damaged block.
+
+    Raises ScopeInstrumentError (settings changed), ScopeTransferError (damaged block,
+    twice), ClippedWaveform (too many points at the ADC limits).
+    """
+    expect = steps._expectation()
+    last_error: Exception | None = None
+    token = None
+    for attempt in (1, 2):
+        scaling = steps._do_read_scaling()
+        problems = mismatches(expect, scaling)
+        if problems:
+            raise settings_changed(steps.resource, problems)
+        if attempt == 1:
+            token = steps._do_acquisition_token()
+        elif steps._do_acquisition_token() != token:
+            raise ScopeTransferError(
+                f"{steps.resource}: the block was damaged ({last_error}) and the scope has "
+                "acquired again since, so the record cannot be fetched a second time",
+                hint="arm and capture again", code="record-lost",
+            ) from last_error
+        try:
+            codes = steps._do_read_block(
+                scaling, steps._block_timeout_s(scaling.n_points * scaling.width_bytes))
+            if codes.size != scaling.n_points:
+                raise ScopeTransferError(
+                    f"{steps.resource}: the block holds {codes.size} points, the preamble "
+                    f"announced {scaling.n_points}", code="length-mismatch",
+                    hint="fetch again; if it persists, check the DATa:STARt/STOP settings")
+            steps._after_block()
+        except (ScopeTransferError, ScopeTimeout) as exc:
+            last_error = exc
+            steps._resync()
+            if attempt == 2:
+                raise ScopeTransferError(
+                    f"{steps.resource}: the waveform block was damaged twice ({exc})",
+                    hint="the link is losing data: check the cable, lower the record length "
+                         "or raise the timeout, then capture again",
+                    code=getattr(exc, "code", None),
+                ) from exc
+            continue
+        except ScopeConnectionError:
+            raise
+        codes, y_offset = _to_signed(codes, scaling)
+        lo, hi = steps._code_limits(scaling.width_bytes)
+        record = Record.from_codes(
+            codes, y_mult=scaling.y_mult, y_offset_codes=y_offset, y_zero=scaling.y_zero,
+            y_unit=scaling.y_unit, x_incr_s=scaling.x_incr_s, x_zero_s=scaling.x_zero_s,
+            source=scaling.source, code_min=lo, code_max=hi, description=scaling.description,
+            preamble=scaling.preamble,
+        )
+        if record.clipped_fraction > max_clipped_fraction:
+            raise ClippedWaveform(
+                f"{steps.resource}: {record.clipped_fraction:.2%} of the record sits at the ADC "
+                f"limits (over range) on {record.source}",
+                hint="raise the vertical scale (A/div) or move the trace with the vertical "
+                     "position so the peaks stay on screen",
+            )
+        return record
+    raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,324 @@
+"""Tektronix drivers: DPO/MSO/MDO 2000/3000/4000 and the 4/5/6 Series MSO.
+
+The SCPI surface is declared once, as descriptors, in the long forms of the
+programmer manuals (the manuals advise full spelling for robust code).  Replies are
+requested with headers (``HEADer ON; VERBose ON``) so each one can be matched to its
+query; the preamble is parsed by key then, and by anchoring on its quoted fields
+when headers are off.
+
+Example
+-------
+>>> TekDPO.record_length.query()
+'HORizontal:RECOrdlength?'
+>>> TekDPO.trigger_level.command(0.25, 1)
+'TRIGger:A:LEVel:CH1 0.25'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+
+from charz.scope._acquire import Expectation, Scaling, settings_changed
+from charz.scope._base import ScopeDriver
+from charz.scope._limits import (
+    check_channel,
+    check_vertical,
+    derived_horizontal_scale_s,
+    manual_sample_rate_hz,
+)
+from charz.scope._settings import ScopeSettings
+from charz.scope._surface import BOOL, NR1, NR3, QSTRING, Codec, Control, enum_codec
+from charz.scope._wire import (
+    ScopeEvent,
+    TekPreamble,
+    block_datatype,
+    parse_nr1,
+    parse_tek_events,
+    parse_wfmoutpre,
+)
+
+__all__ = ["TekDPO", "TekMSO"]
+
+_CHANNEL = enum_codec({f"CH{i}": f"CH{i}" for i in range(1, 9)})
+_COUPLING = enum_codec({"DC": "DC", "AC": "AC", "GND": "GND"})
+_SLOPE = enum_codec({"rise": "RISe", "fall": "FALL", "either": "EITHer"})
+_TRIGGER_MODE = enum_codec({"normal": "NORMal", "auto": "AUTO"})
+_TRIGGER_TYPE = enum_codec({"edge": "EDGe"})
+_TRIGGER_STATE = enum_codec({"armed": "ARMED", "auto": "AUTO", "ready": "READY",
+                             "save": "SAVE", "trigger": "TRIGGER"})
+_STOP_AFTER = enum_codec({"sequence": "SEQuence", "runstop": "RUNSTop"})
+_ACQ_MODE = enum_codec({"sample": "SAMple", "peakdetect": "PEAKdetect", "hires": "HIRes",
+                        "average": "AVErage", "envelope": "ENVelope"})
+_ENCODING = enum_codec({"ribinary": "RIBinary", "rpbinary": "RPBinary", "sribinary": "SRIbinary",
+                        "srpbinary": "SRPbinary", "ascii": "ASCIi", "fastest": "FAStest"})
+_HORIZONTAL_MODE = enum_codec({"auto": "AUTO", "manual": "MANual", "constant": "CONStant"})
+# ACQuire:STATE takes RUN/STOP and answers 0/1.
+_RUN_STATE: Codec[bool] = Codec(lambda s: parse_nr1(s, "ACQuire:STATE") != 0,
+                                lambda run: "RUN" if run else "STOP")
+
+_WFID_SOURCE = re.compile(r"^\s*(ch|CH|Ch)(\d)")
+
+
+class TekDPO(ScopeDriver):
+    """Tektronix DPO/MSO 2000, 3000, 4000 and MDO 3000/4000 (``tek_dpo`` family)."""
+
+    family = "tek_dpo"
+    vendor = "Tektronix"
+
+    header = Control("HEADer", BOOL)
+    verbose = Control("VERBose", BOOL)
+    select = Control("SELect:CH<x>", BOOL)
+    ch_scale = Control("CH<x>:SCAle", NR3)
+    ch_position = Control("CH<x>:POSition", NR3)
+    ch_offset = Control("CH<x>:OFFSet", NR3)
+    ch_coupling = Control("CH<x>:COUPling", _COUPLING)
+    ch_yunits = Control("CH<x>:YUNits", QSTRING)
+    ch_probe_units = Control("CH<x>:PRObe:UNIts", QSTRING, query_only=True)
+    ch_probe_gain = Control("CH<x>:PRObe:GAIN", NR3)
+    record_length = Control("HORizontal:RECOrdlength", NR1)
+    horizontal_scale = Control("HORizontal:SCAle", NR3)
+    horizontal_position = Control("HORizontal:POSition", NR3)
+    delay_mode = Control("HORizontal:DELay:MODe", BOOL)
+    sample_rate = Control("HORizontal:SAMPLERate", NR3, query_only=True)
+    trigger_type = Control("TRIGger:A:TYPe", _TRIGGER_TYPE)
+    trigger_source = Control("TRIGger:A:EDGE:SOUrce", _CHANNEL)
+    trigger_coupling = Control("TRIGger:A:EDGE:COUPling", _COUPLING)
+    trigger_slope = Control("TRIGger:A:EDGE:SLOpe", _SLOPE)
+    trigger_level = Control("TRIGger:A:LEVel:CH<x>", NR3)
+    trigger_mode = Control("TRIGger:A:MODe", _TRIGGER_MODE)
+    trigger_state = Control("TRIGger:STATE", _TRIGGER_STATE, query_only=True)
+    acq_mode = Control("ACQuire:MODe", _ACQ_MODE)
+    acq_stop_after = Control("ACQuire:STOPAfter", _STOP_AFTER)
+    acq_state = Control("ACQuire:STATE", _RUN_STATE)
+    acq_count = Control("ACQuire:NUMACq", NR1, query_only=True)
+    data_source = Control("DATa:SOUrce", _CHANNEL)
+    data_encoding = Control("DATa:ENCdg", _ENCODING)
+    data_width = Control("DATa:WIDth", NR1)
+    data_start = Control("DATa:STARt", NR1)
+    data_stop = Control("DATa:STOP", NR1)
+
+    # ------------------------------------------------------------ set-up
+
+    def _do_prepare(self) -> None:
+        # Headers let every reply be matched to its query (a stale answer cannot pass
+        # for a value); *CLS starts the event queue empty so errors are ours.
+        self._write(f"{self.header.command(self.headers)};:{self.verbose.command(True)}")
+        self._write("*CLS")
+
+    def _validate(self, settings: ScopeSettings) -> None:
+        check_channel(self.model, settings.channel)
+        check_channel(self.model, settings.trigger_channel)
+        check_vertical(self.model, settings)
+        self._horizontal(settings)
+
+    def _horizontal(self, settings: ScopeSettings) -> float:
+        return derived_horizontal_scale_s(self.model, settings)
+
+    def _channel_commands(self, s: ScopeSettings) -> list[str]:
+        n = s.channel_number
+        return [
+            self.select.command(True, n),
+            self.ch_coupling.command(s.coupling, n),
+            self.ch_yunits.command(s.probe_units, n),
+            self.ch_scale.command(s.vertical_scale, n),
+            self.ch_position.command(s.vertical_position_div, n),
+            self.ch_offset.command(s.vertical_offset, n),
+        ]
+
+    def _horizontal_commands(self, s: ScopeSettings) -> list[str]:
+        return [
+            self.delay_mode.command(False),
+            self.record_length.command(s.record_length),
+            self.horizontal_scale.command(self._horizontal(s)),
+            self.horizontal_position.command(s.pretrigger_fraction * 100.0),
+        ]
+
+    def _do_configure(self, s: ScopeSettings) -> None:
+        t = int(s.trigger_channel[2:])
+        commands = [
+            self.acq_state.command(False),
+            self.acq_mode.command("sample"),
+            self.acq_stop_after.command("sequence"),
+            *self._channel_commands(s),
+            *self._horizontal_commands(s),
+            self.trigger_type.command("edge"),
+            self.trigger_source.command(s.trigger_channel),
+            self.trigger_coupling.command("DC"),
+            self.trigger_slope.command(s.trigger_slope),
+            self.trigger_level.command(s.trigger_level, t),
+            self.trigger_mode.command(s.trigger_mode),
+        ]
+        for command in commands:
+            self._write(command)
+
+    def _read_rate_and_length(self) -> tuple[float, int]:
+        return self.sample_rate.get(), self.record_length.get()
+
+    def _read_units(self, n: int) -> str:
+        return self.ch_yunits.get(n)
+
+    def _do_verify(self, s: ScopeSettings) -> list[str]:
+        n, t = s.channel_number, int(s.trigger_channel[2:])
+        problems: list[str] = []
+
+        def differs(what: str, got: object, asked: object, same: bool) -> None:
+            if not same:
+                problems.append(f"{what} is {got} (asked for {asked})")
+
+        rate, length = self._read_rate_and_length()
+        differs("record length", length, s.record_length, length == s.record_length)
+        differs("sample rate", f"{rate:.6g} S/s", f"{1 / s.sample_interval_s:.6g} S/s",
+                math.isclose(rate, 1.0 / s.sample_interval_s, rel_tol=1e-4))
+        scale = self.ch_scale.get(n)
+        differs(f"{s.channel} scale", scale, s.vertical_scale,
+                math.isclose(scale, s.vertical_scale, rel_tol=0.01))
+        units = self._read_units(n)
+        differs(f"{s.channel} units", repr(units), repr(s.probe_units),
+                units.strip().upper() == s.probe_units)
+        source = self.trigger_source.get()
+        differs("trigger source", source, s.trigger_channel, source == s.trigger_channel)
+        level = self.trigger_level.get(t)
+        # Scopes round the level to their trigger DAC; a fiftieth of a division is typical.
+        differs("trigger level", level, s.trigger_level,
+                abs(level - s.trigger_level) <= 0.02 * s.vertical_scale + 1e-12)
+        slope = self.trigger_slope.get()
+        differs("trigger slope", slope, s.trigger_slope, slope == s.trigger_slope)
+        mode = self.trigger_mode.get()
+        differs("trigger mode", mode, s.trigger_mode, mode == s.trigger_mode)
+        stop_after = self.acq_stop_after.get()
+        differs("stop after", stop_after, "sequence", stop_after == "sequence")
+        return problems
+
+    # ------------------------------------------------------------ acquisition
+
+    def _do_arm(self) -> None:
+        self._write(f"{self.acq_stop_after.command('sequence')};:{self.acq_state.command(True)}")
+
+    def _do_is_armed(self, remaining_s: float) -> bool:
+        # ARMED means the pre-trigger part is still filling; READY waits for the edge.
+        return self.trigger_state.get(timeout_s=self._poll_timeout(remaining_s)) != "armed"
+
+    def _do_is_done(self, remaining_s: float) -> bool:
+        return not self.acq_state.get(timeout_s=self._poll_timeout(remaining_s))
+
+    def _do_stop(self) -> None:
+        self._write(self.acq_state.command(False))
+
+    def _do_force(self) -> None:
+        self._write("TRIGger FORCe")
+
+    def _do_acquisition_token(self) -> object:
+        return self.acq_count.get()
+
+    # ------------------------------------------------------------ transfer
+
+    def _data_commands(self, s: ScopeSettings) -> str:
+        # DATa:STOP does not follow record-length changes, so it is set on every fetch.
+        return ";:".join((
+            self.data_source.command(s.channel),
+            self.data_encoding.command("ribinary"),
+            self.data_width.command(s.width_bytes),
+            self.data_start.command(1),
+            self.data_stop.command(s.record_length),
+        ))
+
+    def _do_read_scaling(self) -> Scaling:
+        s = self._require_configured()
+        self._write(self._data_commands(s))
+        text = self._query("WFMOutpre?")
+        p = parse_wfmoutpre(text)
+        if p.encdg != "BIN" or p.bn_fmt not in ("RI", "RP") or p.pt_fmt != "Y":
+            raise settings_changed(self.resource, [
+                f"the preamble announces {p.encdg}/{p.bn_fmt}/{p.pt_fmt} data "
+                "(charz asked for RIBinary sample-mode data)"])
+        return Scaling(
+            n_points=p.nr_pt, width_bytes=p.byt_nr, signed=p.bn_fmt == "RI",
+            big_endian=p.byt_or == "MSB", y_mult=p.ymult, y_offset_codes=p.yoff,
+            y_zero=p.yzero, y_unit=p.yunit, x_incr_s=p.xincr,
+            x_zero_s=p.xzero - p.pt_off * p.xincr, source=_source_of(p, s.channel),
+            description=p.wfid, preamble=text,
+        )
+
+    def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray:
+        datatype, big_endian = block_datatype(scaling.signed, scaling.width_bytes,
+                                              scaling.big_endian)
+        data = self._require_connected("a transfer").query_binary(
+            "CURVe?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s)
+        native = {1: np.int8, 2: np.int16} if scaling.signed else {1: np.uint8, 2: np.uint16}
+        return np.asarray(data).astype(native[scaling.width_bytes], copy=False)
+
+    def _do_read_events(self, after_esr: bool = False) -> tuple[ScopeEvent, ...]:
+        if not after_esr:
+            self._read_esr()  # Tek: events reach ALLEv? only after *ESR? has been read
+        return parse_tek_events(self._query("ALLEv?"))
+
+    def _expectation(self) -> Expectation:
+        s = self._require_configured()
+        codes_per_div = self.model.codes_per_div * (1 << (8 * (s.width_bytes - 1)))
+        return Expectation(
+            n_points=s.record_length, x_incr_s=s.sample_interval_s,
+            y_mult=s.vertical_scale / codes_per_div,
+            y_mult_rel_tol=1e-3 if self.family == "tek_dpo" else 0.35,
+            y_unit=s.probe_units, width_bytes=s.width_bytes, source=s.channel,
+        )
+
+
+def _source_of(p: TekPreamble, fallback: str) -> str:
+    m = _WFID_SOURCE.match(p.wfid)
+    return f"CH{m.group(2)}" if m else fallback
+
+
+class TekMSO(TekDPO):
+    """Tektronix 4/5/6 Series MSO (``tek_mso`` family).
+
+    Differences from the 2k/3k/4k (scope.md §1): record length and sample rate are set
+    directly in ``HORizontal:MODe MANual``; channels are shown with
+    ``DISplay:GLObal:CH<x>:STATE``; units come from ``CH<x>:PROBEFunc:EXTUnits``; YOFf is
+    always 0 and YZEro carries position and offset; ENCdg has no FAStest.
+    """
+
+    family = "tek_mso"
+
+    display = Control("DISplay:GLObal:CH<x>:STATE", BOOL)
+    ext_units_state = Control("CH<x>:PROBEFunc:EXTUnits:STATE", BOOL)
+    ext_units = Control("CH<x>:PROBEFunc:EXTUnits", QSTRING)
+    horizontal_mode = Control("HORizontal:MODe", _HORIZONTAL_MODE)
+    manual_configure = Control("HORizontal:MODe:MANual:CONFIGure",
+                               enum_codec({"record_length": "RECORDLength",
+                                           "horizontal_scale": "HORIZontalscale"}))
+    mode_sample_rate = Control("HORizontal:MODe:SAMPLERate", NR3)
+    mode_record_length = Control("HORizontal:MODe:RECOrdlength", NR1)
+
+    def _horizontal(self, settings: ScopeSettings) -> float:
+        return manual_sample_rate_hz(self.model, settings)
+
+    def _channel_commands(self, s: ScopeSettings) -> list[str]:
+        n = s.channel_number
+        return [
+            self.display.command(True, n),
+            self.ch_coupling.command(s.coupling, n),
+            self.ext_units_state.command(s.probe_units == "A", n),
+            self.ext_units.command(s.probe_units, n),
+            self.ch_scale.command(s.vertical_scale, n),
+            self.ch_position.command(s.vertical_position_div, n),
+            self.ch_offset.command(s.vertical_offset, n),
+        ]
+
+    def _horizontal_commands(self, s: ScopeSettings) -> list[str]:
+        return [
+            self.delay_mode.command(False),
+            self.horizontal_mode.command("manual"),
+            self.manual_configure.command("record_length"),
+            self.mode_sample_rate.command(self._horizontal(s)),
+            self.mode_record_length.command(s.record_length),
+            self.horizontal_position.command(s.pretrigger_fraction * 100.0),
+        ]
+
+    def _read_rate_and_length(self) -> tuple[float, int]:
+        return self.mode_sample_rate.get(), self.mode_record_length.get()
+
+    def _read_units(self, n: int) -> str:
+        return self.ext_units.get(n) if self.ext_units_state.get(n) else "V"

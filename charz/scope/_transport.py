@@ -1,0 +1,292 @@
+"""The transport seam: a small interface, and its PyVISA implementation.
+
+Drivers speak only to :class:`Transport`; :class:`PyVisaTransport` is the real one
+(pyvisa-py ``@py`` by default, NI / Keysight VISA when asked), and
+:class:`charz.scope.ReplayTransport` replays recorded command/response pairs for
+protocol tests.  Every pyvisa or socket failure leaves this module as a
+:class:`~charz.errors.ScopeError` subclass carrying the VISA status code.
+
+Binary blocks go through pyvisa's ``query_binary_values`` and nothing else.
+
+Example
+-------
+>>> t = PyVisaTransport.open("TCPIP::127.0.0.1::4000::SOCKET")     # doctest: +SKIP
+>>> t.query("*IDN?")                                                # doctest: +SKIP
+'TEKTRONIX,DPO3014,C010101,CF:91.1CT FV:v2.14'
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from collections.abc import Iterator
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import pyvisa
+import pyvisa.constants
+import pyvisa.errors
+
+from charz.errors import (
+    ScopeConnectionError,
+    ScopeError,
+    ScopeTimeout,
+    ScopeTransferError,
+)
+
+__all__ = ["Transport", "PyVisaTransport", "visa_error"]
+
+# pyvisa-py's socket session receives at most 4096 bytes per recv() by default; a larger
+# chunk cuts the Python-level iterations per block (see benchmarks/transfer.py).
+DEFAULT_CHUNK_BYTES = 1 << 20
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """A message-based connection to one instrument.
+
+    Example
+    -------
+    >>> transport.query("*IDN?")                     # doctest: +SKIP
+    'TEKTRONIX,DPO3014,C010101,CF:91.1CT FV:v2.14'
+    """
+
+    resource: str
+    timeout_s: float
+
+    def write(self, message: str) -> None:
+        """Send one program message (termination added)."""
+
+    def read(self, timeout_s: float | None = None) -> str:
+        """Read one response message, termination stripped."""
+
+    def query(self, message: str, timeout_s: float | None = None) -> str:
+        """write + read; ``timeout_s`` overrides the transport timeout for this call."""
+
+    def query_binary(
+        self, message: str, *, datatype: str, big_endian: bool, timeout_s: float | None = None
+    ) -> np.ndarray:
+        """write + read an IEEE 488.2 definite-length block; e.g. ``array([0, 5, -3], dtype=int16)``."""
+
+    def discard_input(self) -> None:
+        """Drop whatever the instrument has sent and nobody has read yet."""
+
+    def close(self) -> None:
+        """Release the connection (idempotent)."""
+
+
+_CONNECTION_CODES = {
+    pyvisa.constants.StatusCode.error_connection_lost,
+    pyvisa.constants.StatusCode.error_resource_not_found,
+    pyvisa.constants.StatusCode.error_resource_busy,
+    pyvisa.constants.StatusCode.error_invalid_resource_name,
+    pyvisa.constants.StatusCode.error_io,
+    pyvisa.constants.StatusCode.error_closing_failed,
+    pyvisa.constants.StatusCode.error_no_listeners,
+    pyvisa.constants.StatusCode.error_system_error,
+    pyvisa.constants.StatusCode.error_resource_locked,
+    pyvisa.constants.StatusCode.error_invalid_object,
+}
+
+_HINT_TIMEOUT = (
+    "the scope did not answer in time: check that the resource string is right, that the "
+    "scope's socket server is enabled with protocol NONe (not TERMinal), and that no other "
+    "program holds the connection; raise the timeout if records are very long"
+)
+_HINT_CONNECTION = (
+    "check the network cable / USB, the scope's IP address and port "
+    "(Utility > I/O > Socket Server), and that the scope is powered on; then reconnect"
+)
+
+
+def visa_error(exc: BaseException, what: str, resource: str) -> ScopeError:
+    """Translate a pyvisa / socket failure into the charz hierarchy, keeping its code.
+
+    Example
+    -------
+    >>> e = pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
+    >>> err = visa_error(e, "reading *IDN?", "TCPIP::h::4000::SOCKET")
+    >>> type(err).__name__, err.code
+    ('ScopeTimeout', -1073807339)
+    """
+    if isinstance(exc, pyvisa.errors.VisaIOError):
+        code = int(exc.error_code)
+        name = exc.abbreviation
+        if exc.error_code == pyvisa.constants.StatusCode.error_timeout:
+            return ScopeTimeout(f"{resource}: timeout while {what} ({name})", hint=_HINT_TIMEOUT,
+                                code=code)
+        if exc.error_code in _CONNECTION_CODES:
+            return ScopeConnectionError(f"{resource}: {name} while {what}: {exc.description}",
+                                        hint=_HINT_CONNECTION, code=code)
+        return ScopeError(f"{resource}: {name} while {what}: {exc.description}",
+                          hint=_HINT_CONNECTION, code=code)
+    if isinstance(exc, pyvisa.errors.InvalidBinaryFormat):
+        return ScopeTransferError(f"{resource}: malformed binary block while {what}: {exc}",
+                                  hint="the block header or length is wrong; fetch again",
+                                  code="invalid-block")
+    if isinstance(exc, OSError):
+        return ScopeConnectionError(f"{resource}: {exc.strerror or exc} while {what}",
+                                    hint=_HINT_CONNECTION, code=exc.errno)
+    return ScopeError(f"{resource}: {exc} while {what}", hint=_HINT_CONNECTION)
+
+
+class PyVisaTransport:
+    """A :class:`Transport` over a pyvisa message-based resource.
+
+    Parameters
+    ----------
+    resource : pyvisa.resources.MessageBasedResource
+        An open resource; use :meth:`open` to make one.
+    timeout_s : float
+        Default per-operation timeout.
+    chunk_bytes : int
+        Read chunk for blocks (also raises pyvisa-py's socket receive size).
+    """
+
+    def __init__(self, resource: pyvisa.resources.MessageBasedResource, *,
+                 timeout_s: float = 2.0, chunk_bytes: int = DEFAULT_CHUNK_BYTES):
+        self._inst = resource
+        self._closed = False
+        self.resource = str(resource.resource_name)
+        self.timeout_s = float(timeout_s)
+        self.chunk_bytes = int(chunk_bytes)
+        # Without read_termination every text read on a pyvisa-py socket waits for the
+        # timeout (pyvisa #98/#518, pyvisa-py #301); without write_termination the
+        # scope never sees the end of a command.
+        resource.read_termination = "\n"
+        resource.write_termination = "\n"
+        resource.chunk_size = self.chunk_bytes
+        resource.timeout = self.timeout_s * 1000.0
+        self._tune_socket_session()
+
+    @classmethod
+    def open(cls, resource: str, *, visa_library: str = "@py", timeout_s: float = 2.0,
+             open_timeout_s: float = 2.0, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> PyVisaTransport:
+        """Open ``resource`` (e.g. ``TCPIP::192.168.1.20::4000::SOCKET``).
+
+        ``visa_library`` is ``"@py"`` (pyvisa-py), ``"@ivi"`` / ``""`` (the installed
+        NI or Keysight VISA), or a path to a VISA shared library.
+        """
+        try:
+            rm = pyvisa.ResourceManager(visa_library)
+        except (OSError, ValueError) as exc:
+            raise ScopeConnectionError(
+                f"cannot load the VISA library {visa_library!r}: {exc}",
+                hint="use --visa-library @py (pyvisa-py, installed with charz) or install "
+                     "NI-VISA / Keysight IO Libraries for @ivi",
+            ) from exc
+        try:
+            inst = rm.open_resource(resource, open_timeout=int(open_timeout_s * 1000))
+        except (pyvisa.errors.Error, OSError) as exc:
+            raise visa_error(exc, "opening the connection", resource) from exc
+        except ValueError as exc:  # pyvisa: unparseable resource name
+            raise ScopeConnectionError(
+                f"{resource!r} is not a VISA resource string: {exc}",
+                hint="write it like TCPIP::192.168.1.20::4000::SOCKET or "
+                     "TCPIP::192.168.1.20::INSTR or USB0::0x0699::0x0410::C012345::INSTR",
+            ) from exc
+        except Exception as exc:  # noqa: BLE001 - narrowed below, everything else re-raised
+            # pyvisa-py raises a plain Exception("could not connect: ...") when the TCP
+            # connect times out (pyvisa_py/tcpip.py); nothing more specific exists.
+            if type(exc) is Exception and "could not connect" in str(exc):
+                raise ScopeConnectionError(f"{resource}: {exc}", hint=_HINT_CONNECTION) from exc
+            raise
+        if not isinstance(inst, pyvisa.resources.MessageBasedResource):
+            inst.close()
+            raise ScopeConnectionError(f"{resource} is not a message-based instrument",
+                                       hint="use a SOCKET, INSTR (VXI-11/USBTMC) or HiSLIP resource")
+        return cls(inst, timeout_s=timeout_s, chunk_bytes=chunk_bytes)
+
+    def _tune_socket_session(self) -> None:
+        # pyvisa-py specific: lift the 4096-byte receive size of the raw-socket session.
+        session = self._backend_session()
+        if session is not None and hasattr(session, "max_recv_size"):
+            session.max_recv_size = max(int(session.max_recv_size), self.chunk_bytes)
+
+    def _backend_session(self) -> object | None:
+        sessions = getattr(self._inst.visalib, "sessions", None)
+        if not isinstance(sessions, dict):
+            return None
+        return sessions.get(self._inst.session)
+
+    def _peer_closed(self) -> bool:
+        """pyvisa-py reports a closed socket as a timeout; look at the socket itself."""
+        session = self._backend_session()
+        sock = getattr(session, "interface", None)
+        if not isinstance(sock, socket.socket):
+            return False
+        try:
+            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+
+    @contextlib.contextmanager
+    def _guard(self, what: str, timeout_s: float | None) -> Iterator[None]:
+        if self._closed:
+            raise ScopeConnectionError(f"{self.resource}: the connection is closed",
+                                       hint="connect again")
+        old = self._inst.timeout
+        self._inst.timeout = (self.timeout_s if timeout_s is None else timeout_s) * 1000.0
+        try:
+            yield
+        except pyvisa.errors.VisaIOError as exc:
+            if (exc.error_code == pyvisa.constants.StatusCode.error_timeout
+                    and self._peer_closed()):
+                raise ScopeConnectionError(
+                    f"{self.resource}: the scope closed the connection while {what}",
+                    hint=_HINT_CONNECTION,
+                    code=int(pyvisa.constants.StatusCode.error_connection_lost),
+                ) from exc
+            raise visa_error(exc, what, self.resource) from exc
+        except (pyvisa.errors.Error, OSError) as exc:
+            raise visa_error(exc, what, self.resource) from exc
+        finally:
+            with contextlib.suppress(pyvisa.errors.Error, OSError, AttributeError):
+                self._inst.timeout = old
+
+    def write(self, message: str) -> None:
+        with self._guard(f"sending {message!r}", None):
+            self._inst.write(message)
+
+    def read(self, timeout_s: float | None = None) -> str:
+        with self._guard("reading a reply", timeout_s):
+            return self._inst.read()
+
+    def query(self, message: str, timeout_s: float | None = None) -> str:
+        with self._guard(f"waiting for the reply to {message!r}", timeout_s):
+            return self._inst.query(message)
+
+    def query_binary(self, message: str, *, datatype: str, big_endian: bool,
+                     timeout_s: float | None = None) -> np.ndarray:
+        with self._guard(f"reading the block of {message!r}", timeout_s):
+            try:
+                data = self._inst.query_binary_values(
+                    message,
+                    datatype=datatype,
+                    is_big_endian=big_endian,
+                    container=np.array,
+                    header_fmt="ieee",
+                    expect_termination=True,
+                    chunk_size=self.chunk_bytes,
+                )
+            except ValueError as exc:  # pyvisa.util: no '#', bad length digits, short data
+                raise ScopeTransferError(
+                    f"{self.resource}: the reply to {message!r} is not a valid block: {exc}",
+                    hint="the scope sent text where a binary block was expected; check the "
+                         "error queue (charz scope check) and fetch again",
+                    code="invalid-block",
+                ) from exc
+        return np.asarray(data)
+
+    def discard_input(self) -> None:
+        with self._guard("discarding unread input", 0.5):
+            self._inst.clear()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(pyvisa.errors.Error, OSError):
+            self._inst.close()
