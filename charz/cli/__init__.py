@@ -36,6 +36,11 @@ _COMMAND_MODULES = (
 err_console = Console(stderr=True, highlight=False)
 
 
+@app.callback()
+def _root() -> None:
+    """Read an SSD's hidden internals (dies, I/O unit, allocation scheme) from its supply current."""
+
+
 def _register_all() -> None:
     for name in _COMMAND_MODULES:
         try:
@@ -58,22 +63,9 @@ def report_error(exc: CharzError) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # Standalone mode lets Typer report its own usage errors (exit 2); charz's errors pass
+    # through it untouched and are reported here.
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, standalone_mode=True)
     except CharzError as exc:
         sys.exit(report_error(exc))
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
-    except KeyboardInterrupt:
-        err_console.print("interrupted")
-        sys.exit(130)
-    except Exception as exc:  # click's own usage errors
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

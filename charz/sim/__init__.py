@@ -9,10 +9,12 @@ CLI's ``--mock`` paths and the tests do.
 ``SimulatedSSD``       schedules requests page by page, renders amperes
 ``SimulatedBench``     a ``CurrentSource`` for the mock oscilloscope
 ``digitize``           amperes → 8-bit scope codes with Tek scaling
+``simulate_capture``   one plan step → one archived capture (deterministic per step)
 ``schedule_write``     the simulated firmware/NAND timeline of one write
 =====================  =====================================================
 """
 
+from charz.sim._capture import replay, simulate_capture
 from charz.sim._digitizer import Digitized, digitize
 from charz.sim._model import (
     Currents,
@@ -52,4 +54,6 @@ __all__ = [
     "model_from_dict",
     "schedule_read",
     "schedule_write",
+    "replay",
+    "simulate_capture",
 ]

@@ -1,0 +1,46 @@
+"""Small pieces the sub-commands share: progress bars and option parsing."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+console = Console(highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def progress_bar(total: int, description: str, *, enabled: bool = True):
+    """A progress bar with ETA on stderr; a no-op object when disabled (scripts, --json)."""
+    if not enabled:
+        class _Null:
+            def advance(self, n: int = 1) -> None:
+                pass
+
+            def describe(self, text: str) -> None:
+                pass
+
+        yield _Null()
+        return
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("eta"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
+    with progress:
+        task = progress.add_task(description, total=total)
+
+        class _Bar:
+            def advance(self, n: int = 1) -> None:
+                progress.advance(task, n)
+
+            def describe(self, text: str) -> None:
+                progress.update(task, description=text)
+
+        yield _Bar()

@@ -1,0 +1,152 @@
+"""Characterization + archive metadata → profile content (a plain dict).
+
+Pure: no files.  Times the analysis keeps in microseconds become seconds here,
+because files hold SI units.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+import numpy as np
+
+from charz import __version__
+from charz.analysis import Characterization, Quantity
+from charz.analysis._smooth import W_PATTERN, W_PEAK
+from charz.profile._schema import PROFILE_SCHEMA_ID
+
+_US_KEYS = {"t_xfer_page_us": "t_xfer_page_s", "t_switch_us": "t_switch_s", "t_prog_us": "t_prog_s"}
+_RESULT_KEYS = (
+    "n_step", "step_pages", "dies_per_package", "packages_per_unit", "write_io_unit_bytes", "read_io_unit_bytes",
+    "allocation_scheme", "t_xfer_page_us", "t_switch_us", "t_prog_us", "idle_a", "m_peak_a", "M_peak_a",
+)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def quantity_dict(q: Quantity, *, scale: float = 1.0, unit: str | None = None) -> dict[str, Any]:
+    d = _plain(q.to_dict())
+    if scale != 1.0:
+        for key in ("value", "uncertainty", "best_guess"):
+            if isinstance(d.get(key), (int, float)) and not isinstance(d.get(key), bool):
+                d[key] = d[key] * scale
+    if unit is not None:
+        d["unit"] = unit
+    return d
+
+
+def build_profile(char: Characterization, metadata: dict[str, Any], *, archive: str = "", now: _dt.datetime | None = None) -> dict[str, Any]:
+    """The profile's content; ``read_io_unit_bytes`` stays undetermined until a read analysis fills it.
+
+    Example
+    -------
+    See ``tests/unit/test_profile.py``; the result validates against :func:`charz.profile.build_schema`.
+    """
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    drive = metadata.get("drive", {}) or {}
+    bench = metadata.get("bench", {}) or {}
+    given_meta = dict(drive.get("given", {}) or {})
+    given: dict[str, Any] = {}
+    for key in ("channels", "packages", "page_size_bytes", "host_rate_bytes_per_s"):
+        if given_meta.get(key) is not None:
+            given[key] = given_meta[key]
+    for us, s in _US_KEYS.items():
+        if given_meta.get(us) is not None:
+            given[s] = given_meta[us] * 1e-6
+    if bench.get("rail_v") is not None:
+        given["rail_v"] = bench["rail_v"]
+
+    results: dict[str, Any] = {}
+    for key in _RESULT_KEYS:
+        q = char.quantities.get(key)
+        if q is None:
+            continue
+        if key in _US_KEYS:
+            results[_US_KEYS[key]] = quantity_dict(q, scale=1e-6, unit="s")
+        else:
+            results[key] = quantity_dict(q)
+
+    table = char.captures
+    profile: dict[str, Any] = {
+        "schema": PROFILE_SCHEMA_ID,
+        "provenance": {
+            "tool": "charz",
+            "version": __version__,
+            "created_utc": now.isoformat(timespec="seconds"),
+            "archive": archive,
+            "archive_created_utc": metadata.get("created_utc", ""),
+            "bench_kind": bench.get("kind", "real") if bench.get("kind") in ("simulated", "mock", "real") else "real",
+            "captures_total": int(table.flags.size),
+            "captures_used": int(np.count_nonzero(table.usable)),
+            "analysis": {
+                "w_peak_samples": W_PEAK,
+                "w_pattern_samples": W_PATTERN,
+                "moving_average_alignment": "the average assigned to sample i covers samples i - w//2 … i - w//2 + w - 1",
+                "peak": "max of the w = 20 moving average inside the active window",
+                "duration": "first to last sample above the idle (start) and end-of-record (end) thresholds, on a 4-sample average",
+            },
+        },
+        "device": {k: v for k, v in drive.items() if k != "given" and v is not None},
+        "given": given,
+        "results": results,
+        "warnings": list(char.warnings),
+    }
+    if bench.get("preset"):
+        profile["provenance"]["preset"] = bench["preset"]
+    steps = char.steps
+    if steps is not None:
+        s = steps.sizes
+        profile["steps"] = _plain({
+            "reason": steps.reason,
+            "levels_a": [] if steps.best is None else steps.best.levels,
+            "rises_after_pages": steps.rises_after_pages,
+            "sizes_pages": s.size_pages.astype(int),
+            "median_peak_a": s.median,
+            "stderr_a": s.stderr,
+            "sigma_a": s.sigma,
+            "sigma_source": s.sigma_source,
+            "candidates": [
+                {"n_levels": c.n_levels, "tread_pages": c.tread_pages, "score": round(c.score, 2), "chi2": round(c.chi2, 2)}
+                for c in steps.candidates
+            ],
+        })
+    alloc = char.allocation
+    if alloc is not None:
+        profile["allocation"] = _plain({
+            "reason": alloc.reason,
+            "sizes_pages": alloc.sizes_pages.astype(int),
+            "measured_s": alloc.measured_us * 1e-6,
+            "measured_se_s": alloc.measured_se_us * 1e-6,
+            "candidates": [
+                {
+                    "scheme": c.scheme,
+                    "layouts": list(c.layouts),
+                    "predicted_s": c.predicted_us * 1e-6,
+                    "chi2": round(c.chi2, 3),
+                    "rms_residual_s": c.rms_residual_us * 1e-6,
+                    **{f"{k[:-3]}_s": v * 1e-6 for k, v in c.params_us.items()},
+                }
+                for c in alloc.candidates
+            ],
+        })
+    power: dict[str, Any] = {}
+    rail = bench.get("rail_v")
+    if rail is not None:
+        power["rail_v"] = {"value": rail, "origin": "given" if "assumed" not in str(bench.get("rail_v_origin", "")) else "assumed",
+                           "note": bench.get("rail_v_origin", "")}
+    if power:
+        profile["power"] = power
+    return profile

@@ -1,0 +1,89 @@
+"""Profiles on disk: TOML (the default) or JSON, and reading them back with validation."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import tomli_w
+
+from charz.errors import ProfileError
+from charz.profile._schema import PROFILE_SCHEMA_ID, build_schema
+
+
+def _drop_none(value: Any) -> Any:
+    # TOML has no null: an undetermined quantity simply has no "value" key.
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_drop_none(v) for v in value if v is not None]
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    return value
+
+
+def to_toml(profile: dict[str, Any]) -> str:
+    return tomli_w.dumps(_drop_none(profile))
+
+
+def to_json(profile: dict[str, Any]) -> str:
+    return json.dumps(profile, indent=2, allow_nan=False, default=str) + "\n"
+
+
+def write_profile(profile: dict[str, Any], path: str | os.PathLike) -> Path:
+    """Write atomically; ``.json`` suffix → JSON, anything else → TOML."""
+    path = Path(path)
+    text = to_json(profile) if path.suffix == ".json" else to_toml(profile)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def validate_profile(profile: Any, *, origin: str = "profile") -> dict[str, Any]:
+    """Check a parsed profile against ``charz.profile/1``; ProfileError says where it is wrong."""
+    if not isinstance(profile, dict):
+        raise ProfileError(f"{origin}: not a profile (top level is {type(profile).__name__})")
+    schema = profile.get("schema")
+    if schema != PROFILE_SCHEMA_ID:
+        hint = "this file is not a charz profile" if schema is None else "re-run charz analyze with this version of charz"
+        raise ProfileError(f"{origin}: schema is {schema!r}, this charz reads {PROFILE_SCHEMA_ID!r}", hint=hint)
+    validator = jsonschema.Draft202012Validator(build_schema())
+    errors = sorted(validator.iter_errors(profile), key=lambda e: list(e.absolute_path))
+    if errors:
+        first = errors[0]
+        where = "/".join(str(p) for p in first.absolute_path) or "(top level)"
+        more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+        raise ProfileError(
+            f"{origin}: {where}: {first.message}{more}",
+            hint="regenerate the profile with charz analyze, or fix the named key",
+        )
+    return profile
+
+
+def read_profile(path: str | os.PathLike) -> dict[str, Any]:
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ProfileError(f"cannot read profile {path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+    except (json.JSONDecodeError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ProfileError(f"{path}: not valid {'JSON' if path.suffix == '.json' else 'TOML'}: {exc}",
+                           hint="the file is truncated or was edited by hand; regenerate it with charz analyze") from None
+    return validate_profile(data, origin=str(path))

@@ -1,0 +1,181 @@
+"""The profile schema, ``charz.profile/1``: the one definition, from which
+``profiles/profile.schema.json`` is generated (a test keeps the file current).
+
+A profile is TOML (or the same content as JSON).  Every result is a
+*quantity table*::
+
+    [results.dies_per_package]
+    value = 2                     # absent in TOML / null in JSON when undetermined
+    unit = "dies"
+    origin = "inferred"           # given | measured | inferred
+    confidence = "high"           # high | medium | low | undetermined
+    evidence = "Eq. 1: N_die = 4 steps × 8 pages / 16 packages"
+    uncertainty = 0.0             # optional: one standard error, in unit
+    best_guess = ...              # optional: what the data leaned to when undetermined
+
+Units are SI (A, s, B, V, J); key names carry them (``_a``, ``_s``, ``_bytes``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+PROFILE_SCHEMA_ID = "charz.profile/1"
+
+QUANTITY_KEYS_RESULTS = {
+    "n_step": "steps",
+    "step_pages": "pages",
+    "dies_per_package": "dies",
+    "packages_per_unit": "packages",
+    "write_io_unit_bytes": "B",
+    "read_io_unit_bytes": "B",
+    "allocation_scheme": "",
+    "t_xfer_page_s": "s",
+    "t_switch_s": "s",
+    "t_prog_s": "s",
+    "idle_a": "A",
+    "m_peak_a": "A",
+    "M_peak_a": "A",
+}
+SCHEMES = ["channel-priority", "way-priority", "channel-only"]
+REQUIRED_RESULTS = ["n_step", "step_pages", "dies_per_package", "write_io_unit_bytes", "read_io_unit_bytes", "allocation_scheme"]
+
+
+def _quantity(value_schema: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["unit", "origin", "confidence"],
+        "properties": {
+            "value": {"anyOf": [value_schema, {"type": "null"}]},
+            "unit": {"type": "string"},
+            "origin": {"enum": ["given", "measured", "inferred"]},
+            "confidence": {"enum": ["high", "medium", "low", "undetermined"]},
+            "evidence": {"type": "string"},
+            "uncertainty": {"type": "number", "minimum": 0},
+            "best_guess": {},
+            "details": {"type": "object"},
+        },
+        "additionalProperties": False,
+        # A value is present (and not null) exactly when the quantity is determined.
+        "if": {"properties": {"confidence": {"const": "undetermined"}}},
+        "then": {"anyOf": [{"not": {"required": ["value"]}}, {"properties": {"value": {"type": "null"}}}]},
+        "else": {"required": ["value"], "properties": {"value": value_schema}},
+    }
+
+
+def build_schema() -> dict[str, Any]:
+    count = {"type": "integer", "minimum": 1}
+    positive = {"type": "number", "exclusiveMinimum": 0}
+    current = {"type": "number"}
+    result_values = {
+        "n_step": count,
+        "step_pages": count,
+        "dies_per_package": count,
+        "packages_per_unit": count,
+        "write_io_unit_bytes": count,
+        "read_io_unit_bytes": count,
+        "allocation_scheme": {"enum": SCHEMES},
+        "t_xfer_page_s": positive,
+        "t_switch_s": {"type": "number", "minimum": 0},
+        "t_prog_s": positive,
+        "idle_a": current,
+        "m_peak_a": current,
+        "M_peak_a": current,
+    }
+    number_list = {"type": "array", "items": {"type": "number"}}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://charz.invalid/schema/profile-1.json",
+        "title": "charz SSD profile",
+        "description": "What charz inferred about an SSD from its supply current (schema charz.profile/1).",
+        "type": "object",
+        "required": ["schema", "provenance", "device", "given", "results"],
+        "properties": {
+            "schema": {"const": PROFILE_SCHEMA_ID},
+            "provenance": {
+                "type": "object",
+                "required": ["tool", "version", "created_utc"],
+                "properties": {
+                    "tool": {"const": "charz"},
+                    "version": {"type": "string"},
+                    "created_utc": {"type": "string"},
+                    "archive": {"type": "string"},
+                    "bench_kind": {"enum": ["simulated", "mock", "real"]},
+                    "captures_total": {"type": "integer", "minimum": 0},
+                    "captures_used": {"type": "integer", "minimum": 0},
+                    "analysis": {"type": "object"},
+                },
+            },
+            "device": {"type": "object"},
+            "given": {
+                "type": "object",
+                "properties": {
+                    "channels": count,
+                    "packages": count,
+                    "page_size_bytes": count,
+                    "t_xfer_page_s": positive,
+                    "t_switch_s": {"type": "number", "minimum": 0},
+                    "t_prog_s": positive,
+                    "host_rate_bytes_per_s": positive,
+                    "rail_v": positive,
+                },
+                "additionalProperties": True,
+            },
+            "results": {
+                "type": "object",
+                "required": REQUIRED_RESULTS,
+                "properties": {key: _quantity(schema) for key, schema in result_values.items()},
+                "additionalProperties": {"$ref": "#/$defs/quantity"},
+            },
+            "steps": {
+                "type": "object",
+                "properties": {
+                    "reason": {"type": "string"},
+                    "levels_a": number_list,
+                    "rises_after_pages": {"type": "array", "items": {"type": "integer"}},
+                    "sizes_pages": {"type": "array", "items": {"type": "integer"}},
+                    "median_peak_a": number_list,
+                    "stderr_a": number_list,
+                    "sigma_a": {"type": "number"},
+                    "sigma_source": {"type": "string"},
+                    "candidates": {"type": "array", "items": {"type": "object"}},
+                },
+            },
+            "allocation": {
+                "type": "object",
+                "properties": {
+                    "reason": {"type": "string"},
+                    "sizes_pages": {"type": "array", "items": {"type": "integer"}},
+                    "measured_s": number_list,
+                    "measured_se_s": number_list,
+                    "candidates": {
+                        "type": "array",
+                        "items": {
+                            "type": "object",
+                            "required": ["scheme", "predicted_s", "chi2"],
+                            "properties": {
+                                "scheme": {"enum": SCHEMES},
+                                "layouts": {"type": "array", "items": {"type": "string"}},
+                                "predicted_s": number_list,
+                                "chi2": {"type": "number"},
+                                "rms_residual_s": {"type": "number"},
+                                "t_xfer_page_s": {"type": "number"},
+                                "t_switch_s": {"type": "number"},
+                                "t_prog_s": {"type": "number"},
+                                "offset_s": {"type": "number"},
+                            },
+                        },
+                    },
+                },
+            },
+            "power": {"type": "object"},
+            "warnings": {"type": "array", "items": {"type": "string"}},
+        },
+        "$defs": {"quantity": _quantity({})},
+        "additionalProperties": True,
+    }
+
+
+def schema_json() -> str:
+    return json.dumps(build_schema(), indent=2, sort_keys=True) + "\n"

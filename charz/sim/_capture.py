@@ -1,0 +1,65 @@
+"""The simulator as a digitiser: one plan step → one archived capture.
+
+Deterministic per step: every step draws its randomness from
+``default_rng([seed, step.id])``, and the drive state (each die's page count)
+is rebuilt by replaying earlier steps, so a resumed simulation produces the
+same captures as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from charz.archive import Capture, Channel, Scaling
+from charz.session._plan import Step
+from charz.sim._digitizer import digitize
+from charz.sim._ssd import SimulatedSSD
+
+
+def step_rng(seed: int, step: Step) -> np.random.Generator:
+    return np.random.default_rng([seed, step.id])
+
+
+def replay(ssd: SimulatedSSD, steps: list[Step]) -> None:
+    """Advance the drive's state through steps already recorded, without rendering."""
+    for step in steps:
+        if step.captured:
+            ssd.request(step.op, step.size_bytes, step.offset_bytes, step_rng(ssd.seed, step))
+
+
+def simulate_capture(ssd: SimulatedSSD, step: Step) -> Capture:
+    """Render and digitise one request the way the preset's scope settings say."""
+    dig = ssd.model.digitizer
+    rng = step_rng(ssd.seed, step)
+    activity = ssd.request(step.op, step.size_bytes, step.offset_bytes, rng)
+    dt = dig.write_sample_interval_s if step.op == "write" else dig.read_sample_interval_s
+    n = dig.record_length
+    t_first = -dig.pre_trigger_fraction * n * dt
+    amps = ssd.render(activity, t_first, dt, n, rng)
+    d = digitize(amps, dig.scale_a_per_div, dig.position_div, width_bytes=1 if dig.bits <= 8 else 2)
+    warnings = []
+    if d.clipped_fraction:
+        warnings.append(f"{d.clipped_fraction:.2%} of samples clipped at the ADC limits")
+    if activity.end_us * 1e-6 > t_first + n * dt:
+        warnings.append("the request outlasts the record")
+    channel = Channel(
+        name="current",
+        codes=d.codes,
+        scaling=Scaling(y_mult=d.y_mult, y_offset_codes=d.y_offset_codes, y_zero=d.y_zero, unit="A"),
+        source="SIM",
+        code_min=d.code_min,
+        code_max=d.code_max,
+    )
+    return Capture(
+        step=step.id,
+        op=step.op,
+        size_bytes=step.size_bytes,
+        offset_bytes=step.offset_bytes,
+        repeat=step.repeat,
+        sample_interval_s=dt,
+        t_first_sample_s=t_first,
+        time_reference="request",
+        channels=[channel],
+        warnings=warnings,
+        extra={"sim": {"end_us": round(activity.end_us, 3), "bursts": activity.bursts, "rmw_read_us": round(activity.rmw_read_us, 3)}},
+    )
