@@ -379,7 +379,9 @@ def _check_paths(
             continue
         dev = _match(devices, os.major(st_dev), os.minor(st_dev))
         if dev is None:
-            entry = _containing_mount(real, mounts)
+            # realpath resolves what exists and keeps the rest, so a directory still to be
+            # created is placed under the mount it will land on
+            entry = _containing_mount(os.path.realpath(raw), mounts)
             dev = _mount_device(entry, devices) if entry is not None else None
         if dev is not None:
             what = f"the output directory {raw}" if is_output else label

@@ -54,10 +54,12 @@ def parse_mountinfo(text: str) -> tuple[MountEntry, ...]:
     ('7:0', '/tmp/a b', 'ext4', '/dev/loop0')
     """
     entries = []
-    for lineno, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
+    # only " \t\n\\" are escaped, so any other character (even \r or \f) can be part
+    # of a path: split on the exact separators, never on "any whitespace"
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line:
             continue
-        fields = line.split()
+        fields = line.split(" ")
         try:
             sep = fields.index("-", 6)
             major, minor = fields[2].split(":")
@@ -81,13 +83,12 @@ def parse_swaps(text: str) -> tuple[str, ...]:
     >>> parse_swaps("Filename\\tType\\tSize\\tUsed\\tPriority\\n/dev/loop3 partition 65532 0 -2\\n")
     ('/dev/loop3',)
     """
-    lines = text.splitlines()
+    lines = [line for line in text.split("\n") if line]
     if not lines:
         return ()
     if not lines[0].startswith("Filename"):
         raise DeviceError(f"/proc/swaps has no header line: {lines[0]!r}")
     names = []
     for line in lines[1:]:
-        if line.strip():
-            names.append(unescape(line.split()[0]))
+        names.append(unescape(re.split(r"[ \t]", line, maxsplit=1)[0]))
     return tuple(names)

@@ -6,11 +6,15 @@ a partition table, a RAID/LVM/ZFS member, a LUKS header, swap.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from charz.device._values import as_int, as_str, load_json_object, need
 from charz.errors import DeviceError
+
+
+_EXPORT_KEY = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -96,11 +100,12 @@ def parse_blkid_export(text: str) -> tuple[Signature, ...]:
     """
     values: dict[str, str] = {}
     for line in text.splitlines():
+        if not line.strip():
+            continue
         key, sep, value = line.partition("=")
-        if sep:
-            values[key.strip()] = value.strip()
-        elif line.strip():
+        if not sep or not _EXPORT_KEY.fullmatch(key):
             raise DeviceError(f"blkid: unexpected line {line!r}")
+        values[key] = value.strip()
     found = []
     if "TYPE" in values:
         found.append(Signature(values["TYPE"], label=values.get("LABEL"), uuid=values.get("UUID")))

@@ -29,7 +29,15 @@ from pathlib import Path
 
 from charz.device._runner import CommandResult, Runner
 
-__all__ = ["Exchange", "ReplayRunner", "RecordingRunner", "expected_commands", "load_exchanges"]
+__all__ = [
+    "Exchange",
+    "RecordingRunner",
+    "ReplayRunner",
+    "SSD_QUEUE",
+    "expected_commands",
+    "load_exchanges",
+    "make_fake_sysfs",
+]
 
 
 @dataclass(frozen=True)
@@ -170,3 +178,92 @@ def load_exchanges(path: str | os.PathLike) -> list[Exchange]:
         Exchange(tuple(i["argv"]), i["returncode"], i["stdout"], i["stderr"], missing=i.get("missing", False))
         for i in items
     ]
+
+
+#: queue/ attributes of a typical SATA SSD, for fake sysfs trees.
+SSD_QUEUE: Mapping[str, str] = {
+    "logical_block_size": "512",
+    "physical_block_size": "512",
+    "minimum_io_size": "512",
+    "optimal_io_size": "0",
+    "discard_granularity": "512",
+    "discard_max_bytes": "2147450880",
+    "max_sectors_kb": "1280",
+    "max_hw_sectors_kb": "32767",
+    "rotational": "0",
+    "write_cache": "write back",
+    "scheduler": "[none] mq-deadline kyber bfq",
+    "read_ahead_kb": "128",
+}
+
+
+def make_fake_sysfs(
+    root: str | os.PathLike,
+    *,
+    disk: str,
+    devnum: tuple[int, int],
+    size_bytes: int = 1 << 30,
+    queue: Mapping[str, str] | None = None,
+    partitions: Mapping[str, tuple[int, int]] | None = None,
+    holders: Iterable[str] = (),
+    partition_holders: Mapping[str, Iterable[str]] | None = None,
+    slaves: Iterable[str] = (),
+    loop_backing_file: str | None = None,
+    nvme_controller: str | None = None,
+    nsid: int | None = None,
+    sibling_namespaces: Iterable[str] = (),
+) -> Path:
+    """Build the part of a sysfs tree that ``charz.device._sysfs`` reads, for one disk.
+
+    Call it once per disk on the same ``root``.  Returns ``root``.
+
+    Example
+    -------
+    >>> import tempfile
+    >>> from charz.device._sysfs import node_for_devnum, partitions as parts
+    >>> root = make_fake_sysfs(tempfile.mkdtemp(), disk="sdz", devnum=(8, 240),
+    ...                        partitions={"sdz1": (8, 241)}, partition_holders={"sdz1": ["dm-3"]})
+    >>> node_for_devnum(8, 241, sysfs_root=str(root)).parent, [p.kname for p in parts("sdz", sysfs_root=str(root))]
+    ('sdz', ['sdz1'])
+    """
+    root = Path(root)
+    base = root / "block" / disk
+    (base / "queue").mkdir(parents=True, exist_ok=True)
+    (base / "dev").write_text(f"{devnum[0]}:{devnum[1]}\n")
+    (base / "size").write_text(f"{size_bytes // 512}\n")
+    for name, value in (queue if queue is not None else SSD_QUEUE).items():
+        (base / "queue" / name).write_text(value + "\n")
+    for sub, names in (("holders", holders), ("slaves", slaves)):
+        (base / sub).mkdir(exist_ok=True)
+        for name in names:
+            (base / sub / name).mkdir(exist_ok=True)
+    links = root / "dev" / "block"
+    links.mkdir(parents=True, exist_ok=True)
+    _relink(links / f"{devnum[0]}:{devnum[1]}", base)
+    for part, (major, minor) in (partitions or {}).items():
+        pdir = base / part
+        (pdir / "holders").mkdir(parents=True, exist_ok=True)
+        # the partition number: the trailing digits of its name
+        (pdir / "partition").write_text(part[len(part.rstrip("0123456789")):] + "\n")
+        (pdir / "dev").write_text(f"{major}:{minor}\n")
+        for holder in (partition_holders or {}).get(part, ()):
+            (pdir / "holders" / holder).mkdir(exist_ok=True)
+        _relink(links / f"{major}:{minor}", pdir)
+    if loop_backing_file is not None:
+        (base / "loop").mkdir(exist_ok=True)
+        (base / "loop" / "backing_file").write_text(loop_backing_file + "\n")
+    if nsid is not None:
+        (base / "nsid").write_text(f"{nsid}\n")
+    if nvme_controller is not None:
+        ctrl = root / "class" / "nvme" / nvme_controller
+        for ns in (disk, *sibling_namespaces):
+            (ctrl / ns).mkdir(parents=True, exist_ok=True)
+            (ctrl / ns / "nsid").write_text("1\n")
+        _relink(base / "device", ctrl)
+    return root
+
+
+def _relink(link: Path, target: Path) -> None:
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(target)
