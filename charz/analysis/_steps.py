@@ -24,6 +24,8 @@ DECISIVE = 10.0  # score margin for a confident answer (≈ e^5 likelihood ratio
 SUGGESTIVE = 6.0
 MIN_RISE_Z = 4.0  # a claimed step must rise this many standard errors
 MISFIT_CHI2 = 4.0  # reduced χ² above which the best staircase does not explain the data
+MAX_RESIDUAL_Z = 5.0  # a size this far from its tread's level is not explained by the staircase...
+MAX_RESIDUAL_OF_RISE = 0.25  # ...unless it is within a quarter of the smallest claimed rise
 
 
 @dataclass(frozen=True)
@@ -114,16 +116,25 @@ def summarize_sizes(size_pages: np.ndarray, values: np.ndarray) -> SizeLevels:
 
 
 def _fit(sizes: np.ndarray, y: np.ndarray, w: np.ndarray, tread: int, n_levels: int) -> tuple[np.ndarray, float, float]:
+    """Levels, χ² and the smallest rise in standard errors; an empty fit when the staircase
+    leaves some size unexplained (then it cannot be the drive's, whatever its score)."""
     idx = np.minimum((sizes + tread - 1) // tread, n_levels) - 1
     wsum = np.bincount(idx, weights=w, minlength=n_levels)
     if np.any(wsum == 0):
         return np.empty(0), np.inf, -np.inf
     levels = np.bincount(idx, weights=w * y, minlength=n_levels) / wsum
-    chi2 = float(np.sum(w * (y - levels[idx]) ** 2))
+    resid = y - levels[idx]
+    chi2 = float(np.sum(w * resid**2))
+    rises = np.diff(levels)
+    tolerance = MAX_RESIDUAL_Z / np.sqrt(w)
+    if n_levels > 1:
+        tolerance = np.maximum(tolerance, MAX_RESIDUAL_OF_RISE * rises.min())
+    if np.any(np.abs(resid) > tolerance):
+        return np.empty(0), np.inf, -np.inf
     if n_levels == 1:
         return levels, chi2, np.inf
     se = 1.0 / np.sqrt(wsum)
-    z = np.diff(levels) / np.hypot(se[1:], se[:-1])
+    z = rises / np.hypot(se[1:], se[:-1])
     return levels, chi2, float(z.min())
 
 
@@ -168,7 +179,12 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray) -> StepResult:
                 continue  # a flat line is one candidate, not one per tread
             cands.append(Staircase(tread, n_levels, levels, chi2, chi2 + n_levels * penalty, zmin))
     if not cands:
-        return StepResult(None, None, UNDETERMINED, "no staircase with significant steps fits", None, None, s)
+        why = (
+            "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
+            if _still_rising(sizes, y, s.stderr)
+            else "no staircase of equal-width steps explains the peaks"
+        )
+        return StepResult(None, None, UNDETERMINED, why, None, None, s)
     cands.sort(key=lambda c: c.score)
     best = cands[0]
     runner = cands[1] if len(cands) > 1 else None

@@ -60,7 +60,7 @@ class WindowMeasurements:
     """
 
     baseline_a: np.ndarray
-    noise_a: np.ndarray  # robust σ of one sample in the baseline
+    noise_a: np.ndarray  # robust σ of one sample before the request (from first differences)
     post_a: np.ndarray  # level the record ends on (baseline, or a standby tail)
     start_s: np.ndarray
     end_s: np.ndarray
@@ -288,9 +288,14 @@ def measure_window(
     extra = (lasting & (k[None, 2:] > (last_k + 2)[:, None])).any(axis=1)
     flags[extra & ~none] |= FLAG_EXTRA_ACTIVITY
 
-    # 3. Edges to the sample, scanning outward from inside the window.
-    thr_start_codes = (thr_start - y_zero) / y_mult + y_off
-    thr_end_codes = (thr_end - y_zero) / y_mult + y_off
+    # 3. Edges to the sample, scanning outward from inside the window.  The 4-sample average
+    # is noisier than a block mean, so its thresholds also clear 4.5 σ of that average;
+    # σ of a sample comes from first differences, which a slow hum does not inflate.
+    head = codes[:, : max(2, min(int(n_pre.min()) * block, 4096))].astype(np.float64)
+    sigma_sample = 1.4826 * np.median(np.abs(np.diff(head, axis=1)), axis=1) / np.sqrt(2) * y_mult
+    edge_margin = 4.5 * sigma_sample / np.sqrt(W_EDGE)
+    thr_start_codes = (np.maximum(thr_start, baseline + edge_margin) - y_zero) / y_mult + y_off
+    thr_end_codes = (np.maximum(thr_end, post + edge_margin) - y_zero) / y_mult + y_off
     # seg[j] averages samples base + j … base + j + W_EDGE - 1.
     span = 3 * block + W_EDGE
     s0 = (first_k - 2) * block
@@ -337,7 +342,7 @@ def measure_window(
     nan = np.where(none, np.nan, 1.0)
     return WindowMeasurements(
         baseline_a=baseline,
-        noise_a=sigma_block * np.sqrt(block),
+        noise_a=sigma_sample,
         post_a=post,
         start_s=start_s * nan,
         end_s=end_s * nan,

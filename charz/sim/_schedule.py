@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from charz.sim._model import DriveModel, ceil_div, pages_touched
+from charz.sim._walk import package_walk
 
 # Interval kinds; the renderer turns each into current.
 CONTROLLER = 0
@@ -84,14 +85,18 @@ class DriveState:
         self.package_scale = 1.0 + spread * rng.uniform(-1.0, 1.0, g.packages)
 
 
+def _walk(model: DriveModel, n: int) -> tuple[list[int], list[int]]:
+    """Channel and package id (channel × ways + way) of the first ``n`` package visits."""
+    g, f = model.geometry, model.firmware
+    pairs = package_walk(g.channels, g.ways, f.block_channels, f.block_ways, f.order, n)
+    return [c for c, _ in pairs], [c * g.ways + w for c, w in pairs]
+
+
 def _unit_packages(model: DriveModel, unit_index: int) -> list[tuple[int, int]]:
     """(channel, package) for each package of the ``unit_index``-th unit of a request."""
-    layout = model.layout()
-    from charz.analysis._latency import visit_sequence
-
     k = model.packages_per_unit
-    ch, pkg = visit_sequence(layout, (unit_index + 1) * k)
-    return list(zip(ch[-k:].tolist(), pkg[-k:].tolist()))
+    ch, pkg = _walk(model, (unit_index + 1) * k)
+    return list(zip(ch[-k:], pkg[-k:]))
 
 
 def schedule_write(
@@ -140,10 +145,7 @@ def schedule_write(
     end = t_nand
     host_bytes = 0
     n_visits = n_units * k
-    layout = model.layout()
-    from charz.analysis._latency import visit_sequence
-
-    chans, pkgs = visit_sequence(layout, n_visits)
+    chans, pkgs = _walk(model, n_visits)
     pkg_scale = state.package_scale
     first_start = None
     for i in range(n_visits):
