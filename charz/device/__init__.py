@@ -27,6 +27,7 @@ Guard (``_guard``)
     inspect_target         every check, all reasons collected, never raises for a refusal
     check_target           the same, raising UnsafeTarget listing every reason
     hold_exclusive         O_RDWR|O_EXCL claim held for the session (context manager)
+    claim_target           check, claim, check again: yields the checked hold writers require
     TargetReport, ExclusiveHold
 
 Confirm (``_confirm``)
@@ -40,9 +41,8 @@ Initialize (``_plan``, ``_initialize``, ``_erase``)
 
 A session goes::
 
-    report = check_target(path, output_dir=out, runner=runner)
-    with hold_exclusive(report.path) as hold:
-        ident = identify(report.path, runner=runner)
+    with claim_target(path, output_dir=out, runner=runner) as hold:
+        ident = identify(hold.path, runner=runner)
         plan = plan_initialization(ident, erase="discard")
         with initialize(plan, runner=runner, hold=hold, confirm_serial=typed) as init:
             ...captures...
@@ -50,7 +50,14 @@ A session goes::
 
 from charz.device._confirm import Confirmation, check_confirmation, confirmation_for
 from charz.device._erase import EraseOutcome, run_erase
-from charz.device._guard import ExclusiveHold, TargetReport, check_target, hold_exclusive, inspect_target
+from charz.device._guard import (
+    ExclusiveHold,
+    TargetReport,
+    check_target,
+    claim_target,
+    hold_exclusive,
+    inspect_target,
+)
 from charz.device._hdparm import AtaIdentity, AtaSecurity, parse_flag, parse_identify, parse_power_mode
 from charz.device._identify import DriveIdentity, NvmeInfo, Transport, classify_transport, identify
 from charz.device._initialize import (
@@ -102,6 +109,7 @@ __all__ = [
     "Transport",
     "check_confirmation",
     "check_target",
+    "claim_target",
     "classify_transport",
     "confirmation_for",
     "hold_exclusive",

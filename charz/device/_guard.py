@@ -434,10 +434,21 @@ class ExclusiveHold:
     blkdiscard without ``-f``) get EBUSY; ordinary opens (fio, hdparm) still work.
     """
 
-    def __init__(self, path: str, fd: int, rdev: int):
+    def __init__(self, path: str, fd: int, rdev: int, report: TargetReport | None = None):
         self._path = path
         self._fd = fd
         self._rdev = rdev
+        self._report = report
+
+    @property
+    def report(self) -> TargetReport | None:
+        """The guard's report made *while* the claim was held, or None (see :func:`claim_target`)."""
+        return self._report
+
+    @property
+    def checked(self) -> bool:
+        """True when every check passed under this claim: the proof writers ask for."""
+        return self._report is not None and self._report.safe
 
     @property
     def path(self) -> str:
@@ -474,7 +485,8 @@ class ExclusiveHold:
 
     def __repr__(self) -> str:
         state = "released" if self.closed else f"fd={self._fd}"
-        return f"ExclusiveHold({self._path!r}, {state})"
+        checked = ", checked" if self.checked else ""
+        return f"ExclusiveHold({self._path!r}, {state}{checked})"
 
 
 @contextlib.contextmanager
@@ -526,3 +538,39 @@ def _open_exclusive(real: str) -> ExclusiveHold:
         os.close(fd)
         raise
     return ExclusiveHold(real, fd, st.st_rdev)
+
+
+@contextlib.contextmanager
+def claim_target(
+    path: str | os.PathLike,
+    *,
+    output_dir: str | os.PathLike | None,
+    allow_signatures: bool = False,
+    runner: Runner,
+    sysfs_root: str = _sysfs.SYSFS_ROOT,
+    proc_root: str = "/proc",
+    system_paths: Sequence[str] = SYSTEM_PATHS,
+) -> Iterator[ExclusiveHold]:
+    """Check, claim, check again: the one way to get a hold that writers accept.
+
+    The second :func:`check_target` runs while the ``O_EXCL`` claim is held, so
+    nothing can have been mounted or stacked between the checks and the claim.
+    The hold it yields carries that report (``hold.checked`` is True).
+
+    Raises
+    ------
+    UnsafeTarget
+        From either check, or EBUSY from the claim.
+
+    Examples
+    --------
+    >>> with claim_target("/dev/loop3", output_dir="runs", runner=SubprocessRunner()) as hold:  # doctest: +SKIP
+    ...     hold.checked, hold.report.kernel_name
+    (True, 'loop3')
+    """
+    kw = dict(output_dir=output_dir, allow_signatures=allow_signatures, runner=runner,
+              sysfs_root=sysfs_root, proc_root=proc_root, system_paths=system_paths)
+    first = check_target(path, **kw)
+    with hold_exclusive(first.path) as hold:
+        hold._report = check_target(first.path, **kw)
+        yield hold

@@ -141,8 +141,11 @@ def identify(path: str | os.PathLike, *, runner: Runner, sysfs_root: str = _sysf
     ata = _identify_ata(real, transport, runner, notes)
     nvme = _identify_nvme(real, node.kname, transport, runner, sysfs_root)
     smart = _identify_smart(real, transport, runner, notes)
-    if transport in ("loop", "virtio", "other"):
+    if transport in ("loop", "virtio"):
         notes.append(f"{transport} device: no drive firmware to identify or configure")
+    elif transport == "other":
+        notes.append(f"transport {row.transport or row.subsystems or 'unknown'!r} is not one charz drives: "
+                     "no ATA or NVMe commands will be sent")
 
     model = _first(ata and ata.model, nvme and nvme.controller.model, smart and smart.model, row.model)
     serial = _first(ata and ata.serial, nvme and nvme.controller.serial, smart and smart.serial, row.serial)

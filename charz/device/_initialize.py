@@ -54,10 +54,10 @@ class RestoredSetting:
 def _arg_hold(plan: InitPlan, hold: ExclusiveHold | None) -> None:
     # Everything here writes to the drive (settings, erase), so it needs the proof
     # that the guard passed: the open exclusive hold on this very device.
-    if hold is None or not isinstance(hold, ExclusiveHold) or not hold.covers(plan.device):
+    if hold is None or not isinstance(hold, ExclusiveHold) or not hold.covers(plan.device) or not hold.checked:
         raise UnsafeTarget(
-            f"refusing to initialize {plan.device} without an exclusive hold on it",
-            hint="call check_target() and hold_exclusive() first and pass the hold",
+            f"refusing to initialize {plan.device} without a checked exclusive hold on it",
+            hint="get the hold from claim_target() (check, O_EXCL claim, check again) and pass it",
         )
 
 
@@ -210,7 +210,7 @@ def initialize(plan: InitPlan, *, runner: Runner, hold: ExclusiveHold | None,
         From :func:`plan_initialization`.
     runner : Runner
     hold : ExclusiveHold
-        From :func:`hold_exclusive` on the same device (the guard's proof).
+        From :func:`claim_target` on the same device (the guard's proof).
     confirm_serial : str, optional
         Needed when the plan erases: the drive's serial (kernel name when it has none).
 

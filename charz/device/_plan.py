@@ -302,7 +302,8 @@ def _nvme_settings(identity: DriveIdentity, standby: bool) -> tuple[Setting, ...
 def _plain_settings(identity: DriveIdentity, standby: bool) -> tuple[Setting, ...]:
     dev = identity.path
     kind = identity.transport
-    why = f"a {kind} device has no drive firmware to configure"
+    why = (f"a {kind} device has no drive firmware to configure" if kind in ("loop", "virtio")
+           else "charz sends ATA/NVMe commands only to SATA, USB-bridged and NVMe drives")
     cache_why = why
     if kind == "loop":
         cache_why += ("; it also writes through the page cache of its backing file unless "

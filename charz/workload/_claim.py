@@ -1,7 +1,8 @@
 """The proof a writer needs before it may write to a block device.
 
-The device layer's guard hands out an exclusive hold (``charz.device.ExclusiveHold``)
-only after every safety check passed.  The workload layer sits beside the device
+The device layer's guard hands out a checked exclusive hold
+(``charz.device.claim_target`` → ``ExclusiveHold``) only after every safety check
+passed, the second time while the claim was already held.  The workload layer sits beside the device
 layer, not above it, so it does not import it: it asks for anything shaped like
 that hold (:class:`ExclusiveClaim`) and checks that it covers the device it is
 about to write.
@@ -22,13 +23,17 @@ class ExclusiveClaim(Protocol):
 
     Example
     -------
-    >>> with hold_exclusive("/dev/loop3") as hold:      # doctest: +SKIP
-    ...     hold.covers("/dev/loop3"), hold.closed
-    (True, False)
+    >>> with claim_target("/dev/loop3", output_dir="runs", runner=runner) as hold:   # doctest: +SKIP
+    ...     hold.covers("/dev/loop3"), hold.closed, hold.checked
+    (True, False, True)
     """
 
     @property
     def closed(self) -> bool: ...
+
+    @property
+    def checked(self) -> bool:
+        """Every safety check passed while this claim was held."""
 
     def covers(self, path: str | os.PathLike) -> bool: ...
 
@@ -50,8 +55,9 @@ def require_claim_for_write(path: str | os.PathLike, claim: ExclusiveClaim | Non
     """
     if not is_block_device(path):
         return
-    if claim is None or not isinstance(claim, ExclusiveClaim) or claim.closed or not claim.covers(path):
+    if (claim is None or not isinstance(claim, ExclusiveClaim) or claim.closed or not claim.checked
+            or not claim.covers(path)):
         raise UnsafeTarget(
             f"refusing to write to the block device {os.fspath(path)} without the guard's exclusive hold on it",
-            hint="run charz.device.check_target() and hold_exclusive() first, and pass the hold as claim=",
+            hint="get the hold from charz.device.claim_target() and pass it as claim=",
         )

@@ -16,7 +16,7 @@ import os
 import pytest
 from conftest_device import LoopDevice, device_mapper_available, need_root, need_tools, sha256
 
-from charz.device import SubprocessRunner, check_target, hold_exclusive, inspect_target
+from charz.device import SubprocessRunner, check_target, claim_target, hold_exclusive, inspect_target
 from charz.errors import UnsafeTarget
 
 pytestmark = [pytest.mark.system, pytest.mark.root]
@@ -173,4 +173,18 @@ def test_a_clean_device_is_accepted_and_claimed_exclusively(make_loop, tmp_path)
         assert inspect_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER).safe
     assert hold.closed and not hold.covers(loop.path)
     os.close(os.open(loop.path, os.O_RDWR | os.O_EXCL))       # released
+    with claim_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER) as checked:
+        assert checked.checked and checked.report.kernel_name == loop.kname
+    assert sha256(loop.image) == before
+
+
+def test_claim_target_refuses_what_check_target_refuses(make_loop, tmp_path):
+    need_tools("mkfs.ext4")
+    loop = make_loop()
+    loop.mkfs()
+    before = sha256(loop.image)
+    with pytest.raises(UnsafeTarget, match="carries signatures: ext4"):
+        with claim_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER):
+            pytest.fail("must not get here")
+    os.close(os.open(loop.path, os.O_RDWR | os.O_EXCL))       # nothing left claimed
     assert sha256(loop.image) == before

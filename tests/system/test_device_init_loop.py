@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest_device import MIB, LoopDevice, need_root, need_tools, run
 
-from charz.device import SubprocessRunner, check_target, hold_exclusive, identify, initialize, plan_initialization
+from charz.device import SubprocessRunner, claim_target, hold_exclusive, identify, initialize, plan_initialization
 from charz.errors import ConfirmationRequired, UnsafeTarget
 
 pytestmark = [pytest.mark.system, pytest.mark.root]
@@ -38,10 +38,10 @@ def test_identify_a_real_loop_device(loop):
 def test_initialize_discards_sets_read_ahead_and_puts_it_back(loop, tmp_path):
     with open(loop.image, "r+b") as f:            # data that the discard must remove
         f.write(b"\xa5" * MIB)
-    report = check_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER)
     original_ra = run("blockdev", "--getra", loop.path).stdout.strip()
-    with hold_exclusive(report.path) as hold:
-        ident = identify(report.path, runner=RUNNER)
+    with claim_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER) as hold:
+        assert hold.checked
+        ident = identify(hold.path, runner=RUNNER)
         plan = plan_initialization(ident, erase="discard")
         assert len(plan.warnings) == 1            # the write cache cannot be disabled on a loop device
         with pytest.raises(ConfirmationRequired):
@@ -56,11 +56,14 @@ def test_initialize_discards_sets_read_ahead_and_puts_it_back(loop, tmp_path):
         assert f.read(MIB) == b"\0" * MIB          # a loop discard punches a hole in the image
 
 
-def test_initialize_without_the_hold_is_refused(loop):
+def test_initialize_without_the_checked_hold_is_refused(loop, tmp_path):
     plan = plan_initialization(identify(loop.path, runner=RUNNER))
     with pytest.raises(UnsafeTarget):
         initialize(plan, runner=RUNNER, hold=None).__enter__()
-    with hold_exclusive(loop.path) as hold:
+    with hold_exclusive(loop.path) as bare:      # claimed, but the guard's checks never ran
+        with pytest.raises(UnsafeTarget, match="checked exclusive hold"):
+            initialize(plan, runner=RUNNER, hold=bare).__enter__()
+    with claim_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER) as hold:
         pass
     with pytest.raises(UnsafeTarget):            # a released hold proves nothing
         initialize(plan, runner=RUNNER, hold=hold).__enter__()

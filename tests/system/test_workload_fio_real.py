@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest_device import MIB, LoopDevice, need_root, need_tools
 
-from charz.device import SubprocessRunner, check_target, hold_exclusive
+from charz.device import SubprocessRunner, claim_target
 from charz.errors import UnsafeTarget, WorkloadError
 from charz.workload import jobfile_path, open_direct, run_jobfile, run_probe
 
@@ -84,8 +84,7 @@ def test_probe_on_a_held_loop_device(tmp_path):
     try:
         with pytest.raises(UnsafeTarget):
             run_probe(loop.path, size_bytes=4096, offset_bytes=0, runner=RUNNER)
-        check_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER)
-        with hold_exclusive(loop.path) as hold:
+        with claim_target(loop.path, output_dir=tmp_path / "out", runner=RUNNER) as hold:
             job = run_probe(loop.path, size_bytes=20480, offset_bytes=MIB, runner=RUNNER, claim=hold)
             assert job.write.total_ios == 1
     finally:

@@ -7,7 +7,7 @@ import os
 import pytest
 from conftest_device import MIB, LoopDevice, need_root, need_tools
 
-from charz.device import SubprocessRunner, check_target, hold_exclusive
+from charz.device import SubprocessRunner, claim_target, hold_exclusive
 from charz.errors import UnsafeTarget, WorkloadError
 from charz.workload import FreshLbaAllocator, open_direct
 
@@ -116,8 +116,10 @@ def test_loop_device_needs_the_claim_and_then_writes_exactly_there(tmp_path):
     try:
         with pytest.raises(UnsafeTarget, match="exclusive hold"):
             open_direct(loop.path)
-        check_target(loop.path, output_dir=tmp_path / "out", runner=SubprocessRunner())
-        with hold_exclusive(loop.path) as hold:
+        with hold_exclusive(loop.path) as bare:        # claimed but never checked: not enough
+            with pytest.raises(UnsafeTarget):
+                open_direct(loop.path, claim=bare)
+        with claim_target(loop.path, output_dir=tmp_path / "out", runner=SubprocessRunner()) as hold:
             lba = FreshLbaAllocator(32 * MIB)
             with open_direct(loop.path, claim=hold) as dio:
                 assert dio.is_block_device and dio.capacity_bytes == 32 * MIB and dio.alignment_bytes == 512
@@ -139,7 +141,7 @@ def test_loop_device_needs_the_claim_and_then_writes_exactly_there(tmp_path):
         (tmp_path / "other").mkdir()
         other = LoopDevice(tmp_path / "other")
         try:
-            with hold_exclusive(other.path) as other_hold:
+            with claim_target(other.path, output_dir=tmp_path / "out", runner=SubprocessRunner()) as other_hold:
                 with pytest.raises(UnsafeTarget):
                     open_direct(loop.path, claim=other_hold)
         finally:

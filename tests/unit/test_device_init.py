@@ -16,6 +16,7 @@ from charz.device import (
     DriveIdentity,
     ExclusiveHold,
     NvmeInfo,
+    TargetReport,
     initialize,
     parse_id_ctrl,
     parse_id_ns,
@@ -47,9 +48,9 @@ def node():
 
 @pytest.fixture
 def hold(node):
-    # a hold object on the stand-in node; its fd is /dev/null, nothing is claimed
+    # a checked hold object on the stand-in node; its fd is /dev/null, nothing is claimed
     fd = os.open("/dev/null", os.O_RDONLY)
-    h = ExclusiveHold(node[0], fd, node[1])
+    h = ExclusiveHold(node[0], fd, node[1], TargetReport(node[0], node[0], "sdb", 8, 16))
     yield h
     h.release()
 
@@ -315,10 +316,21 @@ def test_loop_initialize_discards_and_warns(node, hold):
     json.dumps(record)   # ready for the archive
 
 
-def test_initialize_needs_the_hold_on_this_device(node, tmp_path):
+def test_initialize_needs_the_checked_hold_on_this_device(node, tmp_path):
     plan = plan_initialization(loop(node[0]))
-    with pytest.raises(UnsafeTarget, match="without an exclusive hold"):
+    with pytest.raises(UnsafeTarget, match="without a checked exclusive hold"):
         initialize(plan, runner=ReplayRunner([]), hold=None).__enter__()
+    fd = os.open("/dev/null", os.O_RDONLY)
+    unchecked = ExclusiveHold(node[0], fd, node[1])          # hold_exclusive() alone: no report
+    refused = ExclusiveHold(node[0], fd, node[1], TargetReport(node[0], node[0], "sdb", 8, 16,
+                                                               reasons=("mounted",)))
+    try:
+        for hold in (unchecked, refused):
+            assert not hold.checked
+            with pytest.raises(UnsafeTarget):
+                initialize(plan, runner=ReplayRunner([]), hold=hold).__enter__()
+    finally:
+        unchecked.release()
     fd = os.open("/dev/null", os.O_RDONLY)
     other = ExclusiveHold("/dev/null", fd, os.stat("/dev/null").st_rdev)
     try:

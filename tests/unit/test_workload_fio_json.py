@@ -198,14 +198,19 @@ def test_writing_a_block_device_needs_the_claim():
     with pytest.raises(UnsafeTarget):
         run_jobfile(jobfile_path("precondition.fio"), target=node, runner=ReplayRunner([]))
 
-    class StaleClaim:
-        closed = True
+    class Claim:
+        def __init__(self, closed, checked):
+            self.closed, self.checked = closed, checked
 
         def covers(self, path):
             return True
 
-    with pytest.raises(UnsafeTarget):
-        run_probe(node, size_bytes=4096, offset_bytes=0, runner=ReplayRunner([]), claim=StaleClaim())
+    for stale in (Claim(closed=True, checked=True), Claim(closed=False, checked=False)):
+        with pytest.raises(UnsafeTarget):
+            run_probe(node, size_bytes=4096, offset_bytes=0, runner=ReplayRunner([]), claim=stale)
+    argv = probe_argv(node, size_bytes=4096, offset_bytes=0)
+    with expected_commands([(argv, fixture("probe-write-20k.json"))]) as runner:
+        run_probe(node, size_bytes=4096, offset_bytes=0, runner=runner, claim=Claim(closed=False, checked=True))
     # reading needs no claim
     argv = probe_argv(node, size_bytes=4096, offset_bytes=0, op="read")
     with expected_commands([(argv, fixture("probe-read-20k.json"))]) as runner:
