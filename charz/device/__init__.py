@@ -9,7 +9,7 @@ Running tools (``_runner``)
     CommandResult          argv, returncode, stdout, stderr
     run_tool               run + turn every failure into DeviceCommandFailed
     TOOL_PACKAGES          tool → Debian package (named in "not installed" hints)
-    (``charz.device.testing`` has ReplayRunner / RecordingRunner for tests.)
+    (``charz.device.testing`` has ReplayRunner, RecordingRunner and make_fake_sysfs for tests.)
 
 Identify (``_identify`` and the pure parsers)
     identify               lsblk + sysfs + hdparm -I / nvme id-ctrl, id-ns + smartctl

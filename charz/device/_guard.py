@@ -118,7 +118,7 @@ def inspect_target(
     refusing /dev/sda:
       - /dev/sda2 is mounted at / (ext4)
       - /dev/sda holds / (the running system)
-      - /dev/sda carries signatures: gpt at byte 512, PMBR at byte 510
+      - /dev/sda carries signatures: gpt at byte 512, PMBR at byte 510 (wipe them with wipefs -a, ...)
     """
     given = os.fspath(path)
     real = os.path.realpath(given)
@@ -306,7 +306,8 @@ def _check_stacking(found: _Findings, node: _sysfs.BlockNode, sysfs_root: str) -
             f"/dev/{node.kname} is a stacked device on {', '.join('/dev/' + s for s in lower)}; "
             "give the physical drive, not a dm/md device"
         )
-    backing = _sysfs.loop_backing_file(node.kname, sysfs_root=sysfs_root)
+    backing = _guarded(found, "read the loop backing file",
+                       lambda: _sysfs.loop_backing_file(node.kname, sysfs_root=sysfs_root))
     if backing and _devnum_of_path(backing.removesuffix(" (deleted)")) is not None:
         found.reasons.append(
             f"/dev/{node.kname} is a loop device over the block device {backing}; writing to it writes there"
