@@ -113,6 +113,8 @@ class KeysightInfiniiVision(ScopeDriver):
             self.trigger_slope.command(s.trigger_slope),
             self.trigger_level.command(s.trigger_level),
             self.trigger_sweep.command(s.trigger_mode),
+            # Transfer settings too: the scope sizes what it keeps by :WAVeform:POINts.
+            *self._waveform_commands(s),
         ]
         for command in commands:
             self._write(command)
@@ -168,17 +170,19 @@ class KeysightInfiniiVision(ScopeDriver):
 
     # ------------------------------------------------------------ transfer
 
-    def _do_read_scaling(self) -> Scaling:
-        s = self._require_configured()
-        fmt = "word" if s.width_bytes == 2 else "byte"
-        self._write(";".join((
+    def _waveform_commands(self, s: ScopeSettings) -> list[str]:
+        return [
             self.waveform_source.command(s.channel),
-            self.waveform_format.command(fmt),
+            self.waveform_format.command("word" if s.width_bytes == 2 else "byte"),
             self.waveform_byteorder.command("msb"),
             self.waveform_unsigned.command(False),
             self.waveform_points_mode.command("raw"),
             self.waveform_points.command(s.record_length),
-        )))
+        ]
+
+    def _do_read_scaling(self) -> Scaling:
+        s = self._require_configured()
+        self._write(";".join(self._waveform_commands(s)))
         text = self._query(":WAVeform:PREamble?")
         p = parse_keysight_preamble(text)
         if p.format == 4 or p.type != 0:

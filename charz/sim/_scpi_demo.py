@@ -1,0 +1,45 @@
+"""A small deterministic current source for the mock scope when no simulated SSD is given.
+
+After each host I/O it draws one pulse per ``bytes_per_pulse`` of the request on top of
+an idle current, like a drive programming one page per pulse; before the I/O and after
+the last pulse it idles.  Noise-free, so tests can compare samples exactly.
+
+Example
+-------
+>>> src = PulseTrainSource()
+>>> src.on_host_io("write", 16384, 0)
+>>> src.current_a(0.0, 50e-6, 8).round(3).tolist()
+[0.1, 0.6, 0.6, 0.1, 0.6, 0.6, 0.1, 0.1]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PulseTrainSource"]
+
+
+class PulseTrainSource:
+    """Implements :class:`charz.sim._source.CurrentSource` with a pulse train per I/O."""
+
+    def __init__(self, *, idle_a: float = 0.1, peak_a: float = 0.6, start_s: float = 50e-6,
+                 pulse_s: float = 100e-6, period_s: float = 150e-6, bytes_per_pulse: int = 8192):
+        self.idle_a = idle_a
+        self.peak_a = peak_a
+        self.start_s = start_s
+        self.pulse_s = pulse_s
+        self.period_s = period_s
+        self.bytes_per_pulse = bytes_per_pulse
+        self.n_pulses = 0
+        self.ios: list[tuple[str, int, int]] = []
+
+    def on_host_io(self, op: str, size_bytes: int, offset_bytes: int) -> None:
+        self.ios.append((op, size_bytes, offset_bytes))
+        self.n_pulses = max(1, -(-size_bytes // self.bytes_per_pulse))
+
+    def current_a(self, t_first_s: float, sample_interval_s: float, n_samples: int) -> np.ndarray:
+        t = t_first_s + sample_interval_s * np.arange(n_samples, dtype=np.float64)
+        since = t - self.start_s
+        index = np.floor(since / self.period_s)
+        inside = (since >= 0) & (index < self.n_pulses) & (since - index * self.period_s < self.pulse_s)
+        return np.where(inside, self.peak_a, self.idle_a)
