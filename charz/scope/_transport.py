@@ -36,9 +36,10 @@ from charz.errors import (
 
 __all__ = ["Transport", "PyVisaTransport", "visa_error"]
 
-# pyvisa-py's socket session receives at most 4096 bytes per recv() by default; a larger
-# chunk cuts the Python-level iterations per block (see benchmarks/transfer.py).
-DEFAULT_CHUNK_BYTES = 1 << 20
+# pyvisa-py's socket session receives at most 4096 bytes per recv() by default.  Raising
+# it (and pyvisa's chunk) to 64 KiB cuts the Python-level iterations per block; larger
+# chunks lose again to the extra copies of the bigger pending buffer (benchmarks/transfer.py).
+DEFAULT_CHUNK_BYTES = 64 * 1024
 
 
 @runtime_checkable
@@ -198,8 +199,19 @@ class PyVisaTransport:
         return cls(inst, timeout_s=timeout_s, chunk_bytes=chunk_bytes)
 
     def _tune_socket_session(self) -> None:
-        # pyvisa-py specific: lift the 4096-byte receive size of the raw-socket session.
+        # A command written right after another waits for the first one's ACK under
+        # Nagle's algorithm, and a delayed ACK makes that ~40 ms per query pair.
         session = self._backend_session()
+        sock = getattr(session, "interface", None)
+        if isinstance(sock, socket.socket):
+            # pyvisa-py: its VI_ATTR_TCPIP_NODELAY setter is not implemented, set the option.
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        elif self.resource.upper().startswith("TCPIP"):
+            with contextlib.suppress(pyvisa.errors.Error):
+                self._inst.set_visa_attribute(pyvisa.constants.ResourceAttribute.tcpip_nodelay,
+                                              pyvisa.constants.VisaBoolean.true)
+        # pyvisa-py specific: lift the 4096-byte receive size of the raw-socket session.
         if session is not None and hasattr(session, "max_recv_size"):
             session.max_recv_size = max(int(session.max_recv_size), self.chunk_bytes)
 

@@ -1,0 +1,181 @@
+"""``charz scope check`` (bench bring-up) and ``charz mock-scope`` (the simulated scope).
+
+parse → build → run → pure ``format_*`` → print.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Optional
+
+import typer
+
+from charz.cli._common import console
+from charz.errors import UsageError
+
+__all__ = ["register", "format_check", "format_mock_banner"]
+
+
+def _si(x: float, unit: str) -> str:
+    prefixes = ((1e-9, "n"), (1e-6, "u"), (1e-3, "m"), (1.0, ""), (1e3, "k"), (1e6, "M"), (1e9, "G"))
+    if x == 0:
+        return f"0 {unit}"
+    scale, prefix = prefixes[0]
+    for s, p in prefixes:
+        if abs(x) >= s:
+            scale, prefix = s, p
+    return f"{x / scale:.4g} {prefix}{unit}"
+
+
+def format_check(result) -> str:  # noqa: ANN001 - a charz.scope.CheckResult
+    """The report of ``charz scope check`` as plain text (pure).
+
+    Example
+    -------
+    >>> print(format_check(result))                                   # doctest: +SKIP
+    scope     TEKTRONIX DPO3014 (serial C010101, CF:91.1CT FV:v2.14)
+    ...
+    verdict   OK: ready to characterize
+    """
+    s = result.settings
+    ident = result.identity.split(",")
+    who = " ".join(ident[:2]) + (f" (serial {ident[2]}, {ident[3]})" if len(ident) == 4 else "")
+    capture = (f"forced after {result.waited_s:.3g} s: nothing triggered" if result.forced
+               else f"triggered after {_si(result.waited_s, 's')}")
+    lines = [
+        f"scope     {who}",
+        f"          {result.resource} · driver {result.driver} · limits instruments/{result.model}.toml",
+        f"settings  {s.channel} {_si(s.vertical_scale, s.probe_units)}/div, position "
+        f"{s.vertical_position_div:+g} div, offset {_si(s.vertical_offset, s.probe_units)}, {s.coupling}",
+        f"          {s.record_length} points at {_si(s.sample_interval_s, 's')} "
+        f"({_si(s.window_s, 's')}), {s.pretrigger_fraction:.0%} before the trigger, "
+        f"{s.width_bytes}-byte transfer",
+        f"          trigger {s.trigger_channel} {s.trigger_slope} through "
+        f"{_si(s.trigger_level, s.probe_units)}, {s.trigger_mode} mode",
+        f"capture   {capture}",
+        f"record    {result.n_points} points, {_si(result.sample_interval_s, 's')}/sample, "
+        f"units {result.y_unit!r}",
+        f"          min {_si(result.minimum, result.y_unit)}, mean {_si(result.mean, result.y_unit)}, "
+        f"max {_si(result.maximum, result.y_unit)}, clipped {result.clipped_fraction:.2%}",
+        f"          \"{result.description}\"",
+        "errors    " + ("; ".join(f"{c} {m}" for c, m in result.errors) if result.errors else "none"),
+    ]
+    if result.ok:
+        lines.append("verdict   OK: ready to characterize")
+    else:
+        lines.append("verdict   fix before characterizing:")
+        lines += [f"          - {a}" for a in result.advice]
+    return "\n".join(lines)
+
+
+def format_mock_banner(server) -> str:  # noqa: ANN001 - a MockScopeServer
+    """What ``charz mock-scope`` prints when it is listening (pure).
+
+    Example
+    -------
+    >>> print(format_mock_banner(server))                             # doctest: +SKIP
+    mock scope tek (tek_dpo3000), source PulseTrainSource
+    resource      TCPIP::127.0.0.1::4000::SOCKET
+    control port  4001 (JSON lines: {"io": {"op": "write", "size_bytes": 32768, "offset_bytes": 0}})
+    """
+    faults = ", ".join(f.kind for f in server.faults.active()) or "none"
+    return "\n".join([
+        f"mock scope {server.dialect_name} ({server.model.name}), source {type(server.source).__name__}",
+        f"resource      {server.resource}",
+        f"control port  {server.control_port} (JSON lines: "
+        '{"io": {"op": "write", "size_bytes": 32768, "offset_bytes": 0}})',
+        f"faults        {faults}",
+        "Ctrl-C stops it.",
+    ])
+
+
+def _build_settings(channel: str, scale: float, position: float, offset: float, units: str,
+                    record_length: int, sample_interval: float, pretrigger: float, level: float,
+                    slope: str, mode: str, width: int):
+    from charz.scope import ScopeSettings
+
+    return ScopeSettings(
+        channel=channel, vertical_scale=scale, probe_units=units, vertical_position_div=position,
+        vertical_offset=offset, record_length=record_length, sample_interval_s=sample_interval,
+        pretrigger_fraction=pretrigger, trigger_level=level, trigger_slope=slope,
+        trigger_mode=mode, width_bytes=width,
+    )
+
+
+def _preset_source(preset: str, seed: int):  # noqa: ANN202 - a CurrentSource
+    sim = importlib.import_module("charz.sim")
+    bench, load = getattr(sim, "SimulatedBench", None), getattr(sim, "load_preset", None)
+    if bench is None or load is None:
+        raise UsageError("--preset needs the simulated SSD (charz.sim.SimulatedBench), which this "
+                         "checkout does not have", hint="run without --preset for a pulse train")
+    return bench(load(preset), seed=seed)
+
+
+def register(app: typer.Typer) -> None:
+    scope_app = typer.Typer(help="Oscilloscope bring-up.", no_args_is_help=True)
+    app.add_typer(scope_app, name="scope")
+
+    @scope_app.command("check")
+    def check(
+        resource: str = typer.Argument(..., help="VISA resource, e.g. TCPIP::192.168.1.20::4000::SOCKET"),
+        visa_library: str = typer.Option("@py", help="@py (pyvisa-py), @ivi (NI/Keysight VISA) or a library path."),
+        channel: str = typer.Option("CH1", help="Channel with the current probe."),
+        scale: float = typer.Option(0.1, help="Vertical scale per division (A/div)."),
+        position: float = typer.Option(-3.0, help="Vertical position in divisions (room for peaks)."),
+        offset: float = typer.Option(0.0, help="Vertical offset (A)."),
+        units: str = typer.Option("A", help="Probe units: A (current probe) or V."),
+        record_length: int = typer.Option(10_000, help="Points per record."),
+        sample_interval: float = typer.Option(2e-6, help="Seconds per point (the method needs <= 2e-6)."),
+        pretrigger: float = typer.Option(0.1, help="Share of the record before the trigger."),
+        level: float = typer.Option(0.2, help="Trigger level (A)."),
+        slope: str = typer.Option("rise", help="rise or fall."),
+        mode: str = typer.Option("normal", help="normal or auto."),
+        width: int = typer.Option(2, help="Bytes per point in the transfer (1 or 2)."),
+        timeout: float = typer.Option(2.0, help="Seconds to wait for a trigger before forcing one."),
+        headers: bool = typer.Option(True, help="Tek: ask for reply headers (checks every reply)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    ) -> None:
+        """Identify the scope, take one acquisition and say what to fix."""
+        from charz.scope import open_scope, run_check
+
+        settings = _build_settings(channel, scale, position, offset, units, record_length,
+                                   sample_interval, pretrigger, level, slope, mode, width)
+        if not timeout > 0:
+            raise UsageError(f"--timeout must be positive, not {timeout}")
+        scope = open_scope(resource, visa_library=visa_library, timeout_s=max(timeout, 1.0),
+                           headers=headers)
+        try:
+            result = run_check(scope, settings, timeout_s=timeout)
+        finally:
+            scope.close()
+        if as_json:
+            typer.echo(json.dumps(result.to_dict(), default=str, indent=2))
+        else:
+            console.print(format_check(result), markup=False)
+
+    @app.command("mock-scope")
+    def mock_scope(
+        port: int = typer.Option(0, help="SCPI port on 127.0.0.1 (0: a free one)."),
+        control_port: int = typer.Option(0, help="Control port (JSON lines) on 127.0.0.1 (0: a free one)."),
+        preset: Optional[str] = typer.Option(None, help="Simulated drive behind the probe (charz simulate --list)."),
+        seed: int = typer.Option(0, help="Seed of the simulated drive."),
+        dialect: str = typer.Option("tek", help="tek, tek-mdo, tek-mso5 or keysight."),
+        fault: Optional[list[str]] = typer.Option(None, help="Fault to inject, kind[:key=value,...]; repeatable."),
+        probe: str = typer.Option("current", help="current (reports A) or voltage (a shunt)."),
+        realtime: bool = typer.Option(False, help="Acquisitions take as long as on a real scope."),
+    ) -> None:
+        """Run the mock oscilloscope on loopback until Ctrl-C."""
+        from charz.sim.scope_server import MockScopeServer
+
+        source = _preset_source(preset, seed) if preset else None
+        server = MockScopeServer(source, dialect=dialect, port=port, control_port=control_port,
+                                 faults=fault or (), probe=probe, time_scale=1.0 if realtime else 0.0)
+        server.start()
+        try:
+            typer.echo(format_mock_banner(server))
+            server.serve_forever()
+        except KeyboardInterrupt:
+            typer.echo("stopped")
+        finally:
+            server.stop()
