@@ -137,6 +137,15 @@ def manual_sample_rate_hz(model: ScopeModel, settings: ScopeSettings) -> float:
     )
 
 
+def _keysight_depth(model: ScopeModel, n: int, dt_s: float) -> int | None:
+    window_s = n * dt_s
+    if not model.horizontal_scale_min_s * (1 - 1e-9) <= window_s / 10 <= model.horizontal_scale_max_s:
+        return None
+    fits = [d for d in model.memory_depths if d / window_s <= model.max_sample_rate_hz * (1 + 1e-9)]
+    depth = max(fits) if fits else 0
+    return depth if depth >= n and depth % n == 0 else None
+
+
 def keysight_memory_depth(model: ScopeModel, settings: ScopeSettings) -> int:
     """The acquisition depth an InfiniiVision uses for this timebase, checked.
 
@@ -144,17 +153,13 @@ def keysight_memory_depth(model: ScopeModel, settings: ScopeSettings) -> int:
     record is that acquisition decimated by an integer factor.
     """
     n = check_record_length(model, settings.record_length)
-    window_s = settings.window_s
-    if not model.horizontal_scale_min_s * (1 - 1e-9) <= window_s / 10 <= model.horizontal_scale_max_s:
-        raise UsageError(f"{model.name}: {window_s / 10:.4g} s/div is outside "
-                         f"{model.horizontal_scale_min_s:g} ... {model.horizontal_scale_max_s:g}")
-    fits = [d for d in model.memory_depths if d / window_s <= model.max_sample_rate_hz * (1 + 1e-9)]
-    depth = max(fits) if fits else 0
-    if depth < n or depth % n:
-        ok = [r for r in model.record_lengths if depth and r <= depth and depth % r == 0]
+    dt = settings.sample_interval_s
+    depth = _keysight_depth(model, n, dt)
+    if depth is None:
+        ok = [r for r in model.record_lengths if _keysight_depth(model, r, dt) is not None]
         raise UsageError(
-            f"{model.name}: at {settings.sample_interval_s:.4g} s per point the scope acquires "
-            f"{depth} points, which cannot be decimated to {n}",
-            hint=f"record lengths that work at this interval: {', '.join(map(str, ok)) or 'none'}",
+            f"{model.name}: {n} points at {dt:.4g} s per point is not an integer decimation "
+            f"of any acquisition memory the scope uses for a {n * dt / 10:.4g} s/div timebase",
+            hint=f"record lengths that work at {dt:.4g} s per point: {', '.join(map(str, ok)) or 'none'}",
         )
     return depth

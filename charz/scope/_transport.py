@@ -94,6 +94,10 @@ _HINT_TIMEOUT = (
     "scope's socket server is enabled with protocol NONe (not TERMinal), and that no other "
     "program holds the connection; raise the timeout if records are very long"
 )
+_HINT_RESOURCE = (
+    "write the resource like TCPIP::192.168.1.20::4000::SOCKET (Tek socket server), "
+    "TCPIP::192.168.1.20::INSTR (VXI-11) or USB0::0x0699::0x0410::C012345::INSTR"
+)
 _HINT_CONNECTION = (
     "check the network cable / USB, the scope's IP address and port "
     "(Utility > I/O > Socket Server), and that the scope is powered on; then reconnect"
@@ -117,8 +121,10 @@ def visa_error(exc: BaseException, what: str, resource: str) -> ScopeError:
             return ScopeTimeout(f"{resource}: timeout while {what} ({name})", hint=_HINT_TIMEOUT,
                                 code=code)
         if exc.error_code in _CONNECTION_CODES:
+            hint = (_HINT_RESOURCE if exc.error_code == pyvisa.constants.StatusCode.error_invalid_resource_name
+                    else _HINT_CONNECTION)
             return ScopeConnectionError(f"{resource}: {name} while {what}: {exc.description}",
-                                        hint=_HINT_CONNECTION, code=code)
+                                        hint=hint, code=code)
         return ScopeError(f"{resource}: {name} while {what}: {exc.description}",
                           hint=_HINT_CONNECTION, code=code)
     if isinstance(exc, pyvisa.errors.InvalidBinaryFormat):
@@ -181,11 +187,8 @@ class PyVisaTransport:
         except (pyvisa.errors.Error, OSError) as exc:
             raise visa_error(exc, "opening the connection", resource) from exc
         except ValueError as exc:  # pyvisa: unparseable resource name
-            raise ScopeConnectionError(
-                f"{resource!r} is not a VISA resource string: {exc}",
-                hint="write it like TCPIP::192.168.1.20::4000::SOCKET or "
-                     "TCPIP::192.168.1.20::INSTR or USB0::0x0699::0x0410::C012345::INSTR",
-            ) from exc
+            raise ScopeConnectionError(f"{resource!r} is not a VISA resource string: {exc}",
+                                       hint=_HINT_RESOURCE) from exc
         except Exception as exc:  # noqa: BLE001 - narrowed below, everything else re-raised
             # pyvisa-py raises a plain Exception("could not connect: ...") when the TCP
             # connect times out (pyvisa_py/tcpip.py); nothing more specific exists.
