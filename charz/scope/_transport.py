@@ -162,6 +162,9 @@ class PyVisaTransport:
         # scope never sees the end of a command.
         resource.read_termination = "\n"
         resource.write_termination = "\n"
+        # latin-1 decodes any byte, so stray block bytes read as text become a protocol
+        # error with the bytes shown, not a UnicodeDecodeError out of pyvisa.
+        resource.encoding = "latin-1"
         resource.chunk_size = self.chunk_bytes
         resource.timeout = self.timeout_s * 1000.0
         self._tune_socket_session()

@@ -241,7 +241,11 @@ def reply_value(reply: str, pattern: str | None = None) -> str:
         raise _bad(f"expected one value for {pattern or 'the query'}, got {len(units)}", reply)
     head, value = split_header(units[0])
     if head is not None and pattern is not None and not header_matches(head, pattern):
-        raise _bad(f"reply to {pattern}? carries the header of another query ({head})", reply)
+        err = _bad(f"reply to {pattern}? carries the header of another query ({head})", reply)
+        err.hint = ("replies and queries are out of step: an earlier query timed out and its "
+                    "answer came late, or another program talks to the scope; charz "
+                    "resynchronises on the next call, retry it")
+        raise err
     if value == "":
         raise _bad(f"empty reply to {pattern or 'the query'}", reply)
     return value

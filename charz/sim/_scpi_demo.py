@@ -73,7 +73,9 @@ class SawtoothSource:
 
     def current_a(self, t_first_s: float, sample_interval_s: float, n_samples: int) -> np.ndarray:
         t = t_first_s + sample_interval_s * np.arange(n_samples, dtype=np.float64)
-        phase = (t - self.start_s) / self.ramp_s
+        # Rounded so that two callers computing the same instant a few ulps apart (the
+        # mock from its frame, a test from the parsed preamble) land on the same ramp.
+        phase = np.round((t - self.start_s) / self.ramp_s, 9)
         active = (phase >= 0) & (phase < self.n_ramps) & bool(self.ios)
         ramp = np.where(active, phase - np.floor(phase), 0.0)
         return self.idle_a + (self.peak_a - self.idle_a) * ramp
