@@ -136,7 +136,7 @@ def register(app: typer.Typer) -> None:
         headers: bool = typer.Option(True, help="Tek: ask for reply headers (checks every reply)."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     ) -> None:
-        """Identify the scope, take one acquisition and say what to fix."""
+        """Identify the scope, take one acquisition and say what to fix (exit 1 if anything)."""
         from charz.scope import open_scope, run_check
 
         settings = _build_settings(channel, scale, position, offset, units, record_length,
@@ -153,6 +153,8 @@ def register(app: typer.Typer) -> None:
             typer.echo(json.dumps(result.to_dict(), default=str, indent=2))
         else:
             console.print(format_check(result), markup=False)
+        if not result.ok:
+            raise typer.Exit(code=1)  # something to fix: scripts can tell
 
     @app.command("mock-scope")
     def mock_scope(
