@@ -84,11 +84,6 @@ class Record:
     def n_points(self) -> int:
         return int(self.codes.size)
 
-    @property
-    def y_step(self) -> float:
-        """One quantisation step in ``y_unit`` (the smallest change the record can show)."""
-        return abs(self.y_mult)
-
     def values(self) -> np.ndarray:
         """Scaled values (float64, in ``y_unit``)."""
         return (self.codes.astype(np.float64) - self.y_offset_codes) * self.y_mult + self.y_zero

@@ -68,6 +68,9 @@ class Status:
             target = self._pending if self._tek else self._visible
             if len(self._pending) + len(self._visible) < MAX_QUEUE:
                 target.append((code, message))
+            elif target:
+                # A full queue keeps its oldest entries and says so in the last one.
+                target[-1] = (350, "Queue overflow") if self._tek else (-350, "Queue overflow")
 
     def set_bits(self, bits: int) -> None:
         with self._lock:

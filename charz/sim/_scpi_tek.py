@@ -48,7 +48,7 @@ from charz.sim._scpi_dialect import (
     nr3,
 )
 from charz.sim._scpi_parse import ScpiError, Unit, unquote
-from charz.sim._scpi_render import adc_codes_per_div, transfer_codes
+from charz.sim._scpi_render import transfer_codes
 from charz.sim._scpi_status import Status
 
 __all__ = ["TekDialect"]

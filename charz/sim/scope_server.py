@@ -137,7 +137,7 @@ class _Connection:
             message = self.last_reply
             if message is None:
                 return
-            self._deliver(message)
+            self._deliver(message, texts[0])
             return
         parts = []
         for r in replies:
@@ -162,7 +162,7 @@ class _Connection:
             message += data
         message += b"\n"
         self.last_reply = bytes(message)
-        self._deliver(bytes(message))
+        self._deliver(bytes(message), texts[0])
 
     def _block_fault(self, r: Reply, data: bytes, before: bytearray) -> bool | None:
         faults = self.server.faults
@@ -171,13 +171,13 @@ class _Connection:
             return None
         start = _payload_start(data)
         keep = start + int((len(data) - start) * f.fraction)
-        self._deliver(bytes(before) + data[:keep])
+        self._deliver(bytes(before) + data[:keep], r.unit_text)
         if f.kind == "drop_mid_block":
             self.close()
         return True
 
-    def _deliver(self, message: bytes) -> None:
-        if f := self.server.faults.take("slow"):
+    def _deliver(self, message: bytes, unit_text: str) -> None:
+        if f := self.server.faults.take("slow", unit_text):
             end = time.monotonic() + f.delay_s
             while time.monotonic() < end and self.alive():
                 time.sleep(min(0.02, max(end - time.monotonic(), 0)))
