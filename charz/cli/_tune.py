@@ -1,0 +1,80 @@
+"""``charz tune PROFILE --fs TARGET``: a profile → commands to run by hand.
+
+parse → build → run → pure ``format_report`` → print.  Nothing is run and nothing is
+written: the only files opened are the profile and, with ``--device``, sysfs queue limits
+(read-only).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from charz.cli._common import console
+from charz.errors import UsageError
+
+__all__ = ["register", "parse_io_size"]
+
+_FS_HELP = "ext4, xfs, zfs, btrfs, mdadm, lvm, partition, or all."
+
+
+def parse_io_size(text: str, option: str) -> int:
+    """A queue-limit override: ``0`` (the kernel's "not reported") or a size such as ``32k``.
+
+    >>> parse_io_size("0", "--opt-io"), parse_io_size("32k", "--min-io")
+    (0, 32768)
+    """
+    from charz.session._plan import parse_size
+
+    if text.strip() == "0":
+        return 0
+    try:
+        return parse_size(text)
+    except UsageError as exc:
+        raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
+
+
+def _device_path(device: str) -> str:
+    return device if device.startswith("/") else f"/dev/{device}"
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def tune(
+        profile: Path = typer.Argument(..., help="Profile from charz analyze (TOML, or .json)."),
+        fs: str = typer.Option(..., "--fs", help=_FS_HELP),
+        device: Optional[str] = typer.Option(None, help="Block device whose queue limits to read (read-only) and "
+                                                        "to name in the commands, e.g. /dev/sda or nvme0n1."),
+        min_io: Optional[str] = typer.Option(None, "--min-io", help="Use this minimum_io_size instead (e.g. 4k, or 0)."),
+        opt_io: Optional[str] = typer.Option(None, "--opt-io", help="Use this optimal_io_size instead (e.g. 128k, or 0)."),
+        block_size: str = typer.Option("4k", help="File-system block size (power of two, 1k to 64k)."),
+        data_disks: Optional[int] = typer.Option(None, min=1, help="RAID 5/6 data disks, for mdadm's full-stripe advice."),
+        json_out: bool = typer.Option(False, "--json", help="Print a JSON document (schema charz.tune/1) instead of text."),
+        sysfs_root: str = typer.Option("/sys", hidden=True, help="Root of the sysfs tree (tests point it at a fake one)."),
+    ) -> None:
+        """Print file-system, RAID and partitioning commands aligned to the measured I/O unit (runs nothing)."""
+        from charz.profile import read_profile
+        from charz.session._plan import parse_size
+        from charz.tune import TARGETS, build_report, format_report, read_limits, with_overrides
+
+        # parse
+        if fs not in (*TARGETS, "all"):
+            raise UsageError(f"--fs {fs!r} is not a target", hint="choose one of " + ", ".join(TARGETS) + ", or all")
+        block_bytes = parse_size(block_size)
+        min_io_bytes = parse_io_size(min_io, "--min-io") if min_io is not None else None
+        opt_io_bytes = parse_io_size(opt_io, "--opt-io") if opt_io is not None else None
+        # build
+        data = read_profile(profile)
+        limits = read_limits(device, sysfs_root=sysfs_root) if device else None
+        limits = with_overrides(limits, min_io_bytes=min_io_bytes, opt_io_bytes=opt_io_bytes)
+        # run
+        report = build_report(data, fs=fs, limits=limits, block_size_bytes=block_bytes, data_disks=data_disks,
+                              device=_device_path(device) if device else None, profile_path=str(profile))
+        # format, print
+        if json_out:
+            typer.echo(json.dumps(report.to_dict(), indent=2))
+        else:
+            console.print(format_report(report), markup=False)
