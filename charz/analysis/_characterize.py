@@ -86,6 +86,7 @@ class CaptureTable:
     repeat: np.ndarray
     index: np.ndarray
     baseline_a: np.ndarray
+    local_baseline_a: np.ndarray
     noise_a: np.ndarray
     post_a: np.ndarray
     start_s: np.ndarray
@@ -132,7 +133,7 @@ def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
     """Window, peak and charge of every trace, batched by record shape."""
     traces = _arg_traces(traces)
     n = len(traces)
-    out = {name: np.full(n, np.nan) for name in ("baseline_a", "noise_a", "post_a", "start_s", "end_s", "peak_a", "charge_c")}
+    out = {name: np.full(n, np.nan) for name in ("baseline_a", "local_baseline_a", "noise_a", "post_a", "start_s", "end_s", "peak_a", "charge_c")}
     flags = np.zeros(n, dtype=np.int64)
     batches: dict[tuple, list[int]] = defaultdict(list)
     for i, t in enumerate(traces):
@@ -223,20 +224,24 @@ def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
     if (writes & ~whole).any():
         warnings.append(f"{int((writes & ~whole).sum())} write(s) not a whole number of {page} B pages were left out of the step analysis")
     size_pages = table.size_bytes[whole] // page
-    peaks = table.peak_a[whole]
+    # Peaks are measured against the idle level just before each request, which takes out
+    # most of a mains hum (its phase differs from capture to capture); levels are reported
+    # back in absolute terms by adding the median idle level.
+    idle_level = float(np.median(table.local_baseline_a[whole]))
+    peaks = table.peak_a[whole] - table.local_baseline_a[whole]
     durations = table.duration_s[whole]
     repeats = np.bincount(np.unique(size_pages, return_inverse=True)[1])
     if repeats.max() < 2:
         warnings.append("one capture per size: noise is judged from neighbouring sizes, so confidence is at most medium")
 
-    steps = fit_steps(size_pages, peaks)
+    steps = fit_steps(size_pages, peaks, n_package=given.packages, idle_a=0.0)
     cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
     steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED
     if steps.best is not None:
-        q["m_peak_a"] = Quantity(steps.m_peak, "A", MEASURED, uncertainty=float(steps.sizes.stderr[0]),
-                                 evidence="first level of the peak staircase (w = 20 average)")
-        q["M_peak_a"] = Quantity(steps.M_peak, "A", MEASURED, uncertainty=float(steps.sizes.stderr[-1]),
-                                 evidence="last level of the peak staircase (all packages busy)")
+        q["m_peak_a"] = Quantity(steps.m_peak + idle_level, "A", MEASURED, uncertainty=float(steps.sizes.stderr[0]),
+                                 evidence="first level of the peak staircase (w = 20 average), idle included")
+        q["M_peak_a"] = Quantity(steps.M_peak + idle_level, "A", MEASURED, uncertainty=float(steps.sizes.stderr[-1]),
+                                 evidence="last level of the peak staircase (all packages busy), idle included")
     if steps.n_step is None:
         q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=steps.best and steps.best.n_levels)
         q["step_pages"] = Quantity.undetermined("pages", MEASURED, steps.reason, best_guess=steps.best and steps.best.tread_pages)
@@ -317,7 +322,20 @@ def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
     return _finish(q, steps, allocation, from_durations, table, warnings)
 
 
+_ALWAYS = {
+    "n_step": ("steps", MEASURED),
+    "step_pages": ("pages", MEASURED),
+    "dies_per_package": ("dies", INFERRED),
+    "write_io_unit_bytes": ("B", INFERRED),
+    "allocation_scheme": ("", INFERRED),
+}
+
+
 def _finish(q, steps, allocation, from_durations, table, warnings) -> Characterization:
+    # Every result key is present; what could not be reached says why (the last warning).
+    reason = warnings[-1] if warnings else "not reached"
+    for key, (unit, origin) in _ALWAYS.items():
+        q.setdefault(key, Quantity.undetermined(unit, origin, reason))
     return Characterization(q, steps, allocation, from_durations, table, tuple(warnings))
 
 

@@ -1,15 +1,26 @@
 """Steps of peak current over request size (003 §4.1, Fig. 3): N_step and D_step.
 
-003 reads the staircase off a plot.  Here it is a model choice: every
-candidate staircase with treads ``D`` pages wide and ``N`` levels — boundaries
-at multiples of ``D``, levels free, the last level held to the largest size —
-is fitted to the per-size median peaks, weighted by their standard errors
-(estimated from the spread of repeats).  Candidates whose claimed rises are not
-significant are discarded; the rest are ranked by a BIC-like score, and the
-margin to the runner-up is the evidence.  A staircase whose last tread is not
-confirmed by at least one size beyond where a further step would start is not
-allowed to win, so a sweep that never reaches M_peak says so instead of
-guessing.
+003 reads the staircase off a plot.  Here it is a model choice.  Every
+candidate staircase — treads ``D`` pages wide, ``N`` free levels, boundaries
+at multiples of ``D``, the last level held to the largest size — is fitted to
+the per-size median peaks, weighted by their standard errors from the repeats.
+Sizes on one tread also differ a little for reasons the repeats cannot show
+(how read-modify-write shifts the programs, how the ISPP pulses of different
+packages line up), so each candidate's residual scatter sets its own noise
+scale, never below the repeats' (a Gaussian fit with unknown variance).
+
+A candidate can win only if it is
+
+* **clean**: every size sits within 45 % of the smallest step of its
+  tread's level, and the scatter is small beside the steps;
+* **significant**: every step rises ≥ 4 standard errors (on the candidate's scale);
+* **confirmed**: at least one size lies past where a further step would start,
+  so a sweep that never reaches M_peak says so instead of guessing.
+
+Among those, a BIC score (χ² at one common noise scale + N·ln S) ranks; the margin
+to the runner-up is the evidence.  A clean staircase with steps at the noise
+level that scores clearly better makes the answer undetermined, as does a flat
+line whose flatness the noise could fake.
 """
 
 from __future__ import annotations
@@ -23,9 +34,10 @@ from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
 DECISIVE = 10.0  # score margin for a confident answer (≈ e^5 likelihood ratio)
 SUGGESTIVE = 6.0
 MIN_RISE_Z = 4.0  # a claimed step must rise this many standard errors
-MISFIT_CHI2 = 4.0  # reduced χ² above which the best staircase does not explain the data
-MAX_RESIDUAL_Z = 5.0  # a size this far from its tread's level is not explained by the staircase...
-MAX_RESIDUAL_OF_RISE = 0.25  # ...unless it is within a quarter of the smallest claimed rise
+SUGGESTIVE_RISE_Z = 2.0  # a clean staircase with steps this weak means structure may hide in the noise
+RESOLVE_Z = 3.0  # steps a finer staircase would have must clear this, or the noise could have merged them
+CLEAN_OF_RISE = 0.45  # no size may sit farther than this share of the smallest step from its level
+PRIOR_DOF = 4.0  # weight of the repeats' own noise estimate against a candidate's scatter
 
 
 @dataclass(frozen=True)
@@ -97,11 +109,12 @@ def summarize_sizes(size_pages: np.ndarray, values: np.ndarray) -> SizeLevels:
     order = np.argsort(inverse, kind="stable")
     groups = np.split(values[order], np.cumsum(counts)[:-1])
     med = np.array([np.median(g) for g in groups])
-    resid = np.concatenate([g - m for g, m in zip(groups, med) if g.size >= 2] or [np.empty(0)])
-    if resid.size >= 6:
-        # MAD about each size's own median reads low for few repeats; √(n/(n-1)) undoes most of it.
-        n_typ = np.median(counts[counts >= 2])
-        sigma = 1.4826 * np.median(np.abs(resid)) * np.sqrt(n_typ / max(n_typ - 1, 1))
+    # σ of one capture from differences between repeats of the same size: unlike the MAD
+    # about each size's own median, it is not biased low for a handful of repeats
+    # (0.82 σ for five), and it tolerates one odd capture per size.
+    pairs = [np.abs(g[i] - g[j]) for g in groups if g.size >= 2 for i, j in zip(*np.triu_indices(g.size, 1))]
+    if len(pairs) >= 6:
+        sigma = np.median(pairs) / (0.6745 * np.sqrt(2))
         source = "repeats"
     elif sizes.size >= 4:
         sigma = 1.4826 * np.median(np.abs(np.diff(med))) / np.sqrt(2)
@@ -115,30 +128,38 @@ def summarize_sizes(size_pages: np.ndarray, values: np.ndarray) -> SizeLevels:
     return SizeLevels(sizes, med, stderr, counts, sigma, source)
 
 
-def _fit(sizes: np.ndarray, y: np.ndarray, w: np.ndarray, tread: int, n_levels: int) -> tuple[np.ndarray, float, float]:
-    """Levels, χ² and the smallest rise in standard errors; an empty fit when the staircase
-    leaves some size unexplained (then it cannot be the drive's, whatever its score)."""
+def _fit(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, tread: int, n_levels: int) -> Staircase | None:
+    """Fit one candidate; None when it is not clean (it then cannot be the drive's staircase)."""
     idx = np.minimum((sizes + tread - 1) // tread, n_levels) - 1
+    w = 1.0 / se**2
     wsum = np.bincount(idx, weights=w, minlength=n_levels)
     if np.any(wsum == 0):
-        return np.empty(0), np.inf, -np.inf
+        return None
     levels = np.bincount(idx, weights=w * y, minlength=n_levels) / wsum
     resid = y - levels[idx]
-    chi2 = float(np.sum(w * resid**2))
-    rises = np.diff(levels)
-    tolerance = MAX_RESIDUAL_Z / np.sqrt(w)
-    if n_levels > 1:
-        tolerance = np.maximum(tolerance, MAX_RESIDUAL_OF_RISE * rises.min())
-    if np.any(np.abs(resid) > tolerance):
-        return np.empty(0), np.inf, -np.inf
+    rss = float(np.sum(w * resid**2))
+    dof = sizes.size - n_levels
+    # Noise scale: the repeats' SE, or the scatter if larger.  With few sizes per tread the
+    # scatter itself is poorly known, so it is shrunk towards the repeats' scale (PRIOR_DOF).
+    scale = max(1.0, np.sqrt((rss + PRIOR_DOF) / (dof + PRIOR_DOF)))
     if n_levels == 1:
-        return levels, chi2, np.inf
-    se = 1.0 / np.sqrt(wsum)
-    z = rises / np.hypot(se[1:], se[:-1])
-    return levels, chi2, float(z.min())
+        # Flat: judged on the repeats' own noise; with its own scatter as the yardstick a
+        # flat line would "explain" any staircase.
+        zmin = np.inf
+        if np.any(np.abs(resid) > 5 * se):
+            return None
+    else:
+        rises = np.diff(levels)
+        smallest = float(rises.min())
+        if smallest <= 0 or np.any(np.abs(resid) > CLEAN_OF_RISE * smallest):
+            return None
+        level_se = scale / np.sqrt(wsum)
+        zmin = float((rises / np.hypot(level_se[1:], level_se[:-1])).min())
+    score = sizes.size * np.log(max(rss / sizes.size, 1.0))
+    return Staircase(tread, n_levels, levels, rss, score, zmin)
 
 
-def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray) -> StepResult:
+def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | None = None, idle_a: float | None = None) -> StepResult:
     """Find the staircase of peak current over request size.
 
     Parameters
@@ -147,6 +168,9 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray) -> StepResult:
         Request size of each capture, in pages (1 = one page).
     peak_a : (m,) floats
         Peak level of each capture (max of the w = 20 average); NaN = unusable capture.
+    n_package, idle_a : optional
+        With them, "no steps at all" can be told from "steps hidden in the noise"; without
+        them a flat result stays undetermined.
 
     Examples
     --------
@@ -164,57 +188,123 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray) -> StepResult:
         return StepResult(None, None, UNDETERMINED, "fewer than three request sizes with usable captures", None, None, s)
     if np.any(sizes < 1):
         raise ValueError("sizes must be whole pages >= 1")
-    w = 1.0 / s.stderr**2
-    y = s.median
+    y, se = s.median, s.stderr
     largest = int(sizes.max())
-    penalty = np.log(sizes.size)
+    penalty = np.log(sizes.size)  # BIC; spurious splits are kept out by MIN_RISE_Z, not by the penalty
     cands: list[Staircase] = []
     for tread in range(1, largest + 1):
         max_levels = 1 if tread >= largest else (largest - 1) // tread  # a size must lie beyond the last tread's end
         for n_levels in range(1, max_levels + 1):
-            levels, chi2, zmin = _fit(sizes, y, w, tread, n_levels)
-            if not levels.size or zmin < MIN_RISE_Z:
-                continue
             if n_levels == 1 and tread != 1:
                 continue  # a flat line is one candidate, not one per tread
-            cands.append(Staircase(tread, n_levels, levels, chi2, chi2 + n_levels * penalty, zmin))
-    if not cands:
-        why = (
-            "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
-            if _still_rising(sizes, y, s.stderr)
-            else "no staircase of equal-width steps explains the peaks"
-        )
-        return StepResult(None, None, UNDETERMINED, why, None, None, s)
-    cands.sort(key=lambda c: c.score)
-    best = cands[0]
-    runner = cands[1] if len(cands) > 1 else None
-    dof = max(sizes.size - best.n_levels, 1)
-    reduced = best.chi2 / dof
+            c = _fit(sizes, y, se, tread, n_levels)
+            if c is not None:  # score here: Gaussian likelihood with the candidate's own scale
+                cands.append(Staircase(c.tread_pages, c.n_levels, c.levels, c.chi2, c.score + n_levels * penalty, c.min_rise_z))
+    valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z]
+    if not valid:
+        cands.sort(key=lambda c: c.score)
+        if _still_rising(sizes, y, se):
+            why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
+        elif cands:
+            why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
+        else:
+            why = "no staircase of equal-width steps explains the peaks"
+        return StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
+    # One noise scale for the comparison: the smallest any plausible staircase needs (never
+    # below the repeats').  A staircase that merges real steps must not get to widen the
+    # yardstick it is measured with; and a noisy flat line cannot hide behind its own scatter.
+    plausible = [c for c in cands if c.min_rise_z >= SUGGESTIVE_RISE_Z]
+    scale2 = min(max(1.0, (c.chi2 + PRIOR_DOF) / (sizes.size - c.n_levels + PRIOR_DOF)) for c in plausible)
+    cands = sorted(
+        (Staircase(c.tread_pages, c.n_levels, c.levels, c.chi2, c.chi2 / scale2 + c.n_levels * penalty, c.min_rise_z) for c in cands),
+        key=lambda c: c.score,
+    )
+    valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z]
+    best = valid[0]
+    runner = valid[1] if len(valid) > 1 else None
+    top = tuple(valid[:6])
     margin = np.inf if runner is None else runner.score - best.score
-    top = tuple(cands[:6])
-    if reduced > MISFIT_CHI2 and sizes.size - best.n_levels >= 3:
-        still_rising = _still_rising(sizes, y, s.stderr)
+    hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z), None)
+    if hidden is not None and hidden.score < best.score - SUGGESTIVE:
         why = (
-            "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
-            if still_rising
-            else f"no equal-width staircase explains the peaks (reduced χ² {reduced:.1f})"
+            f"{hidden.n_levels} steps of {hidden.tread_pages} pages fit better than {best.n_levels} × "
+            f"{best.tread_pages}, but its smallest step is only {hidden.min_rise_z:.1f} σ; add repeats or reduce noise"
         )
         return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
-    if margin >= DECISIVE:
-        conf = HIGH
-    elif margin >= SUGGESTIVE:
-        conf = MEDIUM
-    else:
+    if best.n_levels == 1:
+        # "No steps" is a strong claim (003 Fig. 3c: one unit spans every package); make it only
+        # when a step of the smallest plausible height would have stood out of the noise.
+        rise_floor = _smallest_plausible_step(y - (idle_a or 0.0), n_package)
+        scatter = float(np.abs(y - best.levels[0]).max())
+        if rise_floor is None or rise_floor < MIN_RISE_Z * np.sqrt(2) * float(se.max()) or scatter > rise_floor / 2:
+            why = "the peaks look flat, but the noise could hide steps of one package; add repeats or reduce noise"
+            return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+    if best.n_levels > 1 and best.tread_pages > 1:
+        # Could this be a staircase of narrower treads whose steps the noise merged in pairs
+        # (or threes)?  If so, each tread's first narrow sub-tread would sit a finer step
+        # below the next one.  Test that directly on every tread, with the spread of those
+        # differences across treads as the yardstick, so per-size quirks do not count as noise.
+        ruled_out, detail = _finer_ruled_out(sizes, y, se, best)
+        if not ruled_out:
+            why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
+            return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+    rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
+    if margin < SUGGESTIVE:
         why = (
             f"{best.n_levels} steps of {best.tread_pages} pages and {runner.n_levels} steps of "
             f"{runner.tread_pages} pages fit almost equally well (margin {margin:.1f}); add repeats or reduce noise"
         )
         return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
-    why = (
-        f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; smallest rise {best.min_rise_z:.0f} σ; "
-        + ("no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse")
-    )
+    conf = HIGH if margin >= DECISIVE else MEDIUM
+    if best.n_levels == 1:
+        why = "flat: no size raises the peak above the first; " + rival
+    else:
+        why = f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; smallest rise {best.min_rise_z:.0f} σ; {rival}"
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
+
+
+def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> tuple[bool, str]:
+    tread = best.tread_pages
+    p = _smallest_prime_factor(tread)
+    d = tread // p
+    finer_rise = float(np.diff(best.levels).min()) / p
+    level_of = dict(zip(sizes.tolist(), y.tolist()))
+    diffs = []
+    for j in range(best.n_levels):
+        lo = [level_of.get(j * tread + i) for i in range(1, d + 1)]
+        hi = [level_of.get(j * tread + d + i) for i in range(1, d + 1)]
+        if None in lo or None in hi:
+            continue
+        diffs.append(np.mean(hi) - np.mean(lo))
+    if not diffs:
+        return False, "no tread is measured densely enough to rule out narrower steps"
+    diffs = np.asarray(diffs)
+    se_repeat = float(np.median(se)) * np.sqrt(2.0 / d) / np.sqrt(diffs.size)
+    se_spread = float(np.std(diffs, ddof=1)) / np.sqrt(diffs.size) if diffs.size >= 3 else 0.0
+    se_mean = max(se_repeat, se_spread)
+    gap = (finer_rise - float(diffs.mean())) / se_mean
+    detail = (
+        f"steps of {d} pages ({finer_rise * 1e3:.1f} mA each) would show inside each tread; "
+        f"the data put them at {diffs.mean() * 1e3:.1f} ± {se_mean * 1e3:.1f} mA"
+    )
+    return gap >= RESOLVE_Z, detail
+
+
+def _smallest_prime_factor(n: int) -> int:
+    f = 2
+    while f * f <= n:
+        if n % f == 0:
+            return f
+        f += 1
+    return n
+
+
+def _smallest_plausible_step(y: np.ndarray, n_package: int | None) -> float | None:
+    """A cautious guess at one package's share of the peak: a sixth of the peak above idle,
+    divided among the packages (the controller's share of it is unknown)."""
+    if not n_package:
+        return None
+    return float(np.median(y)) / (6.0 * n_package)
 
 
 def _still_rising(sizes: np.ndarray, y: np.ndarray, se: np.ndarray) -> bool:

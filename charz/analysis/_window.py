@@ -49,6 +49,9 @@ FLAG_NAMES = {
 }
 
 W_EDGE = 4  # samples; short, so edges land within a few microseconds
+CLIP_SAMPLES = 3  # samples at the ADC limit inside the window that make a record clipped
+LOCAL_BLOCKS = 3  # blocks just before the request that give its local idle level
+MAX_GAP_BLOCKS = 4  # a request may dip below the end level this long (waiting for a package) and go on
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class WindowMeasurements:
     """
 
     baseline_a: np.ndarray
+    local_baseline_a: np.ndarray  # idle level just before the request (follows a slow hum)
     noise_a: np.ndarray  # robust σ of one sample before the request (from first differences)
     post_a: np.ndarray  # level the record ends on (baseline, or a standby tail)
     start_s: np.ndarray
@@ -137,6 +141,14 @@ def _block_means(codes: np.ndarray, block: int) -> np.ndarray:
     return sums / float(block)
 
 
+def _bridge(mask: np.ndarray, gap: int) -> np.ndarray:
+    """Fill runs of at most ``gap`` False blocks that have True on both sides (a closing)."""
+    k = np.arange(mask.shape[1])
+    last_true = np.maximum.accumulate(np.where(mask, k, -1), axis=1)
+    next_true = np.minimum.accumulate(np.where(mask, k, mask.shape[1])[:, ::-1], axis=1)[:, ::-1]
+    return mask | ((last_true >= 0) & (next_true < mask.shape[1]) & (next_true - last_true <= gap + 1))
+
+
 def _length_groups(lengths: np.ndarray, ratio: float = 1.5):
     """Row indices in groups whose longest window is at most ``ratio`` × the shortest."""
     order = np.argsort(lengths, kind="stable")
@@ -167,7 +179,7 @@ def _peak_and_sum(codes, start_idx, lengths, w):
     lo = np.clip(start_idx - g0, 0, win.shape[1])
     hi = np.clip(start_idx + lengths - g0, 0, win.shape[1])
     inner = (prefix[rows, hi] - prefix[rows, lo]).astype(np.float64)
-    return sums[rows, jpk] / float(w), g0 + hw + jpk, inner, win.max(axis=1)
+    return sums[rows, jpk] / float(w), g0 + hw + jpk, inner, win
 
 
 def _row_medians(values: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -254,8 +266,10 @@ def measure_window(
     baseline, sigma_block = _row_medians(bm_for_base, n_pre)
     sigma_block = np.maximum(sigma_block, 0.3 * y_mult / np.sqrt(block))
     tail_n = max(4, nb // 10)
-    post, sigma_post = _row_medians(bm[:, ::-1], np.full(n, tail_n))
-    sigma_post = np.maximum(sigma_post, sigma_block)
+    post, _ = _row_medians(bm[:, ::-1], np.full(n, tail_n))
+    # The instrument's noise is the same after the request as before it; the spread of the
+    # record's last blocks would also count the request's own decay if it ends late.
+    sigma_post = sigma_block
     top = bm.max(axis=1)
     # Thresholds follow the noise, not the height of the request: the last package to finish
     # sits only one program current above the end level, whatever the peak was.
@@ -271,8 +285,7 @@ def measure_window(
     flags[none] |= FLAG_NO_ACTIVITY
     first_k = np.where(none, 0, first_k)
     above_end = bm > thr_end[:, None]
-    filled = above_end.copy()
-    filled[:, 1:-1] |= above_end[:, :-2] & above_end[:, 2:]  # one-block gaps do not end a request
+    filled = _bridge(above_end, MAX_GAP_BLOCKS)  # short dips do not end a request
     # A request can start below a standby tail (controller only); its end is judged from the
     # first block that rises above the level the record ends on.
     k_hi = _first_true(above_end & (k[None, :] >= first_k[:, None]), -1)
@@ -284,6 +297,9 @@ def measure_window(
     flags[truncated & ~none] |= FLAG_TRUNCATED
     last_k = np.minimum(stop, nb) - 1
     # Three blocks in a row: a lone spike (even one straddling two blocks) is not a burst.
+    near = np.clip(first_k[:, None] - 1 - np.arange(LOCAL_BLOCKS)[None, :], 0, nb - 1)
+    local = np.median(bm[rows[:, None], near], axis=1)
+    local_baseline = np.where(first_k >= LOCAL_BLOCKS, local, baseline)
     lasting = above_end[:, 2:] & above_end[:, 1:-1] & above_end[:, :-2]
     extra = (lasting & (k[None, 2:] > (last_k + 2)[:, None])).any(axis=1)
     flags[extra & ~none] |= FLAG_EXTRA_ACTIVITY
@@ -321,11 +337,14 @@ def measure_window(
     peak = np.empty(n)
     peak_idx = np.empty(n, dtype=np.int64)
     inner_sum = np.empty(n)
-    win_max = np.empty(n)
+    at_limit = np.zeros(n, dtype=np.int64)
+    hi_limit = None if code_max is None else np.broadcast_to(np.asarray(code_max, dtype=np.float64), (n,))
     lengths = end_idx - start_idx + 1
     for group in _length_groups(lengths):
-        p, pk_i, s_in, w_max = _peak_and_sum(codes[group], start_idx[group], lengths[group], w_peak)
-        peak[group], peak_idx[group], inner_sum[group], win_max[group] = p, pk_i, s_in, w_max
+        p, pk_i, s_in, win = _peak_and_sum(codes[group], start_idx[group], lengths[group], w_peak)
+        peak[group], peak_idx[group], inner_sum[group] = p, pk_i, s_in
+        if hi_limit is not None:
+            at_limit[group] = (win >= hi_limit[group][:, None]).sum(axis=1)
     peak = (peak - y_off) * y_mult + y_zero
     n_in = lengths.astype(np.float64)
     mean_active = (inner_sum / n_in - y_off) * y_mult + y_zero
@@ -334,7 +353,9 @@ def measure_window(
         hi = np.broadcast_to(np.asarray(code_max if code_max is not None else np.inf, dtype=np.float64), (n,))
         lo = np.broadcast_to(np.asarray(code_min if code_min is not None else -np.inf, dtype=np.float64), (n,))
         head = codes[:, : max(1, int(n_pre.min()) * block)]
-        clipped = (win_max >= hi) | (head.min(axis=1) <= lo) | (head.max(axis=1) >= hi)
+        # A spike can touch the rail for a sample or two without costing the peak; three or
+        # more samples at the limit (or any idle sample at either limit) is a clipped record.
+        clipped = (at_limit >= CLIP_SAMPLES) | (head.min(axis=1) <= lo) | (head.max(axis=1) >= hi)
         flags[clipped] |= FLAG_CLIPPED
 
     start_s = t_first + start_idx * dt
@@ -342,6 +363,7 @@ def measure_window(
     nan = np.where(none, np.nan, 1.0)
     return WindowMeasurements(
         baseline_a=baseline,
+        local_baseline_a=local_baseline,
         noise_a=sigma_sample,
         post_a=post,
         start_s=start_s * nan,

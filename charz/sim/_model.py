@@ -61,6 +61,7 @@ class Timing:
     t_prog_jitter: float = 0.005  # random, per program
     t_read_us: float = 50.0  # tR
     t_cmd_us: float = 25.0  # command decode before the first NAND operation
+    t_wake_us: float = 4.0  # the command reaching the controller (FIS transfer) before its current rises
     t_done_us: float = 15.0  # completion after the last program
     host_rate_bytes_per_s: float = 300e6  # interface payload rate (SATA 2 ≈ 300 MB/s)
 

@@ -22,19 +22,73 @@ def _index(t_us: np.ndarray, t_first_us: float, dt_us: float, n: int) -> np.ndar
     return np.clip(np.ceil((t_us - t_first_us) / dt_us - 1e-9), 0, n).astype(np.int64)
 
 
+class NoiseField:
+    """The bench's random nuisances as a fixed function of time.
+
+    White noise and spikes are drawn per block of samples on the global grid
+    ``k = round(t / dt)`` from a key, so asking twice for overlapping times (the mock
+    scope searches for the trigger, then fetches the record) gives the same samples;
+    the hum phase and the idle-peak phase are fixed per field.
+
+    Example
+    -------
+    >>> from charz.sim import load_preset
+    >>> f = NoiseField(load_preset("mxp"), (1, 2))
+    >>> a = f.sample(0.0, 2e-6, 100); b = f.sample(20e-6, 2e-6, 10)
+    >>> bool(np.array_equal(a[10:20], b))
+    True
+    """
+
+    CHUNK = 4096
+
+    def __init__(self, model: DriveModel, key: tuple[int, ...]):
+        self.nuisances = model.nuisances
+        self.key = tuple(int(k) for k in key)
+        r = np.random.default_rng([*self.key, 0])
+        self.hum_phase = r.uniform(0, 2 * np.pi)
+        self.idle_peak_phase = r.random()
+
+    @classmethod
+    def from_rng(cls, model: DriveModel, rng: np.random.Generator) -> "NoiseField":
+        return cls(model, (int(rng.integers(2**62)),))
+
+    def _chunk(self, dt_ns: int, c: int) -> np.ndarray:
+        z = self.nuisances
+        r = np.random.default_rng([*self.key, 1, dt_ns, c & 0xFFFFFFFF, (c >> 32) & 0xFFFFFFFF])
+        x = r.normal(0.0, z.white_noise_a, self.CHUNK) if z.white_noise_a else np.zeros(self.CHUNK)
+        if z.spike_rate_hz:
+            n_spikes = r.poisson(z.spike_rate_hz * self.CHUNK * dt_ns * 1e-9)
+            if n_spikes:
+                where = r.integers(0, self.CHUNK - 1, n_spikes)
+                height = z.spike_a * r.exponential(1.0, n_spikes) * np.where(r.random(n_spikes) < 0.8, 1.0, -1.0)
+                x[where] += height
+                x[where + 1] += 0.5 * height
+        return x
+
+    def sample(self, t_first_s: float, dt_s: float, n: int) -> np.ndarray:
+        """White noise and spikes for the samples ``t_first_s + i·dt_s``."""
+        dt_ns = max(1, int(round(dt_s * 1e9)))
+        k0 = int(np.floor(t_first_s / dt_s + 0.5))
+        c0, c1 = k0 // self.CHUNK, (k0 + n - 1) // self.CHUNK
+        x = np.concatenate([self._chunk(dt_ns, c) for c in range(c0, c1 + 1)]) if n else np.zeros(0)
+        start = k0 - c0 * self.CHUNK
+        return x[start : start + n]
+
+
 def render_current(
     model: DriveModel,
     activity: Activity | None,
     t_first_s: float,
     sample_interval_s: float,
     n_samples: int,
-    rng: np.random.Generator,
+    noise: NoiseField | None = None,
     *,
     standby: bool = True,
 ) -> np.ndarray:
     """Supply current in amperes at ``t_first_s + i·sample_interval_s`` (request at t = 0).
 
-    ``activity`` None renders the idle drive.  Float64.
+    ``activity`` None renders the idle drive; ``noise`` None renders without the bench's
+    random nuisances (noise, hum, spikes, idle-peak phase 0).  Float64.
     """
     c, z = model.currents, model.nuisances
     n = int(n_samples)
@@ -67,7 +121,9 @@ def render_current(
     if not standby and z.idle_peak_a and z.idle_peak_period_s:
         # Housekeeping bursts of an idle drive (003 Fig. 6a: X-25M, 240 mA every 50 ms).
         period_us = z.idle_peak_period_s * 1e6
-        first = t0_us - rng.uniform(0, period_us)
+        # Peaks recur at fixed absolute times; the first one may have started before the window.
+        ph = (noise.idle_peak_phase if noise is not None else 0.0) * period_us
+        first = ph + np.floor((t0_us - ph) / period_us) * period_us
         starts = np.arange(first, t_us[-1] + dt_us if n else first, period_us)
         width_us = z.idle_peak_width_s * 1e6
         p0 = _index(starts, t0_us, dt_us, n)
@@ -77,15 +133,8 @@ def render_current(
     if c.rise_time_us > 0 and n:
         a = 1.0 - np.exp(-dt_us / c.rise_time_us)
         current = lfilter([a], [1.0, a - 1.0], current, zi=lfilter_zi([a], [1.0, a - 1.0]) * current[0])[0]
-    if z.white_noise_a:
-        current += rng.normal(0.0, z.white_noise_a, n)
-    if z.hum_a:
-        current += z.hum_a * np.sin(2 * np.pi * z.hum_hz * t_us * 1e-6 + rng.uniform(0, 2 * np.pi))
-    if z.spike_rate_hz and n:
-        n_spikes = rng.poisson(z.spike_rate_hz * n * sample_interval_s)
-        if n_spikes:
-            where = rng.integers(0, n, n_spikes)
-            height = z.spike_a * rng.exponential(1.0, n_spikes) * np.where(rng.random(n_spikes) < 0.8, 1.0, -1.0)
-            current[where] += height
-            current[np.minimum(where + 1, n - 1)] += 0.5 * height
+    if noise is not None:
+        current += noise.sample(t_first_s, sample_interval_s, n)
+        if z.hum_a:
+            current += z.hum_a * np.sin(2 * np.pi * z.hum_hz * t_us * 1e-6 + noise.hum_phase)
     return current

@@ -114,7 +114,7 @@ def schedule_write(
     if write_cache:
         # The data only goes to DRAM; NAND is programmed later, outside any capture.
         end = t.t_cmd_us + size_bytes * host_us_per_byte + t.t_done_us
-        iv.add(0.0, end, c.controller_a, CONTROLLER)
+        iv.add(t.t_wake_us, end, c.controller_a, CONTROLLER)
         iv.add(t.t_cmd_us, end - t.t_done_us, c.transfer_a, TRANSFER)
         return Activity("write", size_bytes, offset_bytes, iv.arrays(), end, end, 0.0, 0, 0, end, cached=True)
 
@@ -175,7 +175,7 @@ def schedule_write(
         iv.add(start + t.t_xfer_page_us, die_end, c.program_per_package_a * pkg_scale[p], PROGRAM, p)
         pkg_free[p] = die_end
         end = max(end, die_end)
-    iv.add(0.0, end + t.t_done_us, c.controller_a, CONTROLLER)
+    iv.add(t.t_wake_us, end + t.t_done_us, c.controller_a, CONTROLLER)
     return Activity(
         "write",
         size_bytes,
@@ -210,7 +210,7 @@ def schedule_read(model: DriveModel, size_bytes: int, offset_bytes: int) -> Acti
         iv.add(tt, tt + out_us, c.transfer_a * chans, TRANSFER)
         tt += out_us
     end = tt + t.t_done_us
-    iv.add(0.0, end, c.controller_a, CONTROLLER)
+    iv.add(t.t_wake_us, end, c.controller_a, CONTROLLER)
     return Activity("read", size_bytes, offset_bytes, iv.arrays(), end, t.t_cmd_us, 0.0, 0, n_bursts, end)
 
 

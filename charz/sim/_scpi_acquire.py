@@ -267,6 +267,9 @@ class Engine:
 
     def _search(self, frame: Frame) -> int | None:
         horizon = int(min(self.trigger_search_s / frame.dt_s, self.MAX_SEARCH_SAMPLES))
+        # A real scope has been watching since it was armed: look from a little before the
+        # I/O (at most 100 µs) so an edge right at the request is seen as an edge.
+        lead = int(min(max(self._clock() - self._armed_at, 0.0), 1e-4) / frame.dt_s)
         gain = 1.0
         if frame.trigger_channel != self.probe_channel:
             # Nothing is connected there: a flat zero only "crosses" a level of exactly 0.
@@ -274,8 +277,9 @@ class Engine:
                 return np.zeros(n)
         else:
             def samples(first: int, n: int) -> np.ndarray:
-                return gain * self.source.current_a(first * frame.dt_s, frame.dt_s, n)
-        return find_crossing(samples, frame.trigger_level, frame.trigger_slope, horizon)
+                return gain * self.source.current_a((first - lead) * frame.dt_s, frame.dt_s, n)
+        index = find_crossing(samples, frame.trigger_level, frame.trigger_slope, horizon + lead)
+        return None if index is None else index - lead
 
     def _fire(self, trigger_s: float, *, forced: bool) -> None:
         frame = self._frame

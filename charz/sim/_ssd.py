@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from charz.sim._model import DriveModel
-from charz.sim._render import render_current
+from charz.sim._render import NoiseField, render_current
 from charz.sim._schedule import Activity, DriveState, schedule_read, schedule_write
 
 
@@ -40,9 +40,9 @@ class SimulatedSSD:
     def render(
         self, activity: Activity | None, t_first_s: float, sample_interval_s: float, n_samples: int, rng: np.random.Generator
     ) -> np.ndarray:
-        return render_current(
-            self.model, activity, t_first_s, sample_interval_s, n_samples, rng, standby=self.standby
-        )
+        """One capture's current; its noise is drawn from ``rng``."""
+        noise = NoiseField.from_rng(self.model, rng)
+        return render_current(self.model, activity, t_first_s, sample_interval_s, n_samples, noise, standby=self.standby)
 
 
 class SimulatedBench:
@@ -54,8 +54,10 @@ class SimulatedBench:
 
     def __init__(self, model: DriveModel, *, seed: int = 0, standby: bool = True, write_cache: bool = False):
         self.ssd = SimulatedSSD(model, seed=seed, standby=standby, write_cache=write_cache)
-        self._rng = np.random.default_rng([seed, 0xBE7C])
+        self.seed = seed
+        self.io_count = 0
         self._activity: Activity | None = None
+        self._noise = NoiseField(model, (seed, 0))
 
     @property
     def model(self) -> DriveModel:
@@ -66,7 +68,19 @@ class SimulatedBench:
         return self._activity
 
     def on_host_io(self, op: str, size_bytes: int, offset_bytes: int) -> None:
-        self._activity = self.ssd.request(op, size_bytes, offset_bytes, self._rng)
+        # Each I/O draws from its own keys, so asking for the current twice (trigger search,
+        # then the record) sees the same waveform, and a resumed session can replay.
+        self.io_count += 1
+        rng = np.random.default_rng([self.seed, self.io_count, 0xB0])
+        self._activity = self.ssd.request(op, size_bytes, offset_bytes, rng)
+        self._noise = NoiseField(self.model, (self.seed, self.io_count))
+
+    def replay(self, requests) -> None:
+        """Advance the drive through earlier ``(op, size_bytes, offset_bytes)`` requests without rendering."""
+        for op, size_bytes, offset_bytes in requests:
+            self.on_host_io(op, size_bytes, offset_bytes)
+        self._activity = None
 
     def current_a(self, t_first_s: float, sample_interval_s: float, n_samples: int) -> np.ndarray:
-        return self.ssd.render(self._activity, t_first_s, sample_interval_s, n_samples, self._rng)
+        return render_current(self.model, self._activity, t_first_s, sample_interval_s, n_samples, self._noise,
+                              standby=self.ssd.standby)

@@ -1,0 +1,176 @@
+"""``charz characterize`` (the main job) and ``charz resume``."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from charz.cli._common import console, progress_bar
+from charz.errors import UsageError
+
+
+class CliUI:
+    """The session's user: log lines on stderr, a progress bar, a prompt for the serial."""
+
+    def __init__(self, quiet: bool = False):
+        from rich.console import Console
+
+        self.quiet = quiet
+        self.err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+    def log(self, text: str) -> None:
+        if not self.quiet:
+            self.err.print(text, markup=False)
+
+    def confirm(self, text: str, token_name: str) -> str | None:
+        if not sys.stdin.isatty():
+            return None  # scripts pass --confirm-serial; ConfirmationRequired then says so
+        self.err.print(text, markup=False)
+        return typer.prompt(f"type the drive's {token_name} to go on")
+
+    @contextlib.contextmanager
+    def progress(self, total: int, done: int, description: str):
+        with progress_bar(total, description, enabled=not self.quiet) as bar:
+            bar.advance(done)
+            yield bar.advance
+
+
+def _given(preset_given: dict, **overrides) -> dict:
+    """Spec-sheet values in SI (as archives hold them): preset first, command-line options win."""
+    given = {}
+    for key, value in preset_given.items():
+        if key.endswith("_us"):
+            given[key[:-3] + "_s"] = value * 1e-6
+        elif key in ("channels", "packages", "page_size_bytes", "host_rate_bytes_per_s"):
+            given[key] = value
+    for key, value in overrides.items():
+        if value is None:
+            continue
+        if key.endswith("_us"):
+            given[key[:-3] + "_s"] = value * 1e-6
+        else:
+            given[key] = value
+    return given
+
+
+def format_outcome(result) -> str:
+    s = result.stats
+    lines = [f"captures: {s.captured} taken, {s.retried} retried, {s.flagged} kept with warnings"
+             + (f", steps never captured: {s.missed}" if s.missed else "")]
+    lines += [f"  note: {n}" for n in s.notes[:10]]
+    if result.profile_path:
+        lines.append(f"profile written to {result.profile_path}")
+        lines.append(f"next: charz tune {result.profile_path} --fs ext4   (or xfs, zfs, btrfs, mdadm, lvm, partition)")
+    return "\n".join(lines)
+
+
+def _report(result) -> None:
+    from charz.cli._analyze import format_summary
+
+    if result.profile:
+        console.print(format_summary(result.profile), markup=False)
+    console.print(format_outcome(result), markup=False)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def characterize(
+        mock: bool = typer.Option(False, help="Run against the mock bench (simulated SSD behind a simulated scope over TCP)."),
+        preset: str = typer.Option("mxp", help="Mock bench: the simulated drive (charz simulate --list)."),
+        device: Optional[Path] = typer.Option(None, help="Block device under test (a whole disk; checked, claimed, confirmed)."),
+        scope: Optional[str] = typer.Option(None, help="VISA resource of the scope, e.g. TCPIP::192.168.1.20::4000::SOCKET."),
+        out: Optional[Path] = typer.Option(None, help="Session directory to create (default runs/<drive>-<time>)."),
+        scratch: Optional[Path] = typer.Option(None, help="Mock bench: file for the O_DIRECT requests (default OUT/scratch.bin)."),
+        channels: Optional[int] = typer.Option(None, min=1, help="Channels of the drive (spec sheet)."),
+        packages: Optional[int] = typer.Option(None, min=1, help="Flash packages on the board."),
+        page_size: Optional[str] = typer.Option(None, help="NAND page size, e.g. 4k or 8k."),
+        t_xfer_us: Optional[float] = typer.Option(None, help="Register transfer per page, µs (NAND datasheet)."),
+        t_prog_us: Optional[float] = typer.Option(None, help="Page program time, µs (NAND datasheet)."),
+        t_switch_us: Optional[float] = typer.Option(None, help="Channel-switch delay, µs, if known."),
+        host_rate: Optional[float] = typer.Option(None, help="Host link payload rate, bytes/s (SATA 2 ≈ 3e8, SATA 3 ≈ 5.5e8)."),
+        sizes: Optional[str] = typer.Option(None, help="Write sizes (default one page to 160 KB in page steps)."),
+        read_sizes: Optional[str] = typer.Option(None, help="Read sizes (default page steps to 160 KB and 512 KB); 'none'."),
+        repeats: int = typer.Option(5, min=1, help="Captures per size."),
+        erase: Optional[str] = typer.Option(None, help="Erase first: discard, secure-erase, enhanced-secure-erase or format."),
+        confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts (instead of typing it)."),
+        allow_signatures: bool = typer.Option(False, help="Overwrite a drive that carries a file system or RAID signature."),
+        rail_v: float = typer.Option(5.0, help="Voltage of the rail the probe is on (energy figures)."),
+        channel: str = typer.Option("CH1", help="Scope channel with the current probe."),
+        visa_library: str = typer.Option("@py", help="VISA library: @py (pyvisa-py) or a path to NI/Keysight VISA."),
+        record_length: int = typer.Option(10_000, help="Points per record (2 µs/sample for writes, 4 µs for reads)."),
+        seed: int = typer.Option(0, help="Mock bench: seed of the simulated drive."),
+        standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),
+        write_cache: bool = typer.Option(False, help="Mock bench: leave the simulated write cache on (to see the warning)."),
+        mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: inject a scope fault, e.g. no_trigger:count=1."),
+        analyze: bool = typer.Option(True, help="Analyze the session and write OUT/profile.toml at the end."),
+        quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+    ) -> None:
+        """Characterize a drive: initialize it, sweep O_DIRECT writes and reads under capture, analyze."""
+        from charz.session import BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
+
+        if mock == bool(scope):
+            raise UsageError("choose the bench: --mock, or --scope RESOURCE with --device DEV",
+                             hint="try: charz characterize --mock --preset mxp")
+        preset_given: dict = {}
+        if mock:
+            from charz.sim import load_preset
+
+            preset_given = load_preset(preset).given
+        elif device is None:
+            raise UsageError("a real bench needs --device", hint="the whole-disk block device the probe measures, e.g. /dev/sdb")
+        given = _given(preset_given, channels=channels, packages=packages,
+                       page_size_bytes=parse_size(page_size) if page_size else None, t_xfer_page_us=t_xfer_us,
+                       t_prog_us=t_prog_us, t_switch_us=t_switch_us, host_rate_bytes_per_s=host_rate)
+        missing = [k for k in ("channels", "packages", "page_size_bytes") if k not in given]
+        if missing:
+            raise UsageError(f"the analysis needs the drive's {', '.join(missing)}",
+                             hint="give --channels, --packages and --page-size from the spec sheet and the board")
+        page = given["page_size_bytes"]
+        writes = parse_sizes(sizes) if sizes else default_write_sizes(page)
+        reads = [] if read_sizes == "none" else (parse_sizes(read_sizes) if read_sizes else default_read_sizes(page))
+        plan = build_sweep(writes, reads, repeats)
+        name = preset if mock else Path(device).name
+        out = out or Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        if mock and device is None:
+            target, is_scratch = str(scratch or (out / "scratch.bin")), True
+        else:
+            target, is_scratch = str(device), False
+        config = BenchConfig(
+            kind="mock" if mock else "real", target=target, target_is_scratch=is_scratch, scope_resource=scope,
+            visa_library=visa_library, channel=channel, rail_v=rail_v,
+            rail_v_origin="given on the command line" if rail_v != 5.0 else "assumed: 5 V SATA rail, as 003 multiplies by 5 V",
+            record_length=record_length, preset=preset if mock else None, seed=seed, standby=standby,
+            write_cache=write_cache, mock_faults=tuple(mock_fault or ()),
+        )
+        ui = CliUI(quiet)
+        try:
+            result = start_session(out, config, plan, given, ui=ui, analyze=analyze,
+                                   device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
+                                                        allow_signatures=allow_signatures, standby=standby))
+        except KeyboardInterrupt:
+            ui.err.print(f"interrupted: every completed capture is kept in {out}; continue with: charz resume {out}")
+            raise typer.Exit(130)
+        _report(result)
+
+    @app.command()
+    def resume(
+        session: Path = typer.Argument(..., help="Session directory of an interrupted charz characterize."),
+        confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
+        analyze: bool = typer.Option(True, help="Analyze the session at the end."),
+        quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+    ) -> None:
+        """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
+        from charz.session import DeviceOptions, resume_session
+
+        ui = CliUI(quiet)
+        try:
+            result = resume_session(session, ui=ui, analyze=analyze, device=DeviceOptions(confirm_serial=confirm_serial))
+        except KeyboardInterrupt:
+            ui.err.print(f"interrupted again: captures are kept; continue with: charz resume {session}")
+            raise typer.Exit(130)
+        _report(result)

@@ -1,0 +1,126 @@
+"""The bench a session runs on: a scope, an O_DIRECT target, and (mock only) the physics link.
+
+A :class:`BenchConfig` is data: it goes into the archive's metadata so that
+``charz resume`` can rebuild the same bench.  :class:`Bench` is the live thing: a
+connected scope, an open O_DIRECT descriptor, and for the mock bench the control
+channel that tells the simulated drive about each host I/O (on a real bench the
+physics does that).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Callable
+
+from charz.errors import UsageError
+
+MOCK = "mock"
+REAL = "real"
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """Everything needed to rebuild the bench (stored in ``session.json`` under ``bench``)."""
+
+    kind: str  # "mock" | "real"
+    target: str  # block device or scratch file for the O_DIRECT requests
+    target_is_scratch: bool = False
+    scope_resource: str | None = None  # real bench (the mock's is made fresh each time)
+    visa_library: str = "@py"
+    channel: str = "CH1"
+    rail_v: float = 5.0
+    rail_v_origin: str = "assumed: 5 V SATA rail, as 003 multiplies by 5 V"
+    write_sample_interval_s: float = 2e-6
+    read_sample_interval_s: float = 4e-6
+    record_length: int = 10_000
+    pretrigger_fraction: float = 0.1
+    trigger_timeout_s: float = 2.0
+    # mock bench
+    preset: str | None = None
+    seed: int = 0
+    standby: bool = True
+    write_cache: bool = False
+    dialect: str = "tek"
+    mock_faults: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in (MOCK, REAL):
+            raise UsageError(f"bench kind must be {MOCK!r} or {REAL!r}")
+        if self.kind == REAL and not self.scope_resource:
+            raise UsageError("a real bench needs a scope", hint="give --scope RESOURCE (see charz scope check)")
+        if self.kind == MOCK and not self.preset:
+            raise UsageError("a mock bench needs a preset", hint="give --preset NAME (charz simulate --list)")
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["mock_faults"] = list(self.mock_faults)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "BenchConfig":
+        known = {f.name for f in fields(cls)}
+        try:
+            kwargs = {k: v for k, v in d.items() if k in known}
+            kwargs["mock_faults"] = tuple(kwargs.get("mock_faults", ()))
+            return cls(**kwargs)
+        except TypeError as exc:
+            raise UsageError(f"the stored bench description is malformed ({exc})",
+                             hint="the archive's session.json was edited or damaged") from None
+
+
+@dataclass
+class Bench:
+    """A live bench.  Close it (or use ``with``) to release the scope, the target and the mock."""
+
+    config: BenchConfig
+    scope: Any  # charz.scope.Scope
+    io: Any  # charz.workload.DirectIO
+    notify: Callable[[str, int, int], None] | None = None  # mock: tell the simulated drive
+    scope_identity: str = ""
+    replay: Callable[[list[tuple[str, int, int]]], None] | None = None  # mock: rebuild drive state
+    _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
+
+    def close(self) -> None:
+        self._stack.close()
+
+    def __enter__(self) -> "Bench":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, claim=None) -> Bench:
+    """Connect the scope and open the target; for a mock bench, start the mock scope first.
+
+    ``claim`` is the guard's exclusive hold when the target is a block device.
+    """
+    from charz.scope import open_scope
+    from charz.workload import open_direct
+
+    stack = contextlib.ExitStack()
+    try:
+        notify = replay = None
+        resource = config.scope_resource
+        if config.kind == MOCK:
+            from charz.sim import SimulatedBench, load_preset
+            from charz.sim.scope_server import MockScopeControl, MockScopeServer
+
+            source = SimulatedBench(load_preset(config.preset), seed=config.seed, standby=config.standby,
+                                    write_cache=config.write_cache)
+            server = stack.enter_context(MockScopeServer(source, dialect=config.dialect, faults=list(config.mock_faults)))
+            control = stack.enter_context(MockScopeControl(server.control_port))
+            resource = server.resource
+            # The mock is told of each request right before it is issued, through its control port:
+            # on a real bench the drive's own current does this.
+            notify = lambda op, size, offset: control.io(op, size, offset)  # noqa: E731
+            replay = source.replay
+        scope = stack.enter_context(open_scope(resource, visa_library=config.visa_library))
+        create = span_bytes if config.target_is_scratch else None
+        io = stack.enter_context(open_direct(config.target, claim=claim, create_size_bytes=create,
+                                             max_request_bytes=max_request_bytes))
+        return Bench(config, scope, io, notify, str(scope.identity), replay, stack)
+    except BaseException:
+        stack.close()
+        raise

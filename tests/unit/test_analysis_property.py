@@ -1,0 +1,234 @@
+"""Property: over random drives the inference is exact, or says it cannot decide — never confidently wrong.
+
+Random geometry (channels 1–16, ways 1–4, dies 1–4, pages 4/8/16 KB), an I/O unit
+consistent with it, any block layout and order, random current levels, timings,
+program-time spread, spikes, and noise set from a drawn ratio of step height to
+noise σ — the RMS of one sample's white noise and mains hum together, split
+between them at random.  The sweep runs one page past saturation,
+five repeats, as 003 prescribes.  Three limits keep this under a minute and inside
+what 003's method can see at all: the saturating write is at most 64 pages; the
+program time outlasts the spread of register transfers, so every package of a
+saturating write programs at once (checked on the simulator's own timeline); and
+program current dominates the peak (a channel's transfer current is under a third
+of a package's program current), 003's premise for reading packages off peaks.
+
+The truth below is computed from the drawn drive with plain loops, not with charz.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from charz.analysis import Given, Trace, characterize
+from charz.sim import Currents, Digitizer, DriveModel, Firmware, Geometry, Nuisances, SimulatedSSD, Timing, digitize
+from charz.sim._schedule import PROGRAM
+from charz.sim._walk import package_walk
+
+pytestmark = pytest.mark.unit
+
+OUTCOMES: dict[str, Counter] = {"steps": Counter(), "allocation": Counter()}
+BANDS = {"steps": Counter(), "allocation": Counter()}
+
+
+def _divisors(n):
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def truth_scheme(channels, ways, block_c, block_w, order, k):
+    """003's name for the drawn walk, from first principles."""
+    if ways == 1:
+        return "channel-only"
+    walk = package_walk(channels, ways, block_c, block_w, order, 2 * k)
+    if k > 1:
+        unit = walk[:k]
+        if len({w for _, w in unit}) == 1:
+            return "channel-only"
+        return "channel-priority" if unit[1][0] != unit[0][0] else "way-priority"
+    return "channel-priority" if walk[1][0] != walk[0][0] else "way-priority"
+
+
+@st.composite
+def drives(draw):
+    channels = draw(st.integers(1, 16))
+    ways = draw(st.integers(1, 4))
+    dies = draw(st.integers(1, 4))
+    page = draw(st.sampled_from([4096, 8192, 16384]))
+    packages = channels * ways
+    assume(packages * dies <= 64)
+    block_c = draw(st.sampled_from(_divisors(channels)))
+    block_w = draw(st.sampled_from(_divisors(ways)))
+    order = draw(st.sampled_from(["channel-priority", "way-priority"]))
+    k = draw(st.sampled_from(_divisors(block_c * block_w)))
+    t_xfer = draw(st.floats(20, 160)) * page / 4096 / 2
+    t_switch = draw(st.floats(8, 60))
+    t_reg = dies * t_xfer
+    # Long enough that every package of a saturating write is programming at one instant.
+    t_prog = (packages * max(t_switch, t_reg) + t_reg) * draw(st.floats(1.3, 2.5)) + 300
+    prog_a = draw(st.floats(0.008, 0.12))
+    # Step height over the noise's σ (white noise and mains hum together, RMS of one sample).
+    ratio = math.exp(draw(st.floats(math.log(0.3), math.log(30))))
+    noise_rms = k * prog_a / ratio
+    hum_share = draw(st.floats(0, 0.7))
+    sigma = noise_rms * math.sqrt(1 - hum_share**2)
+    hum_amplitude = noise_rms * hum_share * math.sqrt(2)
+    timing = Timing(
+        t_xfer_page_us=t_xfer, t_switch_us=t_switch, t_prog_us=t_prog,
+        t_prog_spread=draw(st.floats(0, 0.04)), t_prog_jitter=draw(st.floats(0, 0.01)),
+        t_read_us=draw(st.floats(20, 90)), t_cmd_us=draw(st.floats(10, 40)), t_done_us=draw(st.floats(5, 25)),
+        host_rate_bytes_per_s=draw(st.floats(250e6, 3000e6)),
+    )
+    currents = Currents(
+        idle_a=draw(st.floats(0.01, 0.2)), controller_a=draw(st.floats(0.03, 0.1)),
+        program_per_package_a=prog_a, transfer_a=prog_a * draw(st.floats(0.05, 0.3)),
+        read_per_package_a=prog_a * draw(st.floats(0.1, 0.5)),
+        package_spread=draw(st.floats(0, 0.05)), ispp_ripple=draw(st.floats(0, 0.15)),
+    )
+    nuisances = Nuisances(
+        white_noise_a=sigma, hum_a=hum_amplitude, hum_hz=draw(st.sampled_from([50.0, 60.0])),
+        spike_rate_hz=draw(st.floats(0, 20)), spike_a=draw(st.floats(0, 0.3)),
+    )
+    # The scope is set so idle, the saturated peak and their noise stay on screen (scope check's advice).
+    hi = currents.idle_a + currents.controller_a + packages * prog_a * 1.2 + 0.05 + 6 * sigma + hum_amplitude
+    lo = currents.idle_a - 6 * sigma - hum_amplitude - 0.01
+    scale = (hi - lo) / 9.4
+    dig = Digitizer(scale_a_per_div=scale, position_div=-4.7 - lo / scale, bits=draw(st.sampled_from([8, 16])))
+    model = DriveModel(
+        name="random", description="", given={},
+        geometry=Geometry(channels, ways, dies, 2, page),
+        firmware=Firmware(k * dies * page, page * draw(st.sampled_from([1, 2])) if dies >= 2 else page, block_c, block_w, order),
+        timing=timing, currents=currents, nuisances=nuisances, digitizer=dig,
+    )
+    datasheet = draw(st.booleans())  # is the NAND timing given, as 003 had it?
+    return model, ratio, datasheet, draw(st.integers(0, 2**31))
+
+
+def _saturating_write_overlaps(model, seed):
+    g = model.geometry
+    ssd = SimulatedSSD(model, seed=seed)
+    act = ssd.request("write", g.packages * g.dies_per_package * g.page_size_bytes, 0, np.random.default_rng(seed))
+    t0, t1, _, kind, _ = act.intervals
+    t0, t1 = t0[kind == PROGRAM], t1[kind == PROGRAM]
+    return t0.max() < t1.min(), act
+
+
+def run(model, datasheet, seed, repeats=5):
+    g = model.geometry
+    page = g.page_size_bytes
+    sat = g.packages * g.dies_per_package
+    largest = sat + max(model.unit_pages, 2)
+    ssd = SimulatedSSD(model, seed=seed)
+    rng = np.random.default_rng(seed)
+    probe = ssd.request("write", largest * page, 0, rng)
+    dt = 2e-6
+    pre = 400
+    n = pre + int(probe.end_us * 1e-6 / dt) + 800
+    ssd = SimulatedSSD(model, seed=seed)
+    traces = []
+    for r in range(repeats):
+        for pages in range(1, largest + 1):
+            # Each request starts on an I/O unit boundary, as 003's sequential sweep on a fresh
+            # drive does (charz's 1 MiB-aligned offsets do this for power-of-two units).
+            act = ssd.request("write", pages * page, (r * largest + pages) * 64 * model.firmware.write_io_unit_bytes, rng)
+            amps = ssd.render(act, -pre * dt, dt, n, rng)
+            d = digitize(amps, model.digitizer.scale_a_per_div, model.digitizer.position_div,
+                         width_bytes=1 if model.digitizer.bits == 8 else 2)
+            traces.append(Trace("write", pages * page, d.codes, d.y_mult, d.y_offset_codes, d.y_zero, dt, -pre * dt,
+                                repeat=r, code_min=d.code_min, code_max=d.code_max))
+    t = model.timing
+    given_ = Given(
+        channels=g.channels, packages=g.packages, page_size_bytes=page, host_rate_bytes_per_s=t.host_rate_bytes_per_s,
+        t_xfer_page_us=t.t_xfer_page_us if datasheet else None, t_prog_us=t.t_prog_us if datasheet else None,
+    )
+    return characterize(traces, given_)
+
+
+def _dump(model, ratio, datasheet, seed):
+    # For reproducing a failure by hand: CHARZ_PROPERTY_DUMP=path pytest ...
+    import json
+    import os
+    from dataclasses import asdict
+
+    target = os.environ.get("CHARZ_PROPERTY_DUMP")
+    if target:
+        with open(f"{target}.{len(os.listdir(os.path.dirname(target) or '.'))}", "w") as f:
+            json.dump({"model": asdict(model), "ratio": ratio, "datasheet": datasheet, "seed": seed}, f)
+
+
+def load_dump(path):
+    import json
+
+    d = json.load(open(path))
+    m = d["model"]
+    model = DriveModel(
+        name=m["name"], description="", given={}, geometry=Geometry(**m["geometry"]), firmware=Firmware(**m["firmware"]),
+        timing=Timing(**m["timing"]), currents=Currents(**m["currents"]), nuisances=Nuisances(**m["nuisances"]),
+        digitizer=Digitizer(**m["digitizer"]),
+    )
+    return model, d["ratio"], d["datasheet"], d["seed"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(drives())
+def test_inference_is_exact_or_undetermined_never_wrong(case):
+    model, ratio, datasheet, seed = case
+    overlaps, _ = _saturating_write_overlaps(model, seed)
+    assume(overlaps)
+    c = run(model, datasheet, seed)
+    g = model.geometry
+    k = model.packages_per_unit
+    truth = {
+        "n_step": g.packages // k,
+        "step_pages": model.unit_pages,
+        "dies_per_package": g.dies_per_package,
+        "write_io_unit_bytes": model.firmware.write_io_unit_bytes,
+    }
+    band = "ratio>=2" if ratio >= 2 else "ratio<2"
+    f = model.firmware
+    what = (f"[{g.channels} ch × {g.ways} ways × {g.dies_per_package} dies, {g.page_size_bytes} B pages, k={k}, "
+            f"block {f.block_channels}×{f.block_ways} {f.order}, step/σ {ratio:.2f}, datasheet {datasheet}, seed {seed}]")
+    got = {key: c[key].value for key in truth}
+    if got["dies_per_package"] is None:
+        outcome = "undetermined"
+    elif got == truth:
+        outcome = "exact"
+    else:
+        outcome = "wrong"
+    if g.packages // k == 1 and outcome == "undetermined":
+        outcome = "undetermined"  # one unit spans every package: only the durations can tell (Fig. 3c)
+    if outcome == "wrong" or (ratio >= 2 and g.packages // k > 1 and outcome != "exact"):
+        _dump(model, ratio, datasheet, seed)
+    OUTCOMES["steps"][outcome] += 1
+    BANDS["steps"][(band, outcome)] += 1
+    assert outcome != "wrong", f"confidently wrong: got {got}, truth {truth} ({c['n_step'].evidence}) {what}"
+    if ratio >= 2 and g.packages // k > 1:
+        assert outcome == "exact", f"undetermined at step/noise {ratio:.1f}: {c['n_step'].evidence} {what}"
+
+    scheme = c["allocation_scheme"].value
+    expected = truth_scheme(g.channels, g.ways, model.firmware.block_channels, model.firmware.block_ways, model.firmware.order, k)
+    a_outcome = "undetermined" if scheme is None else ("exact" if scheme == expected else "wrong")
+    if a_outcome == "wrong":
+        _dump(model, ratio, datasheet, seed)
+    OUTCOMES["allocation"][a_outcome] += 1
+    BANDS["allocation"][(band, a_outcome)] += 1
+    assert a_outcome != "wrong", f"allocation {scheme} but the drive walks {expected}: {c['allocation_scheme'].evidence} {what}"
+
+
+def test_print_rates():
+    # Runs after the property test in this module; prints what it saw (pytest -s, or the -rA summary).
+    lines = []
+    for what, counts in OUTCOMES.items():
+        total = sum(counts.values()) or 1
+        rates = ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(counts.items()))
+        lines.append(f"{what}: {sum(counts.values())} drives — {rates}")
+        for band in ("ratio>=2", "ratio<2"):
+            sub = {o: n for (b, o), n in BANDS[what].items() if b == band}
+            if sub:
+                lines.append(f"    {band}: " + ", ".join(f"{o} {n}" for o, n in sorted(sub.items())))
+    print("\n" + "\n".join(lines))
+    assert OUTCOMES["steps"]["wrong"] == 0 and OUTCOMES["allocation"]["wrong"] == 0
