@@ -69,8 +69,8 @@ def _what_to_do(evidence: str) -> str:
     steps = []
     if "package" in text:
         steps.append("give the flash package count (count them on the board): charz analyze SESSION --packages N")
-    steps.append("capture again with more repeats per size (--repeats) so the peak staircase stands clear of the noise, "
-                 "then charz analyze")
+    steps.append("capture again with more repeats per size (charz characterize ... --repeats N) so the peak staircase "
+                 "stands clear of the noise")
     if "package" not in text:
         steps.append("check --packages and --page-size given to charz analyze")
     return "; or ".join(steps)

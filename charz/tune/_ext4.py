@@ -118,7 +118,7 @@ def advise_ext4(ctx: Context) -> Advice:
                                       "the size that keeps every package busy", basis.parallel_source))
             notes.append("mke2fs ≥ 1.47.3 no longer sets stripe_width on SSDs by itself: the ext4 allocator works hard "
                          "to find stripe-aligned space; if that shows on a full, fragmented file system, keep stride and "
-                         "drop stripe_width (tune2fs -E stripe_width=0 DEV)")
+                         f"drop stripe_width (tune2fs -E stripe_width=0 {ctx.device})")
         elif n == 1:
             notes.append("n_step is 1: one unit already keeps every package busy, so stripe_width would equal stride")
     else:
@@ -136,7 +136,7 @@ def advise_ext4(ctx: Context) -> Advice:
     options = (Option.of("-b", block, "B", "file-system block size", ctx.block_source), *extended)
     if extended:
         notes.append("on an existing ext4, tune2fs -E " + ",".join(f"{o.name}={o.value}" for o in extended)
-                     + " DEV sets the same without reformatting (it guides new allocations only)")
+                     + f" {ctx.device} sets the same without reformatting (it guides new allocations only)")
     ours = {o.name: o.value for o in extended}
     headline = ("mkfs.ext4 with " + ", ".join(f"{o.name}={o.value}" for o in extended)) if extended else \
         "mkfs.ext4 with its defaults (-b %d)" % block

@@ -90,5 +90,5 @@ def format_report(report: TuneReport | Sequence[Advice]) -> str:
     else:
         lines.append(f"kernel    {report.limits.origin}: {describe_limits(report.limits)}")
         lines.extend(f"  ≠ {d}" for d in report.limit_disagreements)
-    said = frozenset(header_caveats) if len(report.advice) > 1 else frozenset()
+    said = frozenset(header_caveats)
     return "\n\n".join(["\n".join(lines), *(format_advice(a, said=said) for a in report.advice)])

@@ -80,7 +80,7 @@ def advise_partition(ctx: Context) -> Advice:
     if basis.kind == NONE:
         return nothing_to_advise(TARGET, ctx, default)
     warnings = list(ctx.basis_warnings())
-    notes = ["both commands replace DEV's partition table (to add a partition to an existing table: sfdisk --append)"]
+    notes: list[str] = []
     fallback = basis.kind == FALLBACK
     if basis.kind == UNIT:
         target = basis.full_bytes or basis.align_bytes
@@ -112,6 +112,8 @@ def advise_partition(ctx: Context) -> Advice:
         device = f"/dev/{limits.disk}"
         warnings.append(f"{limits.partition} is a partition: partitioning applies to the whole disk, so the commands "
                         f"name {device}")
+    notes.insert(0, f"both commands replace {device}'s partition table (to add a partition to an existing table: "
+                    "sfdisk --append)")
     first_sector = start // sector
     sector_opt = Option.of("start", first_sector, "sectors", f"{human(start)} / {sector} B sectors: {why}",
                            *sources, sector_src, fallback=fallback)
