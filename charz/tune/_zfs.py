@@ -139,6 +139,12 @@ def advise_zfs(ctx: Context) -> Advice:
                          f"{human(unit)} for every small block and metadata: not recommended")
     else:
         notes.append("recordsize: no unit beyond a page to match; the default 128K stands")
+    read = basis.facts.read_unit
+    record_now = next((o.value for c in commands for o in c.options if o.name == "recordsize"), RECORDSIZE_DEFAULT_BYTES)
+    if read.known and read.value > record_now:
+        # the drive reads whole read units (003 §4.1): a smaller record still costs a full unit per read
+        notes.append(f"the drive reads in {human(read.value)} units ({read.key}, {read.confidence}): records of "
+                     f"{human(record_now)} each cost a full read unit")
 
     if ctx.limits is not None and ctx.limits.sectors_assumed and page_fact.known:
         notes.append("sector sizes were assumed (no --device): the auto-ashift comparison is indicative only")

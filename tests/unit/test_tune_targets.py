@@ -232,3 +232,9 @@ def test_every_option_cites_where_its_number_came_from(preset, fs):
 def test_device_is_named_in_the_commands():
     assert argvs(preset_profile("mxp"), "ext4", device="/dev/sdb")[0][-1] == "/dev/sdb"
     assert advise(preset_profile("mxp"), fs="ext4", limits=None).placeholders == ("DEV",)
+
+
+def test_a_read_unit_larger_than_the_record_is_noted_for_zfs():
+    a = advise(preset_profile("mxp", read_unit_bytes=262144), fs="zfs", limits=None)
+    assert any("reads in 256 KiB units (results.read_io_unit_bytes, high)" in n for n in a.notes)
+    assert not any("reads in" in n for n in advise(preset_profile("qpro", read_unit_bytes=8192), fs="zfs", limits=None).notes)
