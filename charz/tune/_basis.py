@@ -122,7 +122,8 @@ def decide_basis(facts: ProfileFacts) -> Basis:
         warnings.append(f"{unit.key} ({human(unit.value)}) is not a whole number of {human(page.value)} pages "
                         f"({page.key}); check the page size given to charz analyze")
     if page.known and step_pages.known and step_pages.value * page.value != unit.value:
-        warnings.append(f"Eq. 2 says the unit is D_step = {step_pages.value} pages = {human(step_pages.value * page.value)}, "
+        d_step_bytes = step_pages.value * page.value
+        warnings.append(f"Eq. 2 says the unit is D_step = {step_pages.value} pages = {human(d_step_bytes)}, "
                         f"but {unit.key} is {human(unit.value)}; the profile is inconsistent")
     if one_page:
         return Basis(PAGE, unit.value, unit.source(), None, None, facts,

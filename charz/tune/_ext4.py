@@ -109,7 +109,8 @@ def advise_ext4(ctx: Context) -> Advice:
         stride = align // block
         if stride > 1:
             extended.append(Option.of("stride", stride, "fs blocks",
-                                      f"{human(align)} write unit / {human(block)} block: allocations start on unit boundaries",
+                                      f"{human(align)} write unit / {human(block)} block: "
+                                      "allocations start on unit boundaries",
                                       basis.align_source, ctx.block_source))
         n = basis.parallel_units
         if n and n > 1:

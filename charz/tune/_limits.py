@@ -128,7 +128,9 @@ def read_limits(device: str, *, sysfs_root: str = SYSFS_ROOT) -> KernelLimits:
     return KernelLimits(queue, f"{sysfs_root.rstrip('/')}/block/{disk}/queue", disk=disk, partition=part)
 
 
-def with_overrides(limits: KernelLimits | None, *, min_io_bytes: int | None, opt_io_bytes: int | None) -> KernelLimits | None:
+def with_overrides(
+    limits: KernelLimits | None, *, min_io_bytes: int | None, opt_io_bytes: int | None
+) -> KernelLimits | None:
     """Replace ``minimum_io_size``/``optimal_io_size`` (e.g. to ask "what if the drive reported 32 KiB?").
 
     Without read limits, the sector sizes are assumed to be 512 B (and marked so) and a

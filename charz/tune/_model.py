@@ -57,7 +57,8 @@ class Source:
     origin: str = ""
 
     def cite(self) -> str:
-        value = human(self.value) if self.unit == "B" and isinstance(self.value, int) else f"{self.value} {self.unit}".strip()
+        is_bytes = self.unit == "B" and isinstance(self.value, int)
+        value = human(self.value) if is_bytes else f"{self.value} {self.unit}".strip()
         if self.kind == "profile":
             # a given number's confidence is "given" too: say it once
             how = ", ".join(dict.fromkeys(x for x in (self.origin, self.confidence) if x))

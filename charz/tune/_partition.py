@@ -118,7 +118,8 @@ def advise_partition(ctx: Context) -> Advice:
     sector_opt = Option.of("start", first_sector, "sectors", f"{human(start)} / {sector} B sectors: {why}",
                            *sources, sector_src, fallback=fallback)
     mib_opt = Option.of("start", start // MiB, "MiB", why, *sources, fallback=fallback)
-    sfdisk = Command(("sfdisk", device), (sector_opt,), "partition table with one partition (sfdisk reads the script on stdin)",
+    sfdisk = Command(("sfdisk", device), (sector_opt,),
+                     "partition table with one partition (sfdisk reads the script on stdin)",
                      stdin=f"label: gpt\nstart={first_sector}\n")
     parted = Command(("parted", "--script", "-a", "optimal", device, "mklabel", "gpt", "mkpart", "primary",
                       f"{start // MiB}MiB", "100%"), (mib_opt,), "the same with parted")

@@ -118,12 +118,14 @@ def advise_zfs(ctx: Context) -> Advice:
     if basis.kind == UNIT:
         unit = basis.align_bytes
         record = max(next_pow2(unit), RECORDSIZE_MIN_BYTES)
-        why = f"smallest power of two ≥ the {human(unit)} write unit: no record makes the drive read-modify-write (003 §6)"
+        why = (f"smallest power of two ≥ the {human(unit)} write unit: no record makes the drive "
+               "read-modify-write (003 §6)")
         if record % unit:
             warnings.append(f"the {human(unit)} unit is not a power of two: {human(record)} records straddle unit "
                             "boundaries; ZFS cannot do better")
         if record > MiB:
-            warnings.append(f"recordsize above 1M needs the large_blocks pool feature (and zfs_max_recordsize ≥ {human(record)})")
+            warnings.append("recordsize above 1M needs the large_blocks pool feature "
+                            f"(and zfs_max_recordsize ≥ {human(record)})")
         rec_opt = Option.of("recordsize", record, "B", why, basis.align_source)
         commands.append(Command(("zfs", "set", f"recordsize={suffixed(record, upper=True)}", "POOL"), (rec_opt,),
                                 "set the record size (inherited by new datasets; applies to newly written files)"))
