@@ -238,3 +238,13 @@ def test_a_read_unit_larger_than_the_record_is_noted_for_zfs():
     a = advise(preset_profile("mxp", read_unit_bytes=262144), fs="zfs", limits=None)
     assert any("reads in 256 KiB units (results.read_io_unit_bytes, high)" in n for n in a.notes)
     assert not any("reads in" in n for n in advise(preset_profile("qpro", read_unit_bytes=8192), fs="zfs", limits=None).notes)
+
+
+def test_fallback_on_an_8k_page_aligns_to_the_page_and_flags_it():
+    p = preset_profile("qpro", unit_bytes=None, unit_evidence="needs the step count and width: too noisy")
+    ext4 = advise(p, fs="ext4", limits=None)
+    assert ext4.commands[0].argv == ("mkfs.ext4", "-b", "4096", "-E", "stride=2", "DEV")
+    assert ext4.commands[0].options[1].fallback and "8 KiB page" in ext4.commands[0].options[1].reason
+    xfs = advise(p, fs="xfs", limits=None)
+    assert xfs.commands[0].argv[-2] == "su=8k,sw=1" and all(o.fallback for o in xfs.commands[0].options[1:])
+    assert "--repeats" in ext4.warnings[0] and "too noisy" in ext4.warnings[0]
