@@ -1,0 +1,60 @@
+"""``charz report DIR``: the evidence behind a profile, as PNG figures and one self-contained HTML page.
+
+parse → build (read the archive, find or make the profile, measure) → run (draw) →
+write → print where the files are.  Matplotlib is imported only when the command
+runs, so the rest of the CLI starts as fast without it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from charz.cli._common import console
+from charz.errors import UsageError
+
+__all__ = ["format_written", "register"]
+
+
+def format_written(written, *, sections, computed_profile: Path | None) -> str:
+    """What was written, one line per file; figures not drawn say why."""
+    lines = [f"report   {written.html}"]
+    lines += [f"figure   {path}" for path in written.pngs]
+    lines += [f"skipped  {s.title}: {s.note}" for s in sections if not s.drawn]
+    if computed_profile is not None:
+        lines.append(f"profile  {computed_profile}  (the session had none; made now, as charz analyze would)")
+    return "\n".join(lines)
+
+
+def _require_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ModuleNotFoundError:
+        raise UsageError("charz report needs matplotlib", hint="pip install matplotlib") from None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def report(
+        session: Path = typer.Argument(..., help="Session directory (from charz characterize or charz simulate)."),
+        output: Optional[Path] = typer.Option(None, "-o", "--output", help="Directory for report.html and the PNGs "
+                                                                           "(default SESSION/report)."),
+        profile: Optional[Path] = typer.Option(None, "--profile", help="Profile to explain (default SESSION/profile.toml; "
+                                                                       "if that is missing the session is analysed now)."),
+        tolerant: bool = typer.Option(False, help="Skip damaged captures (each is listed in the report) instead of stopping."),
+    ) -> None:
+        """Draw the evidence behind a profile's numbers: PNG figures and one self-contained HTML page."""
+        _require_matplotlib()
+        from charz.profile import write_profile
+        from charz.report import build_report, load_inputs, write_report
+
+        out_dir = output or session / "report"
+        inputs = load_inputs(session, profile_path=profile, tolerant=tolerant)
+        rep = build_report(inputs.profile, inputs.measured, inputs.captures, session=str(session),
+                           profile_source=inputs.profile_source, damaged=inputs.damaged)
+        written = write_report(rep, out_dir)
+        # A profile made on the fly is kept beside the report, so the page's numbers can be checked later.
+        computed = write_profile(inputs.profile, out_dir / "profile.toml") if inputs.computed else None
+        console.print(format_written(written, sections=rep.sections, computed_profile=computed), markup=False)
