@@ -1,0 +1,236 @@
+"""charz validate's pure core: the unit verdict, rows, 003 Table 4 ratios, table, profile section."""
+
+from __future__ import annotations
+
+import doctest
+
+import pytest
+
+import charz.validate._compare
+import charz.validate._format
+import charz.validate._profile
+import charz.validate._result
+import charz.validate._rows
+import charz.validate._scope
+import charz.validate._sections
+import charz.validate._unit
+from charz.errors import ProfileError, UsageError
+from charz.profile import read_profile, validate_profile, write_profile
+from charz.tune.testing import PRESETS, profile_dict
+from charz.validate import (
+    NO_PROFILE,
+    MeasuredUnit,
+    RailVoltage,
+    ValidationRow,
+    aligned_record_size,
+    build_result,
+    check_sweep,
+    compare_aligned,
+    format_table,
+    is_aligned,
+    unit_from_profile,
+    validation_section,
+    with_validation,
+)
+
+pytestmark = pytest.mark.unit
+
+MIB = 1 << 20
+SIZES = (4096, 8192, 16384, 32768, 65536)
+
+
+@pytest.mark.parametrize("module", [
+    charz.validate._unit, charz.validate._rows, charz.validate._compare, charz.validate._result,
+    charz.validate._format, charz.validate._profile, charz.validate._sections, charz.validate._scope,
+])
+def test_doctests(module):
+    failed, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert failed == 0
+
+
+def row(size: int, seconds: float, amps: float | None, *, unit: MeasuredUnit = NO_PROFILE, source: str = "model",
+        n_bytes: int = 128 * MIB) -> ValidationRow:
+    return ValidationRow(size, is_aligned(size, unit), n_bytes, seconds, amps, 5.0, source, n_bytes // size, 1, 1.0)
+
+
+# -- the unit and the verdict ------------------------------------------------------------
+
+def test_unit_from_each_reference_profile():
+    for name, kw in PRESETS.items():
+        unit = unit_from_profile(profile_dict(**kw), origin=f"{name}.toml")
+        assert unit.value_bytes == kw["unit_bytes"]
+        assert unit.cite.startswith(f"results.write_io_unit_bytes = {kw['unit_bytes']} B in {name}.toml (inferred, high")
+
+
+def test_aligned_verdict_for_a_32k_unit():
+    unit = MeasuredUnit(32768, "test")
+    assert [is_aligned(s, unit) for s in SIZES] == [False, False, False, True, True]
+    assert aligned_record_size(SIZES, unit) == 32768
+    assert aligned_record_size(SIZES, MeasuredUnit(4096, "test")) == 4096
+    # a unit that is no power of two (003's X-25M steps were pages; a 12 KiB unit is possible)
+    assert [is_aligned(s, MeasuredUnit(12288, "t")) for s in (12288, 16384, 24576)] == [True, False, True]
+    assert aligned_record_size(SIZES, MeasuredUnit(131072, "test")) is None
+
+
+def test_undetermined_unit_gives_no_verdict_and_says_why():
+    p = profile_dict(unit_bytes=None, n_step=4, step_pages=8)
+    p["results"]["write_io_unit_bytes"]["best_guess"] = 32768
+    unit = unit_from_profile(p, origin="p.toml")
+    assert not unit.known
+    assert "results.write_io_unit_bytes is undetermined in p.toml" in unit.cite
+    assert "leaned to 32768 B, which a validation does not use" in unit.cite
+    assert all(is_aligned(s, unit) is None for s in SIZES)
+    assert aligned_record_size(SIZES, unit) is None
+
+
+def test_no_profile_says_so():
+    assert not NO_PROFILE.known and "no --profile given" in NO_PROFILE.cite
+
+
+@pytest.mark.parametrize("mangle, match", [
+    (lambda p: p.update(schema="charz.profile/9"), "schema is 'charz.profile/9'"),
+    (lambda p: p["results"]["write_io_unit_bytes"].update(value="32k"), "results/write_io_unit_bytes"),
+    (lambda p: p["results"].pop("write_io_unit_bytes"), "write_io_unit_bytes"),
+    (lambda p: p["results"]["write_io_unit_bytes"].update(value=0), "results/write_io_unit_bytes/value"),
+])
+def test_malformed_profile_is_a_clear_profile_error(mangle, match):
+    p = profile_dict(**PRESETS["qpro"])
+    mangle(p)
+    with pytest.raises(ProfileError, match=match):
+        unit_from_profile(p, origin="p.toml")
+
+
+def test_unreadable_profiles_on_disk(tmp_path):
+    (tmp_path / "cut.toml").write_text('schema = "charz.profile/1"\n[results\n')
+    with pytest.raises(ProfileError, match="not valid TOML"):
+        read_profile(tmp_path / "cut.toml")
+    with pytest.raises(ProfileError, match="cannot read profile"):
+        read_profile(tmp_path / "missing.toml")
+
+
+# -- rows and ratios ----------------------------------------------------------------------
+
+def test_row_figures():
+    r = row(32768, 8.0, 0.25)
+    assert r.mb_per_s == pytest.approx(128 * MIB / 8.0 / 1e6)
+    assert r.energy_j == pytest.approx(0.25 * 5.0 * 8.0)
+    assert r.j_per_mb == pytest.approx(10.0 / (128 * MIB / 1e6))
+    unmeasured = row(32768, 8.0, None, source="measured")
+    assert unmeasured.energy_j is None and unmeasured.j_per_mb is None
+    assert unmeasured.profile_row() == {"record_size_bytes": 32768, "aligned": None, "mb_per_s": unmeasured.mb_per_s,
+                                        "mean_current_a": None, "j_per_mb": None, "source": "measured"}
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(source="guess"), "source"), (dict(duration_s=0.0), "duration_s"), (dict(rail_v=-5.0), "rail_v"),
+])
+def test_row_refuses_nonsense(kwargs, match):
+    base = dict(record_size_bytes=4096, aligned=None, bytes_written=MIB, duration_s=1.0, mean_current_a=0.1,
+                rail_v=5.0, source="model", fio_total_ios=256, fio_runtime_ms=10, fio_mb_per_s=1.0)
+    with pytest.raises(UsageError, match=match):
+        ValidationRow(**{**base, **kwargs})
+
+
+def test_table4_ratios_by_hand():
+    # 003 Table 4's Q Pro, built backwards: 3.01× the MB/s at 32 KiB, 0.15× the energy for the same bytes.
+    # 4 KiB: 128 MiB in 30.1 s at 0.2 A; 32 KiB: in 10 s at 0.2 × 0.15 × 30.1 / 10 A
+    unit = MeasuredUnit(32768, "test")
+    rows = [row(4096, 30.1, 0.2, unit=unit), row(8192, 20.0, 0.2, unit=unit),
+            row(32768, 10.0, 0.2 * 0.15 * 3.01, unit=unit), row(65536, 8.0, 0.2, unit=unit)]
+    c = compare_aligned(rows, unit)
+    assert c.aligned_bytes == 32768 and c.baseline_bytes == 4096 and c.reason == ""
+    assert c.mb_per_s_change_pct == pytest.approx(201.0)
+    assert c.energy_change_pct == pytest.approx(-85.0)
+
+
+@pytest.mark.parametrize("unit, sizes, reason", [
+    (NO_PROFILE, SIZES, "unknown"),
+    (MeasuredUnit(131072, "t"), SIZES, "no record size in the sweep is a multiple of the 131072 B unit"),
+    (MeasuredUnit(32768, "t"), (8192, 32768), "no 4096 B records"),
+    (MeasuredUnit(4096, "t"), SIZES, "already a multiple"),
+])
+def test_ratios_not_computed_say_why(unit, sizes, reason):
+    c = compare_aligned([row(s, 1.0 + 1e5 / s, 0.2, unit=unit) for s in sizes], unit)
+    assert c.mb_per_s_change_pct is None and c.energy_change_pct is None
+    assert reason in c.reason
+
+
+def test_ratio_without_a_current_keeps_the_throughput():
+    unit = MeasuredUnit(32768, "t")
+    c = compare_aligned([row(4096, 2.0, None, unit=unit), row(32768, 1.0, 0.3, unit=unit)], unit)
+    assert c.mb_per_s_change_pct == pytest.approx(100.0) and c.energy_change_pct is None
+    assert "not measured" in c.reason
+
+
+# -- the sweep's arguments ------------------------------------------------------------------
+
+def test_check_sweep():
+    assert check_sweep([65536, 4096, 4096], 128 * MIB) == (4096, 65536)
+    with pytest.raises(UsageError, match="not a whole number of 12288 B records"):
+        check_sweep([12288], 128 * MIB)
+    with pytest.raises(UsageError, match="not a multiple of 512 B"):
+        check_sweep([1000], 128 * MIB)
+    with pytest.raises(UsageError, match="no record sizes"):
+        check_sweep([], 128 * MIB)
+
+
+# -- the report, the JSON and the profile -----------------------------------------------------
+
+def result_for(unit: MeasuredUnit, preset: str | None = "qpro", rail_v: float | None = None):
+    rows = [row(4096, 30.1, 0.2, unit=unit), row(32768, 10.0, 0.0903, unit=unit)]
+    return build_result(mode="mock", drive="preset qpro (simulated)", preset=preset, file_size_bytes=128 * MIB,
+                        rows=rows, unit=unit, rail=RailVoltage.from_option(rail_v), fio_version="fio-3.33",
+                        jobfile="workloads/recsize-one.fio", notes=["a note"])
+
+
+def test_table_shows_verdicts_ratios_sources_and_the_rail():
+    text = format_table(result_for(MeasuredUnit(32768, "results.write_io_unit_bytes = 32768 B in p.toml")))
+    assert "  4 KiB  no " in text and " 32 KiB  yes " in text
+    assert "aligned (32 KiB) vs 4 KiB: +201 % MB/s, −85 % energy   [model]" in text
+    assert "003 Table 4, qpro (measured on the real drive): +201 % MB/s, −85 % energy" in text
+    assert "rail:   5 V (assumed: 5 V SATA rail, as 003 multiplies by 5 V)" in text
+    assert "every MB/s, current and energy figure is 'model'" in text
+    assert text.rstrip().endswith("  - a note")
+    assert "given on the command line" in format_table(result_for(MeasuredUnit(32768, "t"), rail_v=12.0))
+
+
+def test_table_without_a_unit_has_no_verdict():
+    text = format_table(result_for(NO_PROFILE, preset=None))
+    table = [line for line in text.splitlines() if line.endswith("  model")]
+    assert [line.split()[2] for line in table] == ["?", "?"]
+    assert "aligned vs 4 KiB: not computed (the write I/O unit is unknown" in text
+    assert "003 Table 4" not in text
+
+
+def test_json_document():
+    doc = result_for(MeasuredUnit(32768, "t")).to_dict()
+    assert doc["schema"] == "charz.validate/1" and doc["source"] == "model"
+    assert doc["rail_v"] == 5.0 and doc["rail_v_origin"].startswith("assumed")
+    assert [r["record_size_bytes"] for r in doc["rows"]] == [4096, 32768]
+    assert doc["aligned_vs_4k"]["mb_per_s_change_pct"] == pytest.approx(201.0)
+    assert doc["reference_003_table4"] == {"mb_per_s_change_pct": 201.0, "energy_change_pct": -85.0}
+
+
+def test_profile_section_round_trips_and_validates(tmp_path):
+    profile = profile_dict(**PRESETS["qpro"])
+    unit = unit_from_profile(profile)
+    updated = with_validation(profile, result_for(unit), created_utc="2026-01-01T00:00:00+00:00")
+    assert "validation" not in profile  # the input is not modified
+    path = write_profile(updated, tmp_path / "p.toml")
+    back = read_profile(path)["validation"]
+    assert [r["record_size_bytes"] for r in back["rows"]] == [4096, 32768]
+    assert [r["aligned"] for r in back["rows"]] == [False, True]
+    assert {r["source"] for r in back["rows"]} == {"model"}
+    assert back["aligned_vs_4k"]["mb_per_s_change_pct"] == pytest.approx(201.0)
+    assert back["aligned_vs_4k"]["energy_change_pct"] == pytest.approx(-85.0)
+    assert back["rail_v_origin"].startswith("assumed") and back["notes"][-1] == "a note"
+
+
+def test_profile_section_without_a_unit_drops_the_unknowns(tmp_path):
+    profile = profile_dict(unit_bytes=None, n_step=4, step_pages=8)
+    section = validation_section(result_for(unit_from_profile(profile)))
+    validate_profile({**profile, "validation": section})
+    path = write_profile({**profile, "validation": section}, tmp_path / "p.toml")
+    back = read_profile(path)["validation"]
+    assert all("aligned" not in r for r in back["rows"])   # TOML has no null: unknown is absent
+    assert "mb_per_s_change_pct" not in back["aligned_vs_4k"] and "unknown" in back["aligned_vs_4k"]["reason"]
