@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "charz.cli._scope",
     "charz.cli._characterize",
     "charz.cli._tune",
+    "charz.cli._validate",
     "charz.cli._report",
 )
 

@@ -1,0 +1,116 @@
+"""``charz validate``: 003 §6's record-size sweep against the measured write I/O unit.
+
+parse → read the profile (fail before any I/O) → run (mock or bench) → pure
+``format_table`` / JSON → print → with ``--profile``, add its ``validation`` section.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from charz.cli._common import console
+from charz.errors import UsageError
+
+__all__ = ["register"]
+
+
+def _sweep(record_sizes: str, file_size: str) -> tuple[list[int], int]:
+    from charz.session import parse_size, parse_sizes
+    from charz.validate import check_sweep
+
+    file_size_bytes = parse_size(file_size)
+    return list(check_sweep(parse_sizes(record_sizes), file_size_bytes)), file_size_bytes
+
+
+def _unit(profile: Optional[Path]):
+    from charz.profile import read_profile
+    from charz.validate import NO_PROFILE, unit_from_profile
+
+    if profile is None:
+        return None, NO_PROFILE
+    data = read_profile(profile)
+    return data, unit_from_profile(data, origin=str(profile))
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def validate(
+        mock: bool = typer.Option(False, help="Mock bench: the real fio on a scratch file, the drive's MB/s and "
+                                               "current from the simulated SSD's timing model."),
+        preset: str = typer.Option("qpro", help="Mock bench: the simulated drive (charz simulate --list)."),
+        device: Optional[Path] = typer.Option(None, help="Bench: the block device (whole disk; checked, claimed, "
+                                                         "confirmed; its first --file-size bytes are overwritten)."),
+        scope: Optional[str] = typer.Option(None, help="Bench: VISA resource of the scope with the current probe."),
+        record_sizes: str = typer.Option("4k,8k,16k,32k,64k", help="Record sizes (003 §6: 4 KB to 64 KB)."),
+        file_size: str = typer.Option("128M", help="Bytes written per record size (003 §6: 128 MB)."),
+        profile: Optional[Path] = typer.Option(None, help="Profile with results.write_io_unit_bytes; the validation "
+                                                          "is added to it as a 'validation' section."),
+        rail_v: Optional[float] = typer.Option(None, min=0.1, help="Voltage of the measured rail for energies "
+                                                                   "[default: 5 V, assumed]."),
+        json_out: bool = typer.Option(False, "--json", help="Print a JSON document (charz.validate/1)."),
+        scratch_dir: Optional[Path] = typer.Option(None, help="Mock: directory for the scratch file (a file system "
+                                                              "that accepts O_DIRECT) [default: the temp dir]."),
+        turnaround_us: float = typer.Option(20.0, min=0.0, help="Mock: host time between two requests, µs."),
+        seed: int = typer.Option(0, help="Mock: seed of the simulated drive."),
+        model_requests: Optional[int] = typer.Option(None, min=1, help="Mock: simulate only this many requests "
+                                                                       "per record size and scale (said in the notes)."),
+        confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
+        allow_signatures: bool = typer.Option(False, help="Bench: overwrite a drive that carries a signature."),
+        keep_drive_settings: bool = typer.Option(False, help="Bench: leave the write cache etc. as found instead of "
+                                                             "003 Table 3's settings (restored afterwards)."),
+        channel: str = typer.Option("CH1", help="Bench: scope channel with the current probe."),
+        visa_library: str = typer.Option("@py", help="Bench: VISA library (@py = pyvisa-py)."),
+        vertical_scale: float = typer.Option(0.2, min=1e-4, help="Bench: A/div (the trace sits 4 div low)."),
+        scope_points: int = typer.Option(1000, min=2, help="Bench: points per averaging record."),
+        scope_interval: float = typer.Option(1e-3, min=1e-9, help="Bench: seconds per point of averaging records."),
+        quiet: bool = typer.Option(False, help="No log lines on stderr."),
+    ) -> None:
+        """Sweep record sizes (003 §6): MB/s, mean current and J/MB per size, aligned vs 4 KB."""
+        from charz.cli._characterize import CliUI
+        from charz.device import SubprocessRunner
+        from charz.profile import write_profile
+        from charz.validate import (RailVoltage, averaging_settings, format_table, run_bench, run_mock,
+                                    with_validation)
+
+        # parse
+        if mock == bool(device or scope):
+            raise UsageError("choose the bench: --mock, or --device DEV with --scope RESOURCE",
+                             hint="try: charz validate --mock --preset qpro")
+        if not mock and not (device and scope):
+            raise UsageError("a bench needs both --device and --scope",
+                             hint="the drive under test and the scope that measures its supply current")
+        sizes, file_size_bytes = _sweep(record_sizes, file_size)
+        rail = RailVoltage.from_option(rail_v)
+        # build: the profile is read before any I/O, so a bad one costs nothing
+        profile_data, unit = _unit(profile)
+        ui = CliUI(quiet)
+        runner = SubprocessRunner()
+        # run
+        if mock:
+            result = run_mock(preset=preset, record_sizes_bytes=sizes, file_size_bytes=file_size_bytes, unit=unit,
+                              rail=rail, runner=runner, scratch_dir=scratch_dir, turnaround_s=turnaround_us * 1e-6,
+                              seed=seed, max_requests=model_requests, log=ui.log)
+        else:
+            settings = averaging_settings(channel=channel, vertical_scale_a=vertical_scale,
+                                          record_length=scope_points, sample_interval_s=scope_interval)
+            out_dir = profile.parent if profile is not None else Path.cwd()
+            result = run_bench(device=str(device), scope_resource=str(scope), record_sizes_bytes=sizes,
+                               file_size_bytes=file_size_bytes, unit=unit, rail=rail, settings=settings,
+                               runner=runner, ask=ui.confirm, confirm_serial=confirm_serial,
+                               allow_signatures=allow_signatures, drive_settings=not keep_drive_settings,
+                               output_dir=out_dir, visa_library=visa_library, log=ui.log)
+        written = None
+        if profile is not None:
+            written = write_profile(with_validation(profile_data, result, origin=str(profile)), profile)
+        # format, print
+        if json_out:
+            doc = {**result.to_dict(), "profile_written": None if written is None else str(written)}
+            typer.echo(json.dumps(doc, indent=2, allow_nan=False))
+        else:
+            console.print(format_table(result), markup=False)
+            if written is not None:
+                console.print(f"validation section written to {written} (charz report draws it)", markup=False)

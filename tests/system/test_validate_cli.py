@@ -1,0 +1,159 @@
+"""``charz validate --mock``: 003 §6 / Table 4 on profiles made by charz simulate + analyze.
+
+The real fio runs each record size on a scratch file; the simulated SSD's timing model
+gives the drive's MB/s and current.  Q Pro and MXP (32 KiB units, 003 Table 2) must show
+the aligned record size winning on both MB/s and J/MB against 4 KiB, as 003 Table 4 does.
+A 2 MiB file keeps the run short (the CLI's default is 003's 128 MiB).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from charz.cli import main
+from charz.errors import WorkloadError
+from charz.profile import read_profile
+from charz.workload import open_direct
+
+pytestmark = pytest.mark.system
+
+MIB = 1 << 20
+FILE = "2M"
+
+
+def run(argv: list[str]) -> int:
+    try:
+        main(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+@pytest.fixture(scope="module")
+def scratch_dir(tmp_path_factory):
+    if shutil.which("fio") is None:
+        pytest.skip("fio is not installed")
+    d = tmp_path_factory.mktemp("scratch")
+    try:
+        open_direct(d / "probe.dat", create_size_bytes=MIB).close()
+    except WorkloadError as exc:
+        pytest.skip(f"the temp directory's file system refuses O_DIRECT: {exc}")
+    return d
+
+
+@pytest.fixture(scope="module")
+def profiles(tmp_path_factory):
+    root = tmp_path_factory.mktemp("validate")
+    out = {}
+    for preset in ("qpro", "mxp"):
+        session = root / preset
+        assert run(["simulate", "--preset", preset, "--out", str(session), "--seed", "21",
+                    "--read-sizes", "none", "--quiet"]) == 0
+        assert run(["analyze", str(session)]) == 0
+        out[preset] = session / "profile.toml"
+    # 12 packages contradict the Q Pro's 4 × 4-page staircase: the unit is undetermined
+    assert run(["analyze", str(root / "qpro"), "--packages", "12", "-o", str(root / "undetermined.toml")]) == 0
+    out["undetermined"] = root / "undetermined.toml"
+    return out
+
+
+def fio_version() -> str:
+    return subprocess.run(["fio", "--version"], capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.parametrize("preset, paper", [("qpro", (201.0, -85.0)), ("mxp", (123.0, -71.0))])
+def test_aligned_record_size_wins_as_in_table4(preset, paper, profiles, scratch_dir, tmp_path, capsys):
+    profile = tmp_path / "profile.toml"
+    shutil.copy(profiles[preset], profile)
+    capsys.readouterr()
+    assert run(["validate", "--mock", "--preset", preset, "--profile", str(profile), "--file-size", FILE,
+                "--scratch-dir", str(scratch_dir), "--json", "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = {r["record_size_bytes"]: r for r in doc["rows"]}
+    assert sorted(rows) == [4096, 8192, 16384, 32768, 65536]
+    assert [rows[s]["aligned"] for s in sorted(rows)] == [False, False, False, True, True]
+    assert rows[32768]["mb_per_s"] > rows[4096]["mb_per_s"]
+    assert rows[32768]["j_per_mb"] < rows[4096]["j_per_mb"]
+    ratio = doc["aligned_vs_4k"]
+    assert ratio["aligned_record_size_bytes"] == 32768
+    assert ratio["mb_per_s_change_pct"] > 0 > ratio["energy_change_pct"]
+    assert doc["reference_003_table4"] == {"mb_per_s_change_pct": paper[0], "energy_change_pct": paper[1]}
+    # every figure is labelled a model figure, with the rail's origin
+    assert doc["source"] == "model" and {r["source"] for r in doc["rows"]} == {"model"}
+    assert doc["rail_v"] == 5.0 and doc["rail_v_origin"].startswith("assumed")
+    # the fio JSON came from the real fio, one run per record size, all of the file written
+    assert doc["fio"]["version"] == fio_version()
+    for size, r in rows.items():
+        assert r["fio_total_ios"] == 2 * MIB // size and r["bytes_written"] == 2 * MIB
+        assert r["fio_runtime_ms"] >= 0 and r["fio_mb_per_s"] > 0
+    # the profile gained a validation section and still validates
+    assert doc["profile_written"] == str(profile)
+    section = read_profile(profile)["validation"]
+    assert [r["record_size_bytes"] for r in section["rows"]] == sorted(rows)
+    assert {r["source"] for r in section["rows"]} == {"model"}
+    assert section["aligned_vs_4k"]["mb_per_s_change_pct"] == pytest.approx(ratio["mb_per_s_change_pct"])
+    assert section["aligned_vs_4k"]["energy_change_pct"] == pytest.approx(ratio["energy_change_pct"])
+    assert read_profile(profile)["results"] == read_profile(profiles[preset])["results"]
+
+
+def test_text_report(profiles, scratch_dir, tmp_path, capsys):
+    profile = tmp_path / "qpro.toml"
+    shutil.copy(profiles["qpro"], profile)
+    capsys.readouterr()
+    assert run(["validate", "--mock", "--preset", "qpro", "--profile", str(profile), "--file-size", FILE,
+                "--record-sizes", "4k,32k", "--scratch-dir", str(scratch_dir), "--rail-v", "5", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "source: model (the simulated SSD's timing model; fio ran for real on a scratch file)" in out
+    assert "rail:   5 V (given on the command line)" in out
+    assert "  4 KiB  no " in out and " 32 KiB  yes " in out
+    assert "aligned (32 KiB) vs 4 KiB: +" in out and "% energy   [model]" in out
+    assert "003 Table 4, qpro (measured on the real drive): +201 % MB/s, −85 % energy" in out
+    assert "model, 4 KiB: read-modify-write takes" in out
+    assert "mock cross-check: the simulated firmware writes 32 KiB units; the profile says 32 KiB" in out
+    assert f"validation section written to {profile}" in out
+
+
+def test_without_a_profile_there_is_no_verdict(scratch_dir, capsys):
+    capsys.readouterr()
+    assert run(["validate", "--mock", "--preset", "mxp", "--file-size", "1M", "--record-sizes", "4k,32k",
+                "--scratch-dir", str(scratch_dir), "--json", "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["aligned"] for r in doc["rows"]] == [None, None]
+    assert doc["aligned_vs_4k"]["mb_per_s_change_pct"] is None and "unknown" in doc["aligned_vs_4k"]["reason"]
+    assert doc["write_io_unit"]["value_bytes"] is None and doc["profile_written"] is None
+
+
+def test_an_undetermined_unit_is_said(profiles, scratch_dir, capsys):
+    capsys.readouterr()
+    assert run(["validate", "--mock", "--preset", "qpro", "--profile", str(profiles["undetermined"]),
+                "--file-size", "1M", "--record-sizes", "4k,32k", "--scratch-dir", str(scratch_dir), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "results.write_io_unit_bytes is undetermined in" in out
+    assert "aligned vs 4 KiB: not computed (the write I/O unit is unknown" in out
+    assert "validation" in read_profile(profiles["undetermined"])
+
+
+@pytest.mark.parametrize("argv, code, message", [
+    (["validate", "--mock", "--device", "/dev/null"], 2, "choose the bench"),
+    (["validate", "--device", "/dev/null"], 2, "needs both --device and --scope"),
+    (["validate"], 2, "choose the bench"),
+    (["validate", "--mock", "--record-sizes", "3000"], 2, "not a multiple of 512 B"),
+    (["validate", "--mock", "--record-sizes", "12k"], 2, "not a whole number of 12288 B records"),
+    (["validate", "--mock", "--preset", "nope", "--file-size", "64k", "--record-sizes", "4k"], 2, "no preset named"),
+])
+def test_usage_errors(argv, code, message, capsys):
+    assert run(argv) == code
+    assert message in capsys.readouterr().err
+
+
+def test_a_malformed_profile_fails_before_any_io(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('schema = "charz.profile/1"\n[provenance]\ntool = "charz"\n')
+    assert run(["validate", "--mock", "--profile", str(bad), "--scratch-dir", str(tmp_path / "none")]) == 3
+    err = capsys.readouterr().err
+    assert "bad.toml" in err and "required property" in err
+    assert not (tmp_path / "none").exists()
