@@ -64,7 +64,7 @@ class AllocationResult:
     margin: float | None = None
 
 
-def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: int):
+def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: int, dies_per_package: int = 1):
     """Distinct package walks of a ``channels × ways`` drive, with their 003 names.
 
     Returns a list of ``(scheme, [layout names], channel, package)``.
@@ -89,7 +89,7 @@ def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: 
                     walks[seen[key]][1].append(name)
                     continue
                 seen[key] = len(walks)
-                walks.append((layout.scheme(packages_per_unit), [name], ch, pkg))
+                walks.append((layout.scheme(packages_per_unit, dies_per_package), [name], ch, pkg))
     return walks
 
 
@@ -98,7 +98,14 @@ _GRID = {  # coarse grids per free parameter (log-spaced where ratios matter)
     "t_switch_us": lambda n: np.concatenate([[0.0], np.geomspace(1.0, 300.0, n - 1)]),
     "t_prog_us": lambda n: np.geomspace(100.0, 20_000.0, n),
 }
-_POINTS = {0: 1, 1: 96, 2: 48, 3: 24}
+# Points per free parameter.  The program time decides where a reused package makes a request
+# wait, a sharp feature, so it gets the densest axis (about 3 % steps when all three are free).
+_POINTS = {
+    0: {},
+    1: {"t_xfer_page_us": 1200, "t_switch_us": 1200, "t_prog_us": 1200},
+    2: {"t_xfer_page_us": 40, "t_switch_us": 40, "t_prog_us": 240},
+}
+_POINTS_3 = {"t_xfer_page_us": 18, "t_switch_us": 18, "t_prog_us": 160}
 _STARTS = 8  # local refinements from the best grid points
 
 
@@ -148,7 +155,11 @@ def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
         offset = np.clip(((y - pred) * w).sum(axis=-1) / w.sum(), 0.0, max_offset)
         return (w * (y - pred - offset[..., None]) ** 2).sum(axis=-1), offset
 
-    axes = [_GRID[name](_POINTS[len(free)]) for name in free]
+    if len(free) == 2 and "t_prog_us" not in free:
+        counts = {name: 240 for name in free}
+    else:
+        counts = _POINTS_3 if len(free) == 3 else _POINTS[len(free)]
+    axes = [_GRID[name](counts[name]) for name in free]
     mesh = [m.ravel() for m in np.meshgrid(*axes, indexing="ij")] if axes else []
     params = {**{n: np.full(max(1, mesh[0].size if mesh else 1), v) for n, v in fixed.items()}, **dict(zip(free, mesh))}
     ends = np.atleast_2d(prefix_end_us(ch, pkg, dies * params["t_xfer_page_us"], params["t_switch_us"], params["t_prog_us"], ready))
@@ -240,7 +251,7 @@ def infer_allocation(
     y = s.median
     n_free = len(timing.free()) + 1
     base = dict(sizes_pages=units * unit_pages, measured_us=y, measured_se_us=se)
-    walks = enumerate_walks(channels, ways, k, int(units.max()) * k)
+    walks = enumerate_walks(channels, ways, k, int(units.max()) * k, dies_per_package)
     fits: list[CandidateFit] = []
     for scheme, names, ch, pkg in walks:
         chi2, params, pred = _fit_walk(ch, pkg, units, k, dies_per_package, page_size_bytes, timing, y, w)
@@ -250,11 +261,13 @@ def infer_allocation(
     best = fits[0]
     labels = {f.scheme for f in fits}
     if len(labels) == 1:
-        why = (
-            f"one package per channel: every walk is {best.scheme}"
-            if ways == 1
-            else f"every possible walk is {best.scheme} for {k} package(s) per unit"
-        )
+        if ways == 1 and best.scheme == "way-priority":
+            why = (f"one package per channel, and each I/O unit fills the {dies_per_package} dies of one package "
+                   "(they share its channel) before the next channel: way priority in 003's terms (§5.2, Q Pro)")
+        elif ways == 1:
+            why = f"one package per channel: every walk is {best.scheme}"
+        else:
+            why = f"every possible walk is {best.scheme} for {k} package(s) per unit"
         return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=None, **base)
     dof = units.size - n_free
     if dof < 1:

@@ -8,7 +8,7 @@ measured or inferred, how sure it is, and what decided it.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import numpy as np
@@ -36,6 +36,11 @@ from charz.analysis._window import (
     WindowMeasurements,
     measure_window,
 )
+from charz.analysis._energy import PowerBudget
+from charz.analysis._reads import ReadUnitResult
+from charz.analysis._rmw import RmwResult
+from charz.analysis._setup import SetupWarning
+from charz.analysis._stages import EnergyRow, budget_stage, energy_stage, read_stage, rmw_stage, setup_stage
 from charz.errors import AnalysisError
 
 UNUSABLE = FLAG_NO_ACTIVITY | FLAG_TRUNCATED | FLAG_CLIPPED | FLAG_NONFINITE
@@ -58,6 +63,7 @@ class Trace:
     code_min: int | None = None
     code_max: int | None = None
     index: int = -1  # the capture's index in its archive, for evidence
+    voltage_v: float | None = None  # mean supply voltage measured with the capture, if the bench has a channel for it
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,8 @@ class CaptureTable:
     peak_a: np.ndarray
     charge_c: np.ndarray
     flags: np.ndarray
+    idle_peak_a: np.ndarray
+    idle_time_s: np.ndarray
 
     @property
     def duration_s(self) -> np.ndarray:
@@ -112,6 +120,11 @@ class Characterization:
     unit_from_durations: UnitFromDurations | None
     captures: CaptureTable
     warnings: tuple[str, ...] = field(default=())
+    reads: ReadUnitResult | None = None
+    rmw: RmwResult | None = None
+    energy: tuple[EnergyRow, ...] = ()
+    budget: PowerBudget | None = None
+    setup: tuple[SetupWarning, ...] = ()
 
     def __getitem__(self, key: str) -> Quantity:
         return self.quantities[key]
@@ -133,7 +146,8 @@ def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
     """Window, peak and charge of every trace, batched by record shape."""
     traces = _arg_traces(traces)
     n = len(traces)
-    out = {name: np.full(n, np.nan) for name in ("baseline_a", "local_baseline_a", "noise_a", "post_a", "start_s", "end_s", "peak_a", "charge_c")}
+    out = {name: np.full(n, np.nan) for name in ("baseline_a", "local_baseline_a", "noise_a", "post_a", "start_s", "end_s",
+                                                 "peak_a", "charge_c", "idle_peak_a", "idle_time_s")}
     flags = np.zeros(n, dtype=np.int64)
     batches: dict[tuple, list[int]] = defaultdict(list)
     for i, t in enumerate(traces):
@@ -178,6 +192,29 @@ def _flag_warnings(table: CaptureTable) -> list[str]:
 
 
 def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
+    """Infer everything 003 infers from a session's captures.
+
+    Write sweep → steps, dies per package, write I/O unit, allocation scheme (and the
+    Power Budget from the step levels); read sweep → read I/O unit; both → read-modify-
+    write below the unit; all captures → energy per request and set-up warnings.
+    Each number in ``quantities`` is a :class:`Quantity`.
+    """
+    traces = _arg_traces(traces)
+    char = _characterize_writes(traces, given)
+    q = dict(char.quantities)
+    q["read_io_unit_bytes"], reads = read_stage(traces, char.captures, given.page_size_bytes, given.host_rate_bytes_per_s)
+    unit = q["write_io_unit_bytes"].value if "write_io_unit_bytes" in q else None
+    rmw = rmw_stage(traces, char.captures, unit)
+    energy = energy_stage(traces, char.captures, given.rail_v)
+    per_unit = q["packages_per_unit"].value if "packages_per_unit" in q else None
+    budget = budget_stage(char.steps.best.levels if char.steps and char.steps.n_step else None, per_unit)
+    setup = setup_stage(char.captures)
+    warnings = list(char.warnings) + [w.text() for w in setup]
+    return replace(char, quantities=q, reads=reads, rmw=rmw, energy=energy, budget=budget, setup=setup,
+                   warnings=tuple(warnings))
+
+
+def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterization:
     """Infer dies per package, write I/O unit and allocation scheme from a write sweep.
 
     Parameters

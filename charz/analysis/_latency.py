@@ -70,17 +70,20 @@ class Layout:
     def packages(self) -> int:
         return self.channels * self.ways
 
-    def scheme(self, packages_per_unit: int) -> str:
+    def scheme(self, packages_per_unit: int, dies_per_package: int = 1) -> str:
         """003's name for this walk, judged from the packages it produces.
 
         With more than one package per I/O unit, the name describes the unit's
         own packages (003 §5.5: 4 channels × 1 way is *channel-only*); with one
         package per unit it describes the walk across units (003 §5.3: X-25M's
-        channels first, then ways, is *channel-priority*).
+        channels first, then ways, is *channel-priority*).  A drive with one
+        package per channel has no ways to walk: it is *channel-only*, unless each
+        unit fills the several dies of one package — pages that share a channel
+        before the next channel is used — which 003 §5.2 calls *way priority* (Q Pro).
         """
         ch, ways = _walk(self, max(2, packages_per_unit))
         if self.ways == 1:
-            return CHANNEL_ONLY
+            return WAY_PRIORITY if packages_per_unit == 1 and dies_per_package > 1 else CHANNEL_ONLY
         if packages_per_unit > 1:
             unit_ch = ch[:packages_per_unit]
             unit_way = ways[:packages_per_unit]
@@ -151,7 +154,7 @@ def prefix_end_us(
     --------
     003 §5.5, MXP, 4 channels × 1 way, 8 KB per package:
 
-    >>> ch = np.arange(4); prefix_end_us(ch, ch, 164, 33, 900)[-1]
+    >>> ch = np.arange(4); float(prefix_end_us(ch, ch, 164, 33, 900)[-1])
     1163.0
     """
     channel = np.asarray(channel, dtype=np.intp)

@@ -37,6 +37,7 @@ MIN_RISE_Z = 4.0  # a claimed step must rise this many standard errors
 SUGGESTIVE_RISE_Z = 2.0  # a clean staircase with steps this weak means structure may hide in the noise
 RESOLVE_Z = 3.0  # steps a finer staircase would have must clear this, or the noise could have merged them
 CLEAN_OF_RISE = 0.45  # no size may sit farther than this share of the smallest step from its level
+RIVAL_OF_RISE = 0.75  # a staircase this close to clean still counts as a rival to the answer
 PRIOR_DOF = 4.0  # weight of the repeats' own noise estimate against a candidate's scatter
 
 
@@ -60,6 +61,7 @@ class Staircase:
     chi2: float
     score: float
     min_rise_z: float
+    clean: bool = True  # every size within CLEAN_OF_RISE of a step from its level
 
 
 @dataclass(frozen=True)
@@ -129,7 +131,8 @@ def summarize_sizes(size_pages: np.ndarray, values: np.ndarray) -> SizeLevels:
 
 
 def _fit(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, tread: int, n_levels: int) -> Staircase | None:
-    """Fit one candidate; None when it is not clean (it then cannot be the drive's staircase)."""
+    """Fit one candidate; None when it is not even a plausible rival, ``clean=False`` when it
+    could be a rival but cannot be the answer."""
     idx = np.minimum((sizes + tread - 1) // tread, n_levels) - 1
     w = 1.0 / se**2
     wsum = np.bincount(idx, weights=w, minlength=n_levels)
@@ -151,10 +154,13 @@ def _fit(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, tread: int, n_levels:
     else:
         rises = np.diff(levels)
         smallest = float(rises.min())
-        if smallest <= 0 or np.any(np.abs(resid) > CLEAN_OF_RISE * smallest):
+        worst = float(np.abs(resid).max()) / smallest if smallest > 0 else np.inf
+        if worst > RIVAL_OF_RISE:
             return None
         level_se = scale / np.sqrt(wsum)
         zmin = float((rises / np.hypot(level_se[1:], level_se[:-1])).min())
+        score = sizes.size * np.log(max(rss / sizes.size, 1.0))
+        return Staircase(tread, n_levels, levels, rss, score, zmin, clean=worst <= CLEAN_OF_RISE)
     score = sizes.size * np.log(max(rss / sizes.size, 1.0))
     return Staircase(tread, n_levels, levels, rss, score, zmin)
 
@@ -199,12 +205,17 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
                 continue  # a flat line is one candidate, not one per tread
             c = _fit(sizes, y, se, tread, n_levels)
             if c is not None:  # score here: Gaussian likelihood with the candidate's own scale
-                cands.append(Staircase(c.tread_pages, c.n_levels, c.levels, c.chi2, c.score + n_levels * penalty, c.min_rise_z))
-    valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z]
+                cands.append(Staircase(c.tread_pages, c.n_levels, c.levels, c.chi2, c.score + n_levels * penalty,
+                                       c.min_rise_z, c.clean))
+    valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
     if not valid:
         cands.sort(key=lambda c: c.score)
+        unclean = next((c for c in cands if c.min_rise_z >= MIN_RISE_Z), None)
         if _still_rising(sizes, y, se):
             why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
+        elif unclean is not None:
+            why = (f"the closest staircase ({unclean.n_levels} × {unclean.tread_pages} pages) leaves some sizes far "
+                   "from its levels: the peaks do not follow equal-width steps cleanly")
         elif cands:
             why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
         else:
@@ -213,18 +224,21 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     # One noise scale for the comparison: the smallest any plausible staircase needs (never
     # below the repeats').  A staircase that merges real steps must not get to widen the
     # yardstick it is measured with; and a noisy flat line cannot hide behind its own scatter.
-    plausible = [c for c in cands if c.min_rise_z >= SUGGESTIVE_RISE_Z]
+    plausible = [c for c in cands if c.min_rise_z >= SUGGESTIVE_RISE_Z and c.clean]
     scale2 = min(max(1.0, (c.chi2 + PRIOR_DOF) / (sizes.size - c.n_levels + PRIOR_DOF)) for c in plausible)
     cands = sorted(
-        (Staircase(c.tread_pages, c.n_levels, c.levels, c.chi2, c.chi2 / scale2 + c.n_levels * penalty, c.min_rise_z) for c in cands),
+        (Staircase(c.tread_pages, c.n_levels, c.levels, c.chi2, c.chi2 / scale2 + c.n_levels * penalty, c.min_rise_z, c.clean)
+         for c in cands),
         key=lambda c: c.score,
     )
-    valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z]
+    valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
     best = valid[0]
-    runner = valid[1] if len(valid) > 1 else None
+    # Rivals: any other staircase with significant steps that nearly explains the data — a
+    # narrowly unclean one may be the truth with one odd size.
+    runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z), None)
     top = tuple(valid[:6])
     margin = np.inf if runner is None else runner.score - best.score
-    hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z), None)
+    hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z and c.clean), None)
     if hidden is not None and hidden.score < best.score - SUGGESTIVE:
         why = (
             f"{hidden.n_levels} steps of {hidden.tread_pages} pages fit better than {best.n_levels} × "

@@ -73,6 +73,8 @@ class WindowMeasurements:
     charge_c: np.ndarray  # ∫ (I - baseline) dt over the window
     mean_active_a: np.ndarray
     flags: np.ndarray
+    idle_peak_a: np.ndarray  # tallest lasting excursion in the idle parts of the record (0 if none)
+    idle_time_s: np.ndarray  # how much idle record there was to look at
 
     @property
     def duration_s(self) -> np.ndarray:
@@ -296,13 +298,29 @@ def measure_window(
     truncated = stop >= nb
     flags[truncated & ~none] |= FLAG_TRUNCATED
     last_k = np.minimum(stop, nb) - 1
-    # Three blocks in a row: a lone spike (even one straddling two blocks) is not a burst.
-    near = np.clip(first_k[:, None] - 1 - np.arange(LOCAL_BLOCKS)[None, :], 0, nb - 1)
+    # The idle level just before the request: the blocks that end before time zero (the
+    # request, or the trigger on its rise) — never blocks after a start that noise hid.
+    near = np.clip(k_trig[:, None] - 1 - np.arange(LOCAL_BLOCKS)[None, :], 0, nb - 1)
     local = np.median(bm[rows[:, None], near], axis=1)
-    local_baseline = np.where(first_k >= LOCAL_BLOCKS, local, baseline)
-    lasting = above_end[:, 2:] & above_end[:, 1:-1] & above_end[:, :-2]
-    extra = (lasting & (k[None, 2:] > (last_k + 2)[:, None])).any(axis=1)
+    local_baseline = np.where(k_trig >= LOCAL_BLOCKS, local, baseline)
+    # Bursts away from the request (idle peaks, 003 Fig. 6a): three blocks or more in a row
+    # (a lone spike is not a burst), standing clear of the slow wander of a long idle stretch
+    # (mains hum) — a tenth of the request's height, or 5 mA.
+    clear = np.maximum(np.maximum(6 * sigma_block, 0.1 * (top - baseline)), 0.005)
+    high_pre = bm > (baseline + clear)[:, None]
+    high_post = bm > (post + clear)[:, None]
+    run_pre = high_pre[:, 2:] & high_pre[:, 1:-1] & high_pre[:, :-2]
+    run_post = high_post[:, 2:] & high_post[:, 1:-1] & high_post[:, :-2]
+    pre_end = np.where(none, nb, first_k - 1)
+    in_pre = k[None, 2:] < pre_end[:, None]  # runs that end before the request starts
+    in_post = (k[None, :-2] > (last_k + 2)[:, None]) & ~none[:, None]  # runs that start after it
+    extra = (run_post & in_post).any(axis=1) | (run_pre & in_pre).any(axis=1)
     flags[extra & ~none] |= FLAG_EXTRA_ACTIVITY
+    h_pre = np.where(run_pre & in_pre, bm[:, 1:-1] - baseline[:, None], 0.0).max(axis=1)
+    h_post = np.where(run_post & in_post, bm[:, 1:-1] - post[:, None], 0.0).max(axis=1)
+    idle_peak = np.maximum(h_pre, h_post)
+    idle_blocks = np.where(none, nb, np.maximum(first_k - 1, 0) + np.maximum(nb - last_k - 3, 0))
+    idle_time = idle_blocks * block * dt
 
     # 3. Edges to the sample, scanning outward from inside the window.  The 4-sample average
     # is noisier than a block mean, so its thresholds also clear 4.5 σ of that average;
@@ -318,16 +336,21 @@ def measure_window(
     win, s0 = _gather(codes, s0, span + W_EDGE - 1)
     seg = _ma_codes(win, W_EDGE)
     j = np.arange(seg.shape[1])[None, :]
-    inside = (first_k + 1) * block - W_EDGE - s0  # windows ending in the first active block
-    below = (seg <= thr_start_codes[:, None]) & (j <= inside[:, None])
+    # Anchor each scan on the most active window of the edge block: a request shorter than
+    # a block need not be active at the block's boundary.
+    lo, hi = first_k * block - s0, (first_k + 1) * block - W_EDGE - s0
+    anchor = np.where((j >= lo[:, None]) & (j <= hi[:, None]), seg, -np.inf).argmax(axis=1)
+    below = (seg <= thr_start_codes[:, None]) & (j <= anchor[:, None])
     last_below = np.where(below.any(axis=1), seg.shape[1] - 1 - below[:, ::-1].argmax(axis=1), -1)
     # A window that first exceeds the threshold has just taken in the first active sample.
     start_idx = np.maximum(s0 + last_below + W_EDGE, 0)
     e0 = (last_k - 1) * block
     win, e0 = _gather(codes, e0, span + W_EDGE - 1)
     seg = _ma_codes(win, W_EDGE)
-    inside = np.clip(np.maximum(last_k * block, start_idx) - e0, 0, seg.shape[1] - 1)  # windows from the last active block on
-    below = (seg <= thr_end_codes[:, None]) & (j >= inside[:, None])
+    lo = np.maximum(last_k * block, start_idx) - e0
+    hi = (last_k + 1) * block - W_EDGE - e0
+    anchor = np.where((j >= lo[:, None]) & (j <= np.maximum(hi, lo)[:, None]), seg, -np.inf).argmax(axis=1)
+    below = (seg <= thr_end_codes[:, None]) & (j >= anchor[:, None])
     first_below = np.where(below.any(axis=1), below.argmax(axis=1), seg.shape[1])
     # The last window above the threshold starts with the last active sample.
     end_idx = np.clip(e0 + first_below - 1, start_idx, n_samples - 1)
@@ -373,4 +396,6 @@ def measure_window(
         charge_c=charge * nan,
         mean_active_a=mean_active * nan,
         flags=flags,
+        idle_peak_a=idle_peak,
+        idle_time_s=idle_time,
     )

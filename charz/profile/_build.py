@@ -142,11 +142,45 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, archive: 
                 for c in alloc.candidates
             ],
         })
+    reads = char.reads
+    if reads is not None:
+        profile["reads"] = _plain({
+            "reason": reads.reason,
+            "sizes_bytes": reads.sizes_bytes.astype(int),
+            "bursts": reads.bursts,
+            "duration_s": reads.duration_us * 1e-6,
+        })
+    rmw = char.rmw
+    if rmw is not None:
+        profile["rmw"] = _plain({
+            "detected": rmw.detected,
+            "confidence": rmw.confidence,
+            "reason": rmw.reason,
+            "affected_sizes_bytes": list(rmw.affected_sizes_bytes),
+            "sizes_bytes": rmw.sizes_bytes.astype(int),
+            "head_distance_a": rmw.head_distance_a,
+        })
+    if char.setup:
+        profile["setup"] = [{"kind": w.kind, "message": w.message, "advice": w.advice} for w in char.setup]
     power: dict[str, Any] = {}
     rail = bench.get("rail_v")
     if rail is not None:
-        power["rail_v"] = {"value": rail, "origin": "given" if "assumed" not in str(bench.get("rail_v_origin", "")) else "assumed",
-                           "note": bench.get("rail_v_origin", "")}
+        assumed = "assumed" in str(bench.get("rail_v_origin", ""))
+        power["rail_v"] = {"value": rail, "origin": "assumed" if assumed else "given", "note": bench.get("rail_v_origin", "")}
+    if char.energy:
+        power["energy"] = [
+            {"op": e.op, "size_bytes": e.size_bytes, "energy_j": e.energy_j, "excess_energy_j": e.excess_energy_j,
+             "energy_per_byte_j": e.energy_j / e.size_bytes, "duration_s": e.duration_s, "captures": e.count,
+             "origin": "measured (current) × " + ("measured voltage" if rail is None else "rail voltage")}
+            for e in char.energy
+        ]
+    if char.budget is not None:
+        power["budget"] = _plain({
+            "per_package_a": char.budget.per_package_a,
+            "base_a": char.budget.base_a,
+            "rows": [{"packages": r.packages, "peak_a": r.peak_a} for r in char.budget.rows],
+            "origin": "inferred: step levels of the peak staircase tied to the packages busy at each",
+        })
     if power:
         profile["power"] = power
     return profile

@@ -71,6 +71,11 @@ def _operation(what: str) -> Callable[[F], F]:
     return decorate
 
 
+# Polling for the end of a sequence every 2 ms at most: a record is 20-40 ms long at charz's
+# sample intervals, and a coarser poll would add up to half its own interval to every capture.
+WAIT_POLL_MAX_S = 0.002
+
+
 class ScopeDriver:
     """Common behaviour of all charz scope drivers (implements :class:`~charz.scope.Scope`).
 
@@ -226,7 +231,7 @@ class ScopeDriver:
             raise UsageError(f"timeout_s must be a positive number, not {timeout_s!r}")
         settings = self._require_configured()
         elapsed = poll(self._do_is_done, float(timeout_s), clock=self._clock, sleep=self._sleep,
-                       max_interval_s=min(0.02, float(timeout_s) / 10))
+                       max_interval_s=min(WAIT_POLL_MAX_S, float(timeout_s) / 10))
         if elapsed is not None:
             return elapsed
         self._do_stop()

@@ -43,6 +43,7 @@ class BenchConfig:
     write_cache: bool = False
     dialect: str = "tek"
     mock_faults: tuple[str, ...] = ()
+    mock_time_scale: float = 0.0  # 1.0: the mock takes as long to acquire as a real scope would
 
     def __post_init__(self) -> None:
         if self.kind not in (MOCK, REAL):
@@ -109,7 +110,8 @@ def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, 
 
             source = SimulatedBench(load_preset(config.preset), seed=config.seed, standby=config.standby,
                                     write_cache=config.write_cache)
-            server = stack.enter_context(MockScopeServer(source, dialect=config.dialect, faults=list(config.mock_faults)))
+            server = stack.enter_context(MockScopeServer(source, dialect=config.dialect, faults=list(config.mock_faults),
+                                                         time_scale=config.mock_time_scale))
             control = stack.enter_context(MockScopeControl(server.control_port))
             resource = server.resource
             # The mock is told of each request right before it is issued, through its control port:

@@ -9,6 +9,7 @@ measurement.
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
@@ -31,7 +32,12 @@ class RunStats:
     missed: list[int] = field(default_factory=list)  # steps that never produced a usable capture
     notes: list[str] = field(default_factory=list)
     wall_s: float = 0.0
-    scope_wait_s: float = 0.0
+    # Where the time went, for the session benchmark: the scope (arm, wait, fetch), the
+    # host request, and charz's own work (judging, archiving).
+    scope_s: float = 0.0
+    io_s: float = 0.0
+    judge_s: float = 0.0
+    archive_s: float = 0.0
 
 
 def judge(record, settings) -> tuple[str, list[str]]:
@@ -86,6 +92,43 @@ def to_capture(step: Step, record, io_result, offset: int, attempt: int, warning
     )
 
 
+class CommitQueue:
+    """Commits one capture in the background while the next acquisition runs.
+
+    At most one capture is ever pending: submitting the next waits for the previous
+    commit, so a kill loses at most the capture being written, as the archive promises.
+    A commit that failed is raised at the next submit or at :meth:`flush`.
+    """
+
+    def __init__(self, writer):
+        self.writer = writer
+        self._thread: threading.Thread | None = None
+        self._error: BaseException | None = None
+        self.busy_s = 0.0
+
+    def _commit(self, capture) -> None:
+        t0 = time.perf_counter()
+        try:
+            self.writer.append(capture)
+        except BaseException as exc:  # re-raised in the session's thread by flush()
+            self._error = exc
+        finally:
+            self.busy_s += time.perf_counter() - t0
+
+    def flush(self) -> None:
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def submit(self, capture) -> None:
+        self.flush()
+        self._thread = threading.Thread(target=self._commit, args=(capture,), name="charz-commit", daemon=False)
+        self._thread.start()
+
+
 class Runner:
     """Runs plan steps on a bench into an archive writer.
 
@@ -103,6 +146,7 @@ class Runner:
         self.log = log or (lambda text: None)
         self.stats = RunStats()
         self._configured = None
+        self.commits = CommitQueue(writer)
 
     def _configure(self, op: str) -> None:
         wanted = self.settings[op]
@@ -110,9 +154,9 @@ class Runner:
             self.bench.scope.configure(wanted)
             self._configured = wanted
 
-    def _issue(self, op: str, size: int, offset: int):
+    def _issue(self, op: str, size: int, offset: int, *, tell_mock: bool = True):
         hook = None
-        if self.bench.notify is not None:
+        if tell_mock and self.bench.notify is not None:
             notify = self.bench.notify
             hook = lambda _op, _size, _offset: notify(op, size, offset)  # noqa: E731
         if op == "write":
@@ -123,44 +167,57 @@ class Runner:
         """Write the read region once (not captured): reads of unwritten LBAs never touch flash."""
         chunk = min(FILL_CHUNK_BYTES, self.bench.io.max_request_bytes)
         for offset in range(step.offset_bytes, step.offset_bytes + step.size_bytes, chunk):
-            self._issue("write", min(chunk, step.offset_bytes + step.size_bytes - offset), offset)
+            # Not captured, so the simulated drive need not render it (and a resume replays
+            # only captured requests, so the two stay in step).
+            self._issue("write", min(chunk, step.offset_bytes + step.size_bytes - offset), offset, tell_mock=False)
 
     def capture(self, step: Step) -> None:
         scope = self.bench.scope
         offset = step.offset_bytes
         last_warnings: list[str] = []
+        st = self.stats
         for attempt in range(1, MAX_ATTEMPTS + 1):
+            t0 = time.perf_counter()
             self._configure(step.op)
             scope.arm()
+            t1 = time.perf_counter()
             io_result = self._issue(step.op, step.size_bytes, offset)
-            t0 = time.monotonic()
+            t2 = time.perf_counter()
+            st.scope_s += t1 - t0
+            st.io_s += t2 - t1
             try:
                 scope.wait(self.bench.config.trigger_timeout_s)
             except TriggerTimeout as exc:
                 last_warnings = [f"attempt {attempt}: {exc.message}"]
                 self.log(f"step {step.id}: no trigger ({exc.message}); retrying")
-                self.stats.retried += 1
+                st.retried += 1
                 offset = self._next_offset(step)
                 continue
             finally:
-                self.stats.scope_wait_s += time.monotonic() - t0
+                st.scope_s += time.perf_counter() - t2
+            t3 = time.perf_counter()
             record = scope.fetch(max_clipped_fraction=1.0)
+            t4 = time.perf_counter()
             verdict, warnings = judge(record, self.settings[step.op])
+            t5 = time.perf_counter()
+            st.scope_s += t4 - t3
+            st.judge_s += t5 - t4
             if verdict == "ok" or attempt == MAX_ATTEMPTS:
                 if verdict != "ok":
                     warnings = [f"kept after {attempt} attempts: {verdict}"] + warnings
-                    self.stats.flagged += 1
-                self.writer.append(to_capture(step, record, io_result, offset, attempt, warnings))
-                self.stats.captured += 1
+                    st.flagged += 1
+                self.commits.submit(to_capture(step, record, io_result, offset, attempt, warnings))
+                st.archive_s += time.perf_counter() - t5  # waiting for the previous commit, if any
+                st.captured += 1
                 self.progress(step)
                 return
-            self.stats.retried += 1
+            st.retried += 1
             self.log(f"step {step.id}: {verdict}; retrying")
             self._adjust(step.op, verdict)
             offset = self._next_offset(step)
         # Every attempt missed the trigger: nothing to keep, say so and go on.
-        self.stats.missed.append(step.id)
-        self.stats.notes.append(f"step {step.id} ({step.op} {step.size_bytes} B) never triggered: {'; '.join(last_warnings)}")
+        st.missed.append(step.id)
+        st.notes.append(f"step {step.id} ({step.op} {step.size_bytes} B) never triggered: {'; '.join(last_warnings)}")
         self.progress(step)
 
     def _next_offset(self, step: Step) -> int:
@@ -188,12 +245,16 @@ class Runner:
 
     def run(self, steps: list[Step], done: set[int]) -> RunStats:
         t_start = time.monotonic()
-        for step in steps:
-            if step.id in done:
-                continue
-            if step.op == "fill":
-                self.fill(step)
-            else:
-                self.capture(step)
-        self.stats.wall_s += time.monotonic() - t_start
+        try:
+            for step in steps:
+                if step.id in done:
+                    continue
+                if step.op == "fill":
+                    self.fill(step)
+                else:
+                    self.capture(step)
+        finally:
+            # Whatever stops the loop (Ctrl-C, a scope error), the capture already taken is kept.
+            self.commits.flush()
+            self.stats.wall_s += time.monotonic() - t_start
         return self.stats

@@ -141,7 +141,7 @@ class DriveModel:
     def scheme(self) -> str:
         from charz.analysis._latency import Layout  # pure; the sim may use analysis, never the reverse
 
-        return self.layout().scheme(self.packages_per_unit)
+        return self.layout().scheme(self.packages_per_unit, self.geometry.dies_per_package)
 
     def layout(self):
         from charz.analysis._latency import Layout

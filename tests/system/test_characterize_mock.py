@@ -15,10 +15,10 @@ from charz.archive import read_archive
 
 pytestmark = pytest.mark.system
 
-EXPECTED = {  # 003 Table 2 and §5.3/§5.5
+EXPECTED = {  # 003 Table 2 and §5.2–5.5
     "x25m": (1, 4096, "channel-priority"),
     "mxp": (2, 32768, "channel-only"),
-    "qpro": (4, 32768, "channel-only"),
+    "qpro": (4, 32768, "way-priority"),  # 003 §5.2: the unit fills one package's dies
     "840": (1, 4096, "channel-only"),
 }
 

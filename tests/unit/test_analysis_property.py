@@ -40,10 +40,11 @@ def _divisors(n):
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def truth_scheme(channels, ways, block_c, block_w, order, k):
+def truth_scheme(channels, ways, block_c, block_w, order, k, dies=1):
     """003's name for the drawn walk, from first principles."""
     if ways == 1:
-        return "channel-only"
+        # No ways to walk; a unit filling one multi-die package is what 003 §5.2 calls way priority.
+        return "way-priority" if k == 1 and dies > 1 else "channel-only"
     walk = package_walk(channels, ways, block_c, block_w, order, 2 * k)
     if k > 1:
         unit = walk[:k]
@@ -210,7 +211,8 @@ def test_inference_is_exact_or_undetermined_never_wrong(case):
         assert outcome == "exact", f"undetermined at step/noise {ratio:.1f}: {c['n_step'].evidence} {what}"
 
     scheme = c["allocation_scheme"].value
-    expected = truth_scheme(g.channels, g.ways, model.firmware.block_channels, model.firmware.block_ways, model.firmware.order, k)
+    expected = truth_scheme(g.channels, g.ways, model.firmware.block_channels, model.firmware.block_ways, model.firmware.order, k,
+                            g.dies_per_package)
     a_outcome = "undetermined" if scheme is None else ("exact" if scheme == expected else "wrong")
     if a_outcome == "wrong":
         _dump(model, ratio, datasheet, seed)

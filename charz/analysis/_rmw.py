@@ -1,0 +1,102 @@
+"""Read-modify-write below the write I/O unit (003 §5.5, Fig. 16).
+
+A write smaller than the unit makes the controller first read the rest of the
+unit from flash, so the write's waveform starts exactly like a read of the unit;
+a whole-unit write starts with transfers and programs instead.  Each write's
+head (its first ``head_s`` after the start, on a common 4 µs grid, idle level
+removed) is compared with the head of a one-unit read; writes whose heads match
+the read far better than whole-unit writes do are read-modify-writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+
+GRID_S = 4e-6
+
+
+@dataclass(frozen=True)
+class RmwResult:
+    detected: bool | None  # None: cannot tell
+    affected_sizes_bytes: tuple[int, ...]
+    confidence: str
+    reason: str
+    sizes_bytes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    head_distance_a: np.ndarray = field(default_factory=lambda: np.empty(0))  # per size, median over repeats
+
+
+def head(values_a: np.ndarray, sample_interval_s: float, start_s: float, t_first_s: float, baseline_a: float, head_s: float) -> np.ndarray:
+    """The first ``head_s`` of a capture after its start, on the common grid, idle removed.
+
+    Example
+    -------
+    >>> x = np.r_[np.zeros(10), np.ones(40)]
+    >>> head(x, 2e-6, 20e-6, 0.0, 0.0, 16e-6).round(2).tolist()
+    [1.0, 1.0, 1.0, 1.0]
+    """
+    n = int(round(head_s / GRID_S))
+    t = start_s + GRID_S * np.arange(n)
+    idx = (t - t_first_s) / sample_interval_s
+    x = np.interp(idx, np.arange(values_a.size), values_a)
+    return x - baseline_a
+
+
+def detect_rmw(
+    write_sizes_bytes: np.ndarray,
+    write_heads: np.ndarray,
+    read_head: np.ndarray,
+    unit_bytes: int | None,
+    noise_a: float,
+) -> RmwResult:
+    """Decide from head distances which write sizes start with a read.
+
+    Parameters
+    ----------
+    write_sizes_bytes : (m,) ints
+    write_heads : (m, n) floats
+        Heads of the write captures (see :func:`head`).
+    read_head : (n,) floats
+        The median head of one-unit reads.
+    unit_bytes : int or None
+        The write I/O unit, if known: sizes that are not a multiple of it are the ones
+        that should show read-modify-write.
+    noise_a : float
+        σ of one grid sample (of the heads' noise), to judge the separation.
+
+    Example
+    -------
+    >>> r = np.full(20, 0.1)
+    >>> heads = np.array([r + 0.002, r + 0.001, r + 0.2, r + 0.19])
+    >>> detect_rmw(np.array([4096, 8192, 32768, 65536]), heads, r, 32768, 0.005).affected_sizes_bytes
+    (4096, 8192)
+    """
+    sizes = np.asarray(write_sizes_bytes, dtype=np.int64)
+    d = np.sqrt(np.mean((np.asarray(write_heads) - read_head[None, :]) ** 2, axis=1))
+    u = np.unique(sizes)
+    per_size = np.array([np.median(d[sizes == s]) for s in u])
+    base = dict(sizes_bytes=u, head_distance_a=per_size)
+    if unit_bytes is None:
+        return RmwResult(None, (), UNDETERMINED, "the write unit is not known, so there is nothing to compare against", **base)
+    partial = u % unit_bytes != 0
+    if not partial.any():
+        return RmwResult(False, (), HIGH, f"every write was a whole number of {unit_bytes} B units: "
+                         "read-modify-write cannot occur (none is needed)", **base)
+    full = ~partial
+    if not full.any():
+        return RmwResult(None, (), UNDETERMINED, "no write of a whole number of units to compare with", **base)
+    d_part, d_full = float(np.median(per_size[partial])), float(np.median(per_size[full]))
+    spread = max(float(np.std(per_size[partial])), noise_a / 2)
+    separation = (d_full - d_part) / spread
+    looks_like_read = per_size < (d_part + d_full) / 2
+    why = (f"heads of writes below the unit differ from a {unit_bytes} B read by {d_part * 1e3:.1f} mA rms, "
+           f"whole-unit writes by {d_full * 1e3:.1f} mA rms ({separation:.0f} σ apart)")
+    if d_part < 0.5 * d_full and separation >= 5:
+        affected = tuple(int(s) for s, p, r in zip(u, partial, looks_like_read) if p and r)
+        return RmwResult(True, affected, HIGH if separation >= 10 else MEDIUM, why, **base)
+    if d_part >= 0.8 * d_full:
+        return RmwResult(False, (), MEDIUM, why + ": no write starts like a read", **base)
+    return RmwResult(None, (), UNDETERMINED, why + " — not decisive", **base)

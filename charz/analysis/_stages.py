@@ -1,0 +1,127 @@
+"""The later stages of :func:`charz.analysis.characterize`: reads, read-modify-write,
+energy and the Power Budget, and the set-up checks.  Each takes the traces and
+their per-capture measurements and returns plain results; no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from charz.analysis._energy import PowerBudget, power_budget
+from charz.analysis._quantity import MEASURED, Quantity
+from charz.analysis._reads import ReadUnitResult, count_bursts, fit_read_unit, pattern_window
+from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
+from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_tail, check_write_cache
+
+
+def _values(t) -> np.ndarray:
+    return (np.asarray(t.codes, dtype=np.float64) - t.y_offset_codes) * t.y_mult + t.y_zero
+
+
+def _window(t, start_s: float, end_s: float) -> np.ndarray:
+    i0 = max(0, int(round((start_s - t.t_first_s) / t.sample_interval_s)))
+    i1 = max(i0 + 1, int(round((end_s - t.t_first_s) / t.sample_interval_s)) + 1)
+    return _values(t)[i0:i1]
+
+
+def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> tuple[Quantity, ReadUnitResult | None]:
+    reads = np.flatnonzero((table.op == "read") & table.usable)
+    if reads.size == 0:
+        return Quantity.undetermined("B", MEASURED, "no read sweep in this session"), None
+    if not page_size_bytes:
+        return Quantity.undetermined("B", MEASURED, "the page size is not given"), None
+    sizes = table.size_bytes[reads]
+    durations = table.duration_s[reads]
+    one_unit = float(np.median(durations[sizes == sizes.min()]))
+    dt = float(np.median([traces[i].sample_interval_s for i in reads]))
+    window = pattern_window(one_unit, dt)
+    # Two bursts cannot be closer than half a one-unit read.
+    distance = max(1, int(0.5 * one_unit / dt))
+    bursts = np.array([
+        count_bursts(_window(traces[i], table.start_s[i], table.end_s[i]), window, float(table.noise_a[i]), distance)
+        for i in reads
+    ], dtype=np.float64)
+    r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s)
+    evidence = f"{r.reason} (bursts counted on a {window}-sample moving average)"
+    if r.unit_bytes is not None:
+        return Quantity(r.unit_bytes, "B", MEASURED, confidence=r.confidence, evidence=evidence), r
+    if r.more_than_bytes is not None:
+        return Quantity.undetermined(
+            "B", MEASURED, f"larger than the largest read tried ({r.more_than_bytes} B): {evidence}",
+            more_than_bytes=int(r.more_than_bytes), confidence_of_bound=r.confidence,
+        ), r
+    return Quantity.undetermined("B", MEASURED, evidence), r
+
+
+def rmw_stage(traces, table, write_unit_bytes: int | None) -> RmwResult | None:
+    writes = np.flatnonzero((table.op == "write") & table.usable)
+    reads = np.flatnonzero((table.op == "read") & table.usable)
+    if writes.size == 0 or reads.size == 0:
+        return None
+    smallest = reads[table.size_bytes[reads] == table.size_bytes[reads].min()]
+    head_s = 0.5 * float(np.median(table.duration_s[smallest]))
+    if not head_s > 4 * GRID_S:
+        return None
+
+    def heads(idx):
+        return np.array([head(_values(traces[i]), traces[i].sample_interval_s, table.start_s[i], traces[i].t_first_s,
+                              table.local_baseline_a[i], head_s) for i in idx])
+
+    read_head = np.median(heads(smallest), axis=0)
+    noise = float(np.median(table.noise_a[writes]))
+    return detect_rmw(table.size_bytes[writes], heads(writes), read_head, write_unit_bytes, noise)
+
+
+@dataclass(frozen=True)
+class EnergyRow:
+    op: str
+    size_bytes: int
+    energy_j: float  # whole request, idle included
+    excess_energy_j: float  # above the idle level before it
+    duration_s: float
+    count: int
+
+
+def energy_stage(traces, table, rail_v: float | None) -> tuple[EnergyRow, ...]:
+    """Median energy per request size, from a measured voltage when the traces carry one."""
+    rows = []
+    usable = table.usable & np.isfinite(table.duration_s)
+    for op in ("write", "read"):
+        idx = np.flatnonzero(usable & (table.op == op))
+        if idx.size == 0:
+            continue
+        volts = np.array([traces[i].voltage_v if traces[i].voltage_v is not None else (rail_v or np.nan) for i in idx])
+        if np.all(np.isnan(volts)):
+            continue
+        duration = table.duration_s[idx]
+        # charge_c is measured above the pre-trigger idle level (baseline_a).
+        mean_active = table.baseline_a[idx] + table.charge_c[idx] / np.maximum(duration, 1e-12)
+        energy = volts * mean_active * duration
+        excess = volts * table.charge_c[idx]
+        for size in np.unique(table.size_bytes[idx]):
+            sel = table.size_bytes[idx] == size
+            rows.append(EnergyRow(op, int(size), float(np.nanmedian(energy[sel])), float(np.nanmedian(excess[sel])),
+                                  float(np.median(duration[sel])), int(sel.sum())))
+    return tuple(rows)
+
+
+def budget_stage(levels_a: np.ndarray | None, packages_per_unit: int | None) -> PowerBudget | None:
+    if levels_a is None or packages_per_unit is None or len(levels_a) == 0:
+        return None
+    return power_budget(np.asarray(levels_a), packages_per_unit)
+
+
+def setup_stage(table) -> tuple[SetupWarning, ...]:
+    ok = table.usable
+    writes = ok & (table.op == "write")
+    found = [
+        check_idle_peaks(table.idle_peak_a[ok], table.idle_time_s[ok], table.noise_a[ok]),
+        check_write_cache(table.size_bytes[writes], table.duration_s[writes]) if writes.any() else None,
+        check_standby_tail(table.baseline_a[ok], table.post_a[ok], table.noise_a[ok]),
+    ]
+    return tuple(w for w in found if w is not None)
+
+
+__all__ = ["read_stage", "rmw_stage", "energy_stage", "budget_stage", "setup_stage", "EnergyRow"]
