@@ -100,7 +100,7 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
             ident, f"the record-size sweep overwrites the first {format_size(file_size_bytes)} of")
         typed = _ask_serial(confirmation, confirm_serial, ask)
         confirmation.check(typed)
-        drive = f"{ident.model or '?'} serial {ident.serial or '(none)'} at {hold.path}"
+        drive = f"{ident.model or '(no model reported)'}, serial {ident.serial or '(none)'}, at {hold.path}"
         plan = plan_initialization(ident, erase=None, standby=False) if drive_settings else None
         if plan is not None:
             log(plan.describe())

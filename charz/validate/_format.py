@@ -79,11 +79,14 @@ def format_table(result: ValidationResult) -> str:
         f"unit:   {result.unit.cite}",
         f"rail:   {result.rail.volts:g} V ({result.rail.origin})",
         "",
-        f"{'record':>7}  {'aligned':<7}  {'MB/s':>8}  {'mean current A':>14}  {'J/MB':>7}  source",
     ]
-    for row in result.rows:
-        lines.append(f"{format_size(row.record_size_bytes):>7}  {_verdict(row.aligned):<7}  {row.mb_per_s:>8.2f}  "
-                     f"{_current(row):>14}  {_j_per_mb(row):>7}  {row.source}")
+    header = ("record", "aligned", "MB/s", "mean current A", "J/MB", "source")
+    cells = [(format_size(r.record_size_bytes), _verdict(r.aligned), f"{r.mb_per_s:.2f}", _current(r), _j_per_mb(r),
+              r.source) for r in result.rows]
+    widths = [max(len(c[i]) for c in [header, *cells]) for i in range(len(header))]
+    for c in [header, *cells]:
+        lines.append(f"{c[0]:>{widths[0]}}  {c[1]:<{widths[1]}}  {c[2]:>{widths[2]}}  {c[3]:>{widths[3]}}  "
+                     f"{c[4]:>{widths[4]}}  {c[5]}")
     lines.append("")
     c = result.comparison
     if c.mb_per_s_change_pct is not None and c.energy_change_pct is not None:
