@@ -95,7 +95,8 @@ def _staircase(profile, measured: Measured, captures) -> Drawn:
     }
     if results.get("idle_a"):  # the dots are above idle, m_peak and M_peak include it: say by how much
         annotations["idle"] = format_quantity(results["idle_a"], with_evidence=False) + " (subtracted)"
-    return staircase_figure(pages, peaks, steps, annotations=annotations, page_size_bytes=page), None
+    accepted = _value(profile, "n_step") is not None
+    return staircase_figure(pages, peaks, steps, annotations=annotations, page_size_bytes=page, accepted=accepted), None
 
 
 def _overlay(profile, measured: Measured, captures) -> Drawn:

@@ -11,6 +11,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
 
 from charz.report._curve import Curve
 from charz.report._numbers import size_label
@@ -105,12 +106,16 @@ def read_bursts_figure(
     if counted:
         sizes, counts = counted
         ax = fig.add_subplot(grid[:, 1])
-        ax.plot(sizes / 1024, counts, "o-", color=MEASURED, ms=4, lw=1, drawstyle="steps-post", label="bursts counted")
         if read_unit_bytes:
-            expected = np.ceil(sizes / read_unit_bytes)
-            ax.plot(sizes / 1024, expected, color=FIT, lw=1.2, ls="--", drawstyle="steps-post",
-                    label=f"⌈size / {size_label(read_unit_bytes)}⌉")
-        ax.set_xlabel("read size (KiB)")
+            # Drawn on a fine grid so the steps sit where the unit puts them, not between sweep sizes.
+            grid_bytes = np.linspace(sizes.min(), sizes.max(), 2048)
+            ax.plot(grid_bytes / 1024, np.ceil(grid_bytes / read_unit_bytes), color=FIT, lw=1.2, ls="--",
+                    label=f"one burst per {size_label(read_unit_bytes)} read unit")
+        ax.plot(sizes / 1024, counts, "o", color=MEASURED, ms=4.5, label="bursts counted (median per size)")
+        # Sweeps add a far point (003: 512 KB) to a dense run; a log axis shows both.
+        ax.set_xscale("log", base=2)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("read size (KiB, log scale)")
         ax.set_ylabel("bursts per read")
         ax.grid(True, alpha=0.25)
         ax.legend(fontsize=8, loc="upper left")

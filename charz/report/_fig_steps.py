@@ -43,6 +43,7 @@ def staircase_figure(
     annotations: Mapping[str, str] | None = None,
     page_size_bytes: int | None = None,
     title: str = "",
+    accepted: bool = True,
 ) -> Figure:
     """Peak current of every capture over its write size, the per-size medians and the fitted staircase.
 
@@ -60,6 +61,9 @@ def staircase_figure(
         Adds a top axis in KiB.
     title : str, optional
         Replaces the default title; "no staircase fitted" and why is appended when it is so.
+    accepted : bool
+        False when the analysis left N_step undetermined: the levels are then its closest
+        candidate, drawn dashed and labelled "not accepted".
 
     Returns
     -------
@@ -88,11 +92,16 @@ def staircase_figure(
     all_pages = np.concatenate([pages, sizes]) if (pages.size or sizes.size) else np.array([1.0])
     first, last = float(all_pages.min()), float(all_pages.max())
     if levels:
+        # A staircase the analysis rejected is still worth seeing (it shows where the data leave it),
+        # but dashed and named for what it is.
+        label = (f"fitted staircase ({len(levels)} levels)" if accepted
+                 else f"closest staircase, not accepted ({len(levels)} levels)")
         for i, (x0, x1, level) in enumerate(_level_segments(levels, rises, first, last)):
-            ax.hlines(level * 1e3, x0, x1, color=FIT, lw=2.2, alpha=0.85, zorder=4,
-                      label=f"fitted staircase ({len(levels)} levels)" if i == 0 else None)
+            ax.hlines(level * 1e3, x0, x1, color=FIT, lw=2.2, alpha=0.85, zorder=4, gid="staircase-level",
+                      linestyles="solid" if accepted else "dashed", label=label if i == 0 else None)
         for i, r in enumerate(rises):
-            ax.axvline(r + 0.5, color=FIT, ls=":", lw=1.1, zorder=1, label="step boundary" if i == 0 else None)
+            ax.axvline(r + 0.5, color=FIT, ls=":", lw=1.1, zorder=1, gid="step-boundary",
+                       label="step boundary" if i == 0 else None)
             if len(rises) <= _MAX_LABELLED_BOUNDARIES:
                 # Top left of the boundary: above the lower tread, which a rising staircase leaves empty.
                 text = f"after {r} pages" + (f" ({size_label(r * page_size_bytes)})" if page_size_bytes else "")
