@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import doctest
+import importlib
+import pkgutil
 import re
 
 import pytest
 
-import charz.validate._compare
-import charz.validate._format
-import charz.validate._profile
-import charz.validate._result
-import charz.validate._rows
-import charz.validate._scope
-import charz.validate._sections
-import charz.validate._unit
+import charz.validate
 from charz.errors import ProfileError, UsageError
 from charz.profile import read_profile, validate_profile, write_profile
 from charz.tune.testing import PRESETS, profile_dict
@@ -40,13 +35,14 @@ MIB = 1 << 20
 SIZES = (4096, 8192, 16384, 32768, 65536)
 
 
-@pytest.mark.parametrize("module", [
-    charz.validate._unit, charz.validate._rows, charz.validate._compare, charz.validate._result,
-    charz.validate._format, charz.validate._profile, charz.validate._sections, charz.validate._scope,
-])
-def test_doctests(module):
-    failed, _ = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert failed == 0
+DOCTEST_MODULES = sorted(["charz.validate", "charz.sim._stream", "charz.cli._validate"]
+                         + [f"charz.validate.{m.name}" for m in pkgutil.iter_modules(charz.validate.__path__)])
+
+
+@pytest.mark.parametrize("name", DOCTEST_MODULES)
+def test_doctests(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
+    assert result.failed == 0
 
 
 def row(size: int, seconds: float, amps: float | None, *, unit: MeasuredUnit = NO_PROFILE, source: str = "model",
