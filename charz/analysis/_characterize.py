@@ -207,7 +207,12 @@ def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
     rmw = rmw_stage(traces, char.captures, unit)
     energy = energy_stage(traces, char.captures, given.rail_v)
     per_unit = q["packages_per_unit"].value if "packages_per_unit" in q else None
-    budget = budget_stage(char.steps.best.levels if char.steps and char.steps.n_step else None, per_unit)
+    levels = None
+    if char.steps is not None and char.steps.n_step:
+        # The staircase is measured above the idle level before each request; the budget is absolute.
+        writes = (char.captures.op == "write") & char.captures.usable
+        levels = char.steps.best.levels + float(np.median(char.captures.local_baseline_a[writes]))
+    budget = budget_stage(levels, per_unit)
     setup = setup_stage(char.captures)
     warnings = list(char.warnings) + [w.text() for w in setup]
     return replace(char, quantities=q, reads=reads, rmw=rmw, energy=energy, budget=budget, setup=setup,

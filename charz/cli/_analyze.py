@@ -28,6 +28,9 @@ _ORDER = (
 def _fmt_value(q: dict[str, Any]) -> str:
     v, unit = q.get("value"), q.get("unit", "")
     if v is None:
+        more = (q.get("details") or {}).get("more_than_bytes")
+        if more:
+            return f"> {more} B ({more / 1024:g} KiB)"
         guess = q.get("best_guess")
         return "undetermined" + (f" (leans to {guess})" if guess is not None else "")
     if unit == "B":
@@ -74,6 +77,28 @@ def format_summary(profile: dict[str, Any]) -> str:
         for c in alloc["candidates"][:5]:
             pred = " ".join(f"{p * 1e6:7.0f}" for p in c["predicted_s"])
             lines.append(f"    {c['scheme']:<14} {pred}   rms {c['rms_residual_s'] * 1e6:.0f} µs  ({', '.join(c['layouts'][:2])})")
+    rmw = profile.get("rmw")
+    if rmw:
+        verdict = {True: "yes", False: "no", None: "undetermined"}[rmw.get("detected")]
+        sizes = rmw.get("affected_sizes_bytes", [])
+        shown = ", ".join(f"{b // 1024}K" for b in sizes[:8]) + (" …" if len(sizes) > 8 else "")
+        lines += ["", f"  read-modify-write below the unit: {verdict} ({rmw.get('confidence')})"
+                  + (f" — writes of {shown}" if sizes else ""), f"    ↳ {rmw.get('reason', '')}"]
+    power = profile.get("power") or {}
+    budget = power.get("budget")
+    if budget:
+        rows = ", ".join(f"{r['packages']}: {r['peak_a'] * 1e3:.0f} mA" for r in budget["rows"][:8])
+        lines += ["", f"  power budget (busy packages: peak): {rows}"
+                  + (" …" if len(budget["rows"]) > 8 else ""),
+                  f"    ↳ +{budget['per_package_a'] * 1e3:.1f} mA per package ({budget['origin']})"]
+    energy = power.get("energy")
+    if energy:
+        rail = power.get("rail_v", {})
+        unit_b = (results.get("write_io_unit_bytes") or {}).get("value")
+        pick = [e for e in energy if e["op"] == "write" and e["size_bytes"] in (unit_b, energy[0]["size_bytes"])]
+        for e in pick[:2]:
+            lines.append(f"  energy per {e['size_bytes'] // 1024} KiB write: {e['energy_j'] * 1e3:.2f} mJ "
+                         f"({e['energy_per_byte_j'] * 1e9:.1f} nJ/B) at {rail.get('value', '?')} V ({rail.get('origin', '?')})")
     warnings = profile.get("warnings", [])
     if warnings:
         lines += ["", "warnings:"] + [f"  - {w}" for w in warnings]

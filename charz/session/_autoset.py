@@ -78,9 +78,11 @@ class Autoset:
     first_level_a: float | None
     vertical_scale: float
     trigger_level_a: float
+    warnings: tuple[str, ...] = ()
 
     def to_dict(self) -> dict:
         return {
+            "warnings": list(self.warnings),
             "idle_a": self.idle.mean_a,
             "idle_sigma_a": self.idle.sigma_a,
             "calibration_peak_a": self.peak_a,
@@ -104,7 +106,11 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     from charz.analysis._smooth import moving_average
 
     scope = bench.scope
-    s = replace(settings, vertical_position_div=POSITION_DIV, trigger_mode="normal", trigger_level=settings.vertical_scale * 9)
+    # A long idle record (200 ms at 2 µs if the scope has it) catches idle peaks before the sweep.
+    lengths = getattr(getattr(scope, "model", None), "record_lengths", ()) or ()
+    idle_length = 100_000 if 100_000 in lengths else settings.record_length
+    s = replace(settings, vertical_position_div=POSITION_DIV, trigger_mode="normal", trigger_level=settings.vertical_scale * 9,
+                record_length=idle_length)
     for _ in range(max_tries):
         scope.configure(s)
         scope.arm()
@@ -118,7 +124,8 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
         raise ClippedWaveform("the idle current does not fit on the screen at any scale tried",
                               hint="check the probe (degauss, zero) and its units; run charz scope check")
     idle = idle_stats(_record_values(record))
-    s = replace(s, trigger_level=trigger_level(idle, None))
+    warnings = idle_warnings(record, idle)
+    s = replace(s, trigger_level=trigger_level(idle, None), record_length=settings.record_length)
     for _ in range(max_tries):
         scope.configure(s)
         scope.arm()
@@ -154,5 +161,26 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     if level >= peak:
         raise UsageError(f"the request's current ({peak * 1e3:.1f} mA peak) does not rise clear of the idle noise",
                          hint="reduce noise at the probe (degauss, shorter leads) or use a more sensitive range")
-    final = replace(s, vertical_scale=scale, trigger_level=level)
-    return final, Autoset(idle, peak, first, scale, level)
+    final = replace(s, vertical_scale=scale, trigger_level=level, record_length=settings.record_length)
+    return final, Autoset(idle, peak, first, scale, level, warnings)
+
+
+def idle_warnings(record, idle: IdleStats) -> tuple[str, ...]:
+    """Idle peaks in a record taken with nothing requested, worded as the analysis words them.
+
+    Every burst in such a record is housekeeping (003 Fig. 6a); catching them here says
+    "put the drive in standby" before a sweep is spent on them.
+    """
+    from charz.analysis._setup import check_idle_peaks
+    from charz.analysis._smooth import block_means
+
+    values = _record_values(record)
+    bm = block_means(values, 50)
+    high = bm > idle.mean_a + max(10 * idle.sigma_a / np.sqrt(50), 0.01)
+    starts = np.flatnonzero(np.diff(np.r_[0, high.astype(int)]) == 1)
+    if starts.size < 2:
+        return ()
+    heights = np.array([bm[i:i + 10].max() - idle.mean_a for i in starts])
+    per_burst_s = values.size * record.x_incr_s / starts.size
+    w = check_idle_peaks(heights, np.full(starts.size, per_burst_s), np.full(starts.size, idle.sigma_a))
+    return () if w is None else (w.text(),)

@@ -21,6 +21,7 @@ from charz.errors import TriggerTimeout
 from charz.session._plan import MIB, Step
 
 MAX_ATTEMPTS = 3
+EARLY_CHECK_CAPTURES = 12  # writes to look at before the early set-up checks
 FILL_CHUNK_BYTES = MIB
 
 
@@ -40,8 +41,9 @@ class RunStats:
     archive_s: float = 0.0
 
 
-def judge(record, settings) -> tuple[str, list[str]]:
-    """``ok`` / ``clipped`` / ``truncated`` / ``no-activity``, and warnings for the archive."""
+def judge(record, settings) -> tuple[str, list[str], object]:
+    """``ok`` / ``clipped`` / ``truncated`` / ``no-activity``, warnings for the archive, and the
+    window measurement (for the early set-up checks)."""
     from charz.analysis import measure_window
     from charz.analysis._window import FLAG_CLIPPED, FLAG_NAMES, FLAG_NO_ACTIVITY, FLAG_TRUNCATED
 
@@ -51,14 +53,14 @@ def judge(record, settings) -> tuple[str, list[str]]:
     flags = int(m.flags[0])
     warnings = [text for bit, text in FLAG_NAMES.items() if flags & bit]
     if flags & FLAG_CLIPPED:
-        return "clipped", warnings + [f"{record.clipped_fraction:.2%} of points at the ADC limits"]
+        return "clipped", warnings + [f"{record.clipped_fraction:.2%} of points at the ADC limits"], m
     if record.clipped_fraction > 0:
         warnings.append(f"{record.clipped_fraction:.3%} of points at the ADC limits (spikes; the peak is unaffected)")
     if flags & FLAG_NO_ACTIVITY:
-        return "no-activity", warnings
+        return "no-activity", warnings, m
     if flags & FLAG_TRUNCATED:
-        return "truncated", warnings
-    return "ok", warnings
+        return "truncated", warnings, m
+    return "ok", warnings, m
 
 
 def to_capture(step: Step, record, io_result, offset: int, attempt: int, warnings: list[str]) -> Capture:
@@ -147,6 +149,8 @@ class Runner:
         self.stats = RunStats()
         self._configured = None
         self.commits = CommitQueue(writer)
+        self._seen: list[tuple] = []
+        self._checked = False
 
     def _configure(self, op: str) -> None:
         wanted = self.settings[op]
@@ -198,7 +202,7 @@ class Runner:
             t3 = time.perf_counter()
             record = scope.fetch(max_clipped_fraction=1.0)
             t4 = time.perf_counter()
-            verdict, warnings = judge(record, self.settings[step.op])
+            verdict, warnings, window = judge(record, self.settings[step.op])
             t5 = time.perf_counter()
             st.scope_s += t4 - t3
             st.judge_s += t5 - t4
@@ -208,6 +212,7 @@ class Runner:
                     st.flagged += 1
                 self.commits.submit(to_capture(step, record, io_result, offset, attempt, warnings))
                 st.archive_s += time.perf_counter() - t5  # waiting for the previous commit, if any
+                self._early_checks(step, window)
                 st.captured += 1
                 self.progress(step)
                 return
@@ -219,6 +224,23 @@ class Runner:
         st.missed.append(step.id)
         st.notes.append(f"step {step.id} ({step.op} {step.size_bytes} B) never triggered: {'; '.join(last_warnings)}")
         self.progress(step)
+
+    def _early_checks(self, step: Step, window) -> None:
+        """After the first writes, say what the analysis would warn about, while it can still be fixed."""
+        if self._checked or step.op != "write" or not np.isfinite(window.duration_s[0]):
+            return
+        self._seen.append((step.size_bytes, float(window.duration_s[0]), float(window.baseline_a[0]),
+                           float(window.post_a[0]), float(window.noise_a[0])))
+        if len(self._seen) < EARLY_CHECK_CAPTURES:
+            return
+        from charz.analysis._setup import check_standby_tail, check_write_cache
+
+        self._checked = True
+        size, duration, base, post, noise = (np.array(col) for col in zip(*self._seen))
+        for w in (check_write_cache(size, duration), check_standby_tail(base, post, noise)):
+            if w is not None:
+                self.log(f"warning: {w.text()}")
+                self.stats.notes.append(w.text())
 
     def _next_offset(self, step: Step) -> int:
         if step.op == "read":

@@ -220,6 +220,8 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
             ui.log(f"autoset: idle {result.idle.mean_a * 1e3:.1f} mA (σ {result.idle.sigma_a * 1e3:.2f} mA), "
                    f"calibration peak {result.peak_a * 1e3:.1f} mA → {settings.vertical_scale:g} A/div, "
                    f"trigger at {settings.trigger_level * 1e3:.1f} mA")
+            for text in result.warnings:
+                ui.log(f"warning: {text}")
         stats = _run_plan(bench, writer, plan, auto, ui)
         previous = (writer.metadata.get("run") or {})
         writer.update_metadata(finished=not stats.missed, run={
