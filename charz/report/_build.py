@@ -59,7 +59,7 @@ def _validation_summary(profile: Mapping[str, Any]) -> str:
     if section.get("source"):
         parts.append(f"source: {section['source']}")
     parts += [str(n) for n in section.get("notes", []) or []]
-    return "; ".join(parts)
+    return "\n".join(parts)
 
 
 def _value(profile: Mapping[str, Any], key: str) -> Any:

@@ -99,8 +99,12 @@ def _figure_section(number: int, section: Section, results: Mapping[str, Any]) -
     else:
         parts.append(f'<p class="note">Not drawn: {_text(section.note or "no data")}.</p>')
         parts.append(f"<p>{_text(section.caption)}</p>")
-    if section.evidence:
-        parts.append(f'<p class="evidence"><strong>What the analysis says:</strong> {_text(section.evidence)}</p>')
+    lines = [line for line in section.evidence.splitlines() if line.strip()]
+    if len(lines) == 1:
+        parts.append(f'<p class="evidence"><strong>What the analysis says:</strong> {_text(lines[0])}</p>')
+    elif lines:
+        items = "".join(f"<li>{_text(line)}</li>" for line in lines)
+        parts.append(f'<div class="evidence"><strong>What the analysis says:</strong><ul>{items}</ul></div>')
     keys = [k for k in section.result_keys if k in results]
     if keys:
         parts.append("<p>The numbers this figure is evidence for:</p>" + _results_table(results, keys))

@@ -30,7 +30,7 @@ class Section:
     result_keys: tuple[str, ...]
     png: bytes | None
     note: str | None = None  # why the figure is missing, when it is
-    evidence: str = ""  # the profile's own words on the table drawn (its ``reason``)
+    evidence: str = ""  # the profile's own words on the table drawn (its ``reason``); one item a line
 
     @property
     def drawn(self) -> bool:

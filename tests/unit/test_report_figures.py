@@ -274,6 +274,21 @@ def test_validation_groups_bars_by_alignment():
     assert {t.get_text() for t in speed.get_legend().get_texts()} == {"aligned to the I/O unit", "not aligned"}
 
 
+def test_validation_bars_are_centred_unless_a_size_has_both_alignments():
+    rows = [{"record_size_bytes": 4096, "mb_per_s": 20.0, "aligned": False},
+            {"record_size_bytes": 32768, "mb_per_s": 60.0, "aligned": True},
+            {"record_size_bytes": 32768, "mb_per_s": 55.0, "aligned": None}]
+    speed = validation_figure(rows).axes[0]
+    centres = sorted((round(p.get_x() + p.get_width() / 2, 2), p.get_height()) for p in speed.patches)
+    assert centres == [(0.0, 20.0), (0.8, 60.0), (1.2, 55.0)]
+    assert "sequential O_DIRECT writes per record size" in texts(speed.figure)
+
+
+def test_validation_says_when_the_numbers_are_a_model():
+    rows = [{"record_size_bytes": 4096, "mb_per_s": 20.0, "aligned": False, "source": "model"}]
+    assert "simulated model, not a measurement" in texts(validation_figure(rows))
+
+
 def test_validation_without_energy_draws_throughput_and_says_why():
     rows = [{"record_size_bytes": 4096, "mb_per_s": 20.0, "aligned": None},
             {"record_size_bytes": 32768, "mb_per_s": 60.0, "aligned": None}]

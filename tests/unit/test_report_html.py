@@ -116,7 +116,7 @@ def full_profile() -> dict:
                                 {"record_size_bytes": 32768, "aligned": True, "mb_per_s": 60.0, "j_per_mb": 0.2}],
                        "aligned_vs_4k": {"baseline_record_size_bytes": 4096, "aligned_record_size_bytes": 32768,
                                          "mb_per_s_change_pct": 200.0, "energy_change_pct": -60.0},
-                       "source": "model"},
+                       "source": "model", "notes": ["every figure is 'model'", "rail voltage 5 V (assumed)"]},
         "warnings": ["2 capture(s): <script>alert(1)</script> see https://example.invalid/x and http://h/y"],
     }
 
@@ -169,7 +169,15 @@ def test_every_figure_is_drawn_from_a_full_profile(report):
         ("1-peak-staircase", True), ("2-write-waveforms", True), ("3-allocation", True),
         ("4-read-bursts", True), ("5-validation", True)]
     assert report.sections[0].evidence == "2 levels, boundaries every 8 pages"
-    assert "+200 % MB/s, -60 % energy" in report.sections[4].evidence
+    assert report.sections[4].evidence.splitlines() == [
+        "32 KiB records against 4 KiB: +200 % MB/s, -60 % energy (003 Table 4 reports this ratio)",
+        "source: model", "every figure is 'model'", "rail voltage 5 V (assumed)"]
+
+
+def test_the_analysis_words_are_shown_beside_each_figure(page):
+    assert ('<p class="evidence"><strong>What the analysis says:</strong> 2 levels, boundaries every 8 pages</p>'
+            in page)
+    assert "<li>rail voltage 5 V (assumed)</li>" in page  # several notes become a list
 
 
 def test_the_page_refers_to_nothing_outside_itself(page):
