@@ -27,13 +27,15 @@ def _write_bytes(path: Path, data: bytes) -> None:
     # os.open with 0o666 lets the umask decide the mode, as for any file a user writes.
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    replaced = False
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        replaced = True
+    finally:
+        if not replaced:  # whatever stopped us, leave no temp file behind
+            tmp.unlink(missing_ok=True)
 
 
 def write_report(report: Report, out_dir: str | os.PathLike) -> Written:

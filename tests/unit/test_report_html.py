@@ -310,3 +310,13 @@ def test_a_hand_made_report_renders_a_note_for_a_missing_figure():
     section = Section("9-x", "X", "caption", ("n_step",), None, "nothing to draw")
     page = render_html(Report({"results": {"n_step": q(4, "steps")}}, (section,), "s", "p"))
     assert "Not drawn: nothing to draw." in page and "Figure 1. X" in page
+
+
+def test_an_unwritable_output_is_a_charz_error(report, tmp_path):
+    from charz.errors import CharzError
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory", encoding="utf-8")
+    with pytest.raises(CharzError, match="cannot write the report into") as info:
+        write_report(report, blocker / "out")
+    assert info.value.hint == "choose another directory with -o"
