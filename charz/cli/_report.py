@@ -8,18 +8,32 @@ runs, so the rest of the CLI starts as fast without it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Sequence
 
 import typer
 
 from charz.cli._common import console
 from charz.errors import UsageError
 
+if TYPE_CHECKING:  # the report (and matplotlib) load only when the command runs
+    from charz.report import Section, Written
+
 __all__ = ["format_written", "register"]
 
 
-def format_written(written, *, sections, computed_profile: Path | None) -> str:
-    """What was written, one line per file; figures not drawn say why."""
+def format_written(written: Written, *, sections: Sequence[Section], computed_profile: Path | None) -> str:
+    """What was written, one line per file; figures not drawn say why.
+
+    Examples
+    --------
+    >>> from charz.report import Section, Written
+    >>> w = Written(Path("out/report.html"), (Path("out/1-peak-staircase.png"),))
+    >>> print(format_written(w, sections=[Section("5-validation", "Validation", "", (), None, "no rows")],
+    ...                      computed_profile=None))
+    report   out/report.html
+    figure   out/1-peak-staircase.png
+    skipped  Validation: no rows
+    """
     lines = [f"report   {written.html}"]
     lines += [f"figure   {path}" for path in written.pngs]
     lines += [f"skipped  {s.title}: {s.note}" for s in sections if not s.drawn]
