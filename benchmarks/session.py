@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from charz.session import BenchConfig, build_sweep, default_read_sizes, default_write_sizes, start_session
-from charz.sim import load_preset
+from charz.sim import load_preset, mock_bench
 
 
 class QuietUI:
@@ -48,7 +48,7 @@ def run(preset: str, repeats: int, time_scale: float):
         config = BenchConfig(kind="mock", target=str(out / "scratch.bin"), target_is_scratch=True, preset=preset,
                              mock_time_scale=time_scale)
         t0 = time.perf_counter()
-        result = start_session(out, config, plan, given, ui=QuietUI(), analyze=False)
+        result = start_session(out, config, plan, given, ui=QuietUI(), analyze=False, mock=mock_bench)
         wall = time.perf_counter() - t0
     return wall, result.stats, plan
 

@@ -23,6 +23,7 @@ from charz.analysis._steps import summarize_sizes
 DECISIVE = 25.0  # Δχ² (scaled) for a confident answer
 SUGGESTIVE = 12.0
 MISFIT = 30.0  # reduced χ² beyond which no walk explains the durations
+MIN_RMS_RATIO = 1.5  # the runner-up's rms residual over the best's, for any answer
 MODEL_FLOOR_US = 3.0  # durations are never known better than this (edge placement, program-time spread)
 
 BOUNDS_US = {"t_xfer_page_us": (1.0, 500.0), "t_switch_us": (0.0, 300.0), "t_prog_us": (100.0, 20_000.0)}
@@ -290,9 +291,13 @@ def infer_allocation(
         f"{best.scheme} ({', '.join(best.layouts[:2])}) fits {units.size} full-unit sizes with {best.rms_residual_us:.0f} µs rms; "
         f"best {rival.scheme} walk is worse by Δχ² = {margin:.0f} ({rival.rms_residual_us:.0f} µs rms)"
     )
-    if margin >= DECISIVE:
+    # Beyond the statistics, the best walk must also explain the durations materially better:
+    # what no walk models (lower and upper pages programming at different speeds) can make
+    # two nearly equal misfits differ by many χ².
+    clearly_better = rival.rms_residual_us >= MIN_RMS_RATIO * best.rms_residual_us
+    if margin >= DECISIVE and clearly_better:
         return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=margin, **base)
-    if margin >= SUGGESTIVE:
+    if margin >= SUGGESTIVE and clearly_better:
         return AllocationResult(best.scheme, MEDIUM, why, candidates=tuple(fits), margin=margin, **base)
     return AllocationResult(
         None, UNDETERMINED,

@@ -154,7 +154,16 @@ def _fit(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, tread: int, n_levels:
     else:
         rises = np.diff(levels)
         smallest = float(rises.min())
-        worst = float(np.abs(resid).max()) / smallest if smallest > 0 else np.inf
+        # Sizes at the same place inside their unit differ alike in every tread (how much
+        # read-modify-write there is shifts the programs): that shared pattern is the
+        # drive's, not a misfit, so cleanliness is judged after taking it out.
+        pos = (sizes - 1) % tread
+        if tread > 1 and n_levels > 1:
+            shared = np.bincount(pos, weights=w * resid, minlength=tread) / np.maximum(np.bincount(pos, weights=w, minlength=tread), 1e-300)
+            resid_clean = resid - shared[pos]
+        else:
+            resid_clean = resid
+        worst = float(np.abs(resid_clean).max()) / smallest if smallest > 0 else np.inf
         if worst > RIVAL_OF_RISE:
             return None
         level_se = scale / np.sqrt(wsum)
@@ -232,6 +241,9 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
         key=lambda c: c.score,
     )
     valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
+    if valid[0].n_levels > 1 and _last_tread_rises(sizes, y, valid[0]):
+        why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
+        return StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6]))
     best = valid[0]
     # Rivals: any other staircase with significant steps that nearly explains the data — a
     # narrowly unclean one may be the truth with one odd size.
@@ -263,6 +275,12 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
     rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
+    if margin < 0:
+        why = (
+            f"{runner.n_levels} steps of {runner.tread_pages} pages fit the peaks better than {best.n_levels} × "
+            f"{best.tread_pages}, though some sizes sit far from its levels; add repeats or sizes"
+        )
+        return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
     if margin < SUGGESTIVE:
         why = (
             f"{best.n_levels} steps of {best.tread_pages} pages and {runner.n_levels} steps of "
@@ -321,7 +339,29 @@ def _smallest_plausible_step(y: np.ndarray, n_package: int | None) -> float | No
     return float(np.median(y)) / (6.0 * n_package)
 
 
-def _still_rising(sizes: np.ndarray, y: np.ndarray, se: np.ndarray) -> bool:
+def _last_tread_rises(sizes: np.ndarray, y: np.ndarray, stair: Staircase) -> bool:
+    """M_peak means the last tread is flat: a trend across it of half a step says the sweep
+    stopped on the way up (the within-unit pattern repeats, so whole units are compared)."""
+    d = stair.tread_pages
+    first = (stair.n_levels - 1) * d + 1
+    tail = sizes >= first
+    if np.count_nonzero(tail) < 2:
+        return False
+    unit_index = (sizes[tail] - first) // d
+    if unit_index.max() == 0:  # less than a unit past the last boundary: compare its ends
+        x, v = sizes[tail].astype(float), y[tail]
+    else:
+        x = np.unique(unit_index).astype(float)
+        v = np.array([y[tail][unit_index == u].mean() for u in np.unique(unit_index)])
+        if x.size < 2:
+            return False
+    slope = np.polyfit(x, v, 1)[0]
+    return bool(slope * (x.max() - x.min()) > 0.5 * float(np.diff(stair.levels).min()))
+
+
+def _still_rising(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, min_rise: float = 0.0) -> bool:
+    """The largest sizes' peaks stand clearly above the ones before (by ``min_rise`` too, if given)."""
     k = max(2, sizes.size // 8)
     hi, lo = y[-k:].mean(), y[-2 * k : -k].mean()
-    return bool(hi - lo > 4 * np.hypot(se[-k:].mean() / np.sqrt(k), se[-2 * k : -k].mean() / np.sqrt(k)))
+    noise = 4 * np.hypot(se[-k:].mean() / np.sqrt(k), se[-2 * k : -k].mean() / np.sqrt(k))
+    return bool(hi - lo > max(noise, min_rise))

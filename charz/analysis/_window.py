@@ -288,11 +288,11 @@ def measure_window(
     first_k = np.where(none, 0, first_k)
     above_end = bm > thr_end[:, None]
     filled = _bridge(above_end, MAX_GAP_BLOCKS)  # short dips do not end a request
-    # A request can start below a standby tail (controller only); its end is judged from the
-    # first block that rises above the level the record ends on.
-    k_hi = _first_true(above_end & (k[None, :] >= first_k[:, None]), -1)
-    low_only = k_hi < 0
-    k_hi = np.where(low_only, first_k, k_hi)
+    # The end is looked for from the request's busiest block on: a request can start below a
+    # standby tail (controller only), or quietly (a read-modify-write moving data) for longer
+    # than a dip may last, and still be one request.
+    k_hi = np.where(k[None, :] >= first_k[:, None], bm, -np.inf).argmax(axis=1)
+    k_hi = np.where(above_end[rows, k_hi], k_hi, first_k)
     filled[rows, k_hi] = True
     stop = _first_true(~filled & (k[None, :] > k_hi[:, None]), nb)
     truncated = stop >= nb
@@ -336,10 +336,12 @@ def measure_window(
     win, s0 = _gather(codes, s0, span + W_EDGE - 1)
     seg = _ma_codes(win, W_EDGE)
     j = np.arange(seg.shape[1])[None, :]
-    # Anchor each scan on the most active window of the edge block: a request shorter than
-    # a block need not be active at the block's boundary.
+    # Anchor each scan on the edge block's first (start) or last (end) window above the
+    # threshold: a request shorter than a block need not be active at the block's boundary.
     lo, hi = first_k * block - s0, (first_k + 1) * block - W_EDGE - s0
-    anchor = np.where((j >= lo[:, None]) & (j <= hi[:, None]), seg, -np.inf).argmax(axis=1)
+    in_block = (j >= lo[:, None]) & (j <= hi[:, None])
+    over = in_block & (seg > thr_start_codes[:, None])
+    anchor = np.where(over.any(axis=1), over.argmax(axis=1), np.where(in_block, seg, -np.inf).argmax(axis=1))
     below = (seg <= thr_start_codes[:, None]) & (j <= anchor[:, None])
     last_below = np.where(below.any(axis=1), seg.shape[1] - 1 - below[:, ::-1].argmax(axis=1), -1)
     # A window that first exceeds the threshold has just taken in the first active sample.
@@ -349,7 +351,10 @@ def measure_window(
     seg = _ma_codes(win, W_EDGE)
     lo = np.maximum(last_k * block, start_idx) - e0
     hi = (last_k + 1) * block - W_EDGE - e0
-    anchor = np.where((j >= lo[:, None]) & (j <= np.maximum(hi, lo)[:, None]), seg, -np.inf).argmax(axis=1)
+    in_block = (j >= lo[:, None]) & (j <= np.maximum(hi, lo)[:, None])
+    over = in_block & (seg > thr_end_codes[:, None])
+    last_over = seg.shape[1] - 1 - over[:, ::-1].argmax(axis=1)
+    anchor = np.where(over.any(axis=1), last_over, np.where(in_block, seg, -np.inf).argmax(axis=1))
     below = (seg <= thr_end_codes[:, None]) & (j >= anchor[:, None])
     first_below = np.where(below.any(axis=1), below.argmax(axis=1), seg.shape[1])
     # The last window above the threshold starts with the last active sample.

@@ -148,8 +148,11 @@ def register(app: typer.Typer) -> None:
             write_cache=write_cache, mock_faults=tuple(mock_fault or ()),
         )
         ui = CliUI(quiet)
+        mock_provider = None
+        if mock:
+            from charz.sim import mock_bench as mock_provider
         try:
-            result = start_session(out, config, plan, given, ui=ui, analyze=analyze,
+            result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
                                    device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
                                                         allow_signatures=allow_signatures, standby=standby))
         except KeyboardInterrupt:
@@ -167,9 +170,13 @@ def register(app: typer.Typer) -> None:
         """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
         from charz.session import DeviceOptions, resume_session
 
+        from charz.sim import mock_bench
+
         ui = CliUI(quiet)
         try:
-            result = resume_session(session, ui=ui, analyze=analyze, device=DeviceOptions(confirm_serial=confirm_serial))
+            # The provider is only used if the session was recorded on the mock bench.
+            result = resume_session(session, ui=ui, analyze=analyze, device=DeviceOptions(confirm_serial=confirm_serial),
+                                    mock=mock_bench)
         except KeyboardInterrupt:
             ui.err.print(f"interrupted again: captures are kept; continue with: charz resume {session}")
             raise typer.Exit(130)

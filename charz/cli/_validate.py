@@ -91,7 +91,10 @@ def register(app: typer.Typer) -> None:
         runner = SubprocessRunner()
         # run
         if mock:
-            result = run_mock(preset=preset, record_sizes_bytes=sizes, file_size_bytes=file_size_bytes, unit=unit,
+            from charz.sim import load_preset
+            from charz.sim._stream import play_stream
+
+            result = run_mock(model=load_preset(preset), play_stream=play_stream, record_sizes_bytes=sizes, file_size_bytes=file_size_bytes, unit=unit,
                               rail=rail, runner=runner, scratch_dir=scratch_dir, turnaround_s=turnaround_us * 1e-6,
                               seed=seed, max_requests=model_requests, log=ui.log)
         else:

@@ -92,10 +92,13 @@ class Bench:
         self.close()
 
 
-def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, claim=None) -> Bench:
-    """Connect the scope and open the target; for a mock bench, start the mock scope first.
+def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, claim=None, mock=None) -> Bench:
+    """Connect the scope and open the target.
 
-    ``claim`` is the guard's exclusive hold when the target is a block device.
+    ``claim`` is the guard's exclusive hold when the target is a block device.  For a mock
+    bench, ``mock`` is a context-manager factory taking the config and yielding a link with
+    ``resource``, ``notify`` and ``replay`` (``charz.sim.mock_bench``; the CLI passes it,
+    so runtime code never imports the simulator).
     """
     from charz.scope import open_scope
     from charz.workload import open_direct
@@ -105,19 +108,10 @@ def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, 
         notify = replay = None
         resource = config.scope_resource
         if config.kind == MOCK:
-            from charz.sim import SimulatedBench, load_preset
-            from charz.sim.scope_server import MockScopeControl, MockScopeServer
-
-            source = SimulatedBench(load_preset(config.preset), seed=config.seed, standby=config.standby,
-                                    write_cache=config.write_cache)
-            server = stack.enter_context(MockScopeServer(source, dialect=config.dialect, faults=list(config.mock_faults),
-                                                         time_scale=config.mock_time_scale))
-            control = stack.enter_context(MockScopeControl(server.control_port))
-            resource = server.resource
-            # The mock is told of each request right before it is issued, through its control port:
-            # on a real bench the drive's own current does this.
-            notify = lambda op, size, offset: control.io(op, size, offset)  # noqa: E731
-            replay = source.replay
+            if mock is None:
+                raise UsageError("a mock bench needs the simulator", hint="run it through charz characterize --mock")
+            link = stack.enter_context(mock(config))
+            resource, notify, replay = link.resource, link.notify, link.replay
         scope = stack.enter_context(open_scope(resource, visa_library=config.visa_library))
         create = span_bytes if config.target_is_scratch else None
         io = stack.enter_context(open_direct(config.target, claim=claim, create_size_bytes=create,

@@ -151,8 +151,11 @@ def _spare_used(writer, plan: SweepPlan):
 
 
 def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[str, Any], *, ui: SessionUI,
-                  device: DeviceOptions = DeviceOptions(), analyze: bool = True) -> SessionResult:
-    """A new session into ``out`` (which must not exist or be empty)."""
+                  device: DeviceOptions = DeviceOptions(), analyze: bool = True, mock=None) -> SessionResult:
+    """A new session into ``out`` (which must not exist or be empty).
+
+    ``mock`` provides the mock bench (``charz.sim.mock_bench``) when ``config.kind`` is mock.
+    """
     from charz.archive import ArchiveWriter
 
     out = Path(out)
@@ -167,11 +170,12 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
     }
     # The archive exists before anything touches the drive: from here on `charz resume` works.
     with ArchiveWriter.create(out, metadata) as writer:
-        stats = _body(writer, config, plan, device, ui, expect_serial=None)
+        stats = _body(writer, config, plan, device, ui, expect_serial=None, mock=mock)
     return _finish(out, config, stats, analyze)
 
 
-def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOptions(), analyze: bool = True) -> SessionResult:
+def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOptions(), analyze: bool = True,
+                   mock=None) -> SessionResult:
     """Continue an interrupted session: same bench, same plan, same drive, only the missing steps."""
     from charz.archive import ArchiveWriter
 
@@ -185,11 +189,11 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
         plan = SweepPlan.from_dict(meta["plan"])
         ui.log(f"resuming {out}: {len(writer.completed_steps())} of {len(plan.captured_steps)} captures done")
         expect = None if config.target_is_scratch else (meta.get("drive") or {}).get("serial")
-        stats = _body(writer, config, plan, device, ui, expect_serial=expect)
+        stats = _body(writer, config, plan, device, ui, expect_serial=expect, mock=mock)
     return _finish(out, config, stats, analyze)
 
 
-def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, ui: SessionUI, *, expect_serial):
+def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, ui: SessionUI, *, expect_serial, mock=None):
     from charz.session._autoset import autoset
 
     out = writer.path
@@ -200,7 +204,8 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
         runs = list((meta.get("bench") or {}).get("initializations", [])) + [init_record]
         writer.update_metadata(drive={**drive, "given": (meta.get("drive") or {}).get("given", {})},
                                bench={**meta["bench"], "initializations": runs})
-        bench = stack.enter_context(open_bench(config, span_bytes=total, max_request_bytes=_max_request(plan), claim=claim))
+        bench = stack.enter_context(open_bench(config, span_bytes=total, max_request_bytes=_max_request(plan), claim=claim,
+                                               mock=mock))
         capacity = getattr(bench.io, "capacity_bytes", None)
         if capacity is not None and capacity < total:
             raise UsageError(f"{config.target} holds {capacity} B; the plan needs {total} B",

@@ -10,12 +10,14 @@ CLI's ``--mock`` paths and the tests do.
 ``SimulatedBench``     a ``CurrentSource`` for the mock oscilloscope
 ``digitize``           amperes → 8-bit scope codes with Tek scaling
 ``simulate_capture``   one plan step → one archived capture (deterministic per step)
+``mock_bench``         the mock bench for a session: scope resource + physics link
 ``schedule_write``     the simulated firmware/NAND timeline of one write
 =====================  =====================================================
 """
 
 from charz.sim._capture import replay, simulate_capture
 from charz.sim._digitizer import Digitized, digitize
+from charz.sim._mock_bench import MockLink, mock_bench
 from charz.sim._model import (
     Currents,
     Digitizer,
@@ -56,4 +58,6 @@ __all__ = [
     "schedule_write",
     "replay",
     "simulate_capture",
+    "mock_bench",
+    "MockLink",
 ]

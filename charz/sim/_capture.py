@@ -10,24 +10,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import TYPE_CHECKING
+
 from charz.archive import Capture, Channel, Scaling
-from charz.session._plan import Step
 from charz.sim._digitizer import digitize
 from charz.sim._ssd import SimulatedSSD
 
+if TYPE_CHECKING:  # the plan is the session's; the simulator only reads a step's fields
+    from charz.session._plan import Step
 
-def step_rng(seed: int, step: Step) -> np.random.Generator:
+
+def step_rng(seed: int, step: "Step") -> np.random.Generator:
     return np.random.default_rng([seed, step.id])
 
 
-def replay(ssd: SimulatedSSD, steps: list[Step]) -> None:
+def replay(ssd: SimulatedSSD, steps: list["Step"]) -> None:
     """Advance the drive's state through steps already recorded, without rendering."""
     for step in steps:
         if step.captured:
             ssd.request(step.op, step.size_bytes, step.offset_bytes, step_rng(ssd.seed, step))
 
 
-def simulate_capture(ssd: SimulatedSSD, step: Step) -> Capture:
+def simulate_capture(ssd: SimulatedSSD, step: "Step") -> Capture:
     """Render and digitise one request the way the preset's scope settings say."""
     dig = ssd.model.digitizer
     rng = step_rng(ssd.seed, step)

@@ -46,7 +46,7 @@ def _model_notes(model, streams, turnaround_s: float, unit: MeasuredUnit) -> lis
     return notes
 
 
-def run_mock(*, preset: str, record_sizes_bytes: Sequence[int], file_size_bytes: int, unit: MeasuredUnit,
+def run_mock(*, model, play_stream: Callable, record_sizes_bytes: Sequence[int], file_size_bytes: int, unit: MeasuredUnit,
              rail: RailVoltage, runner, scratch_dir: str | Path | None = None, turnaround_s: float = 20e-6,
              seed: int = 0, max_requests: int | None = None, timeout_s: float = 600.0,
              log: Callable[[str], None] = lambda text: None) -> ValidationResult:
@@ -54,8 +54,11 @@ def run_mock(*, preset: str, record_sizes_bytes: Sequence[int], file_size_bytes:
 
     Parameters
     ----------
-    preset : str
-        The simulated drive (``charz simulate --list``).
+    model : charz.sim.DriveModel
+        The simulated drive (``charz.sim.load_preset(name)``).
+    play_stream : callable
+        ``charz.sim._stream.play_stream``; passed in by the CLI, so this package (runtime
+        code) never imports the simulator.
     record_sizes_bytes, file_size_bytes
         The sweep (003: 4 KiB ... 64 KiB, 128 MiB).
     unit : MeasuredUnit
@@ -71,17 +74,15 @@ def run_mock(*, preset: str, record_sizes_bytes: Sequence[int], file_size_bytes:
 
     Examples
     --------
-    >>> r = run_mock(preset="qpro", record_sizes_bytes=[4096, 32768], file_size_bytes=1 << 20,
+    >>> from charz.sim import load_preset; from charz.sim._stream import play_stream  # doctest: +SKIP
+    >>> r = run_mock(model=load_preset("qpro"), play_stream=play_stream, record_sizes_bytes=[4096, 32768],
+    ...              file_size_bytes=1 << 20,
     ...              unit=MeasuredUnit(32768, "test"), rail=RailVoltage.from_option(None),
     ...              runner=SubprocessRunner())                                     # doctest: +SKIP
     >>> [round(row.mb_per_s, 1) for row in r.rows]                                   # doctest: +SKIP
     [2.0, 18.9]
     """
-    # The simulator is only reached on the mock path (runtime code never imports it).
-    from charz.sim import load_preset
-    from charz.sim._stream import play_stream
-
-    model = load_preset(preset)
+    preset = model.name
     sizes = check_sweep(record_sizes_bytes, file_size_bytes)
     rows: list[ValidationRow] = []
     streams = []

@@ -174,7 +174,10 @@ def load_dump(path):
     return model, d["ratio"], d["datasheet"], d["seed"]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+# Derandomized: CI always sees the same 100 drives (a failure is reproducible, never flaky);
+# run with --hypothesis-seed=random to explore new ones.
+@settings(max_examples=100, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(drives())
 def test_inference_is_exact_or_undetermined_never_wrong(case):
     model, ratio, datasheet, seed = case
