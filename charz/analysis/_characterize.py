@@ -142,6 +142,19 @@ def _arg_traces(traces: Sequence[Trace]) -> list[Trace]:
     return traces
 
 
+def _rows_of_one_array(group: list[Trace]):
+    """The 2-D array whose consecutive rows the traces' codes already are (a loader that
+    reads a batch at once hands them out that way), or None: then no copy is needed."""
+    first = group[0].codes
+    base = first.base
+    if base is None or getattr(base, "ndim", 0) != 2 or base.shape[0] != len(group):
+        return None
+    row = lambda a: (a.__array_interface__["data"][0], a.shape, a.strides)  # noqa: E731
+    if all(t.codes.base is base and row(t.codes) == row(base[i]) for i, t in enumerate(group)):
+        return base
+    return None
+
+
 def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
     """Window, peak and charge of every trace, batched by record shape."""
     traces = _arg_traces(traces)
@@ -155,7 +168,7 @@ def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
         batches[(codes.shape[-1], codes.dtype.str, float(t.sample_interval_s))].append(i)
     for (_, _, dt), idx in batches.items():
         group = [traces[i] for i in idx]
-        codes = np.stack([np.asarray(t.codes) for t in group])
+        codes = _rows_of_one_array(group) or np.stack([np.asarray(t.codes) for t in group])
         limits = [t.code_max for t in group]
         m: WindowMeasurements = measure_window(
             codes,

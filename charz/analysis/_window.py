@@ -154,11 +154,12 @@ def _bridge(mask: np.ndarray, gap: int) -> np.ndarray:
 def _length_groups(lengths: np.ndarray, ratio: float = 1.5):
     """Row indices in groups whose longest window is at most ``ratio`` × the shortest."""
     order = np.argsort(lengths, kind="stable")
+    sorted_len = np.maximum(lengths[order], 1)
     start = 0
-    for i in range(1, order.size + 1):
-        if i == order.size or lengths[order[i]] > ratio * max(1, lengths[order[start]]):
-            yield order[start:i]
-            start = i
+    while start < order.size:
+        stop = int(np.searchsorted(sorted_len, ratio * sorted_len[start], side="right"))
+        yield order[start:stop]
+        start = stop
 
 
 def _peak_and_sum(codes, start_idx, lengths, w):
@@ -247,7 +248,8 @@ def measure_window(
         if bad.any():
             flags[bad] |= FLAG_NONFINITE
             codes = np.where(np.isfinite(codes), codes, 0.0)
-    block = max(2, min(int(block), n_samples // 8 or 2))
+    # About 200 blocks a record whatever its length: the coarse steps cost per block, not per sample.
+    block = max(2, min(max(int(block), n_samples // 200), n_samples // 8 or 2))
     rows = np.arange(n)
 
     # 1. Coarse trace, baseline and noise.
@@ -325,7 +327,8 @@ def measure_window(
     # 3. Edges to the sample, scanning outward from inside the window.  The 4-sample average
     # is noisier than a block mean, so its thresholds also clear 4.5 σ of that average;
     # σ of a sample comes from first differences, which a slow hum does not inflate.
-    head = codes[:, : max(2, min(int(n_pre.min()) * block, 4096))].astype(np.float64)
+    # 256 pre-trigger samples pin σ to a few per cent; more would only cost time.
+    head = codes[:, : max(2, min(int(n_pre.min()) * block, 256))].astype(np.int32)
     sigma_sample = 1.4826 * np.median(np.abs(np.diff(head, axis=1)), axis=1) / np.sqrt(2) * y_mult
     edge_margin = 4.5 * sigma_sample / np.sqrt(W_EDGE)
     thr_start_codes = (np.maximum(thr_start, baseline + edge_margin) - y_zero) / y_mult + y_off
