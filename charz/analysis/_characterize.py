@@ -168,7 +168,9 @@ def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
         batches[(codes.shape[-1], codes.dtype.str, float(t.sample_interval_s))].append(i)
     for (_, _, dt), idx in batches.items():
         group = [traces[i] for i in idx]
-        codes = _rows_of_one_array(group) or np.stack([np.asarray(t.codes) for t in group])
+        codes = _rows_of_one_array(group)
+        if codes is None:
+            codes = np.stack([np.asarray(t.codes) for t in group])
         limits = [t.code_max for t in group]
         m: WindowMeasurements = measure_window(
             codes,
