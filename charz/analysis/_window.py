@@ -145,9 +145,9 @@ def _block_means(codes: np.ndarray, block: int) -> np.ndarray:
 
 def _bridge(mask: np.ndarray, gap: int) -> np.ndarray:
     """Fill runs of at most ``gap`` False blocks that have True on both sides (a closing)."""
-    k = np.arange(mask.shape[1])
-    last_true = np.maximum.accumulate(np.where(mask, k, -1), axis=1)
-    next_true = np.minimum.accumulate(np.where(mask, k, mask.shape[1])[:, ::-1], axis=1)[:, ::-1]
+    k = np.arange(mask.shape[1], dtype=np.int32)
+    last_true = np.maximum.accumulate(np.where(mask, k, np.int32(-1)), axis=1)
+    next_true = np.minimum.accumulate(np.where(mask, k, np.int32(mask.shape[1]))[:, ::-1], axis=1)[:, ::-1]
     return mask | ((last_true >= 0) & (next_true < mask.shape[1]) & (next_true - last_true <= gap + 1))
 
 
@@ -375,7 +375,10 @@ def measure_window(
         p, pk_i, s_in, win = _peak_and_sum(codes[group], start_idx[group], lengths[group], w_peak)
         peak[group], peak_idx[group], inner_sum[group] = p, pk_i, s_in
         if hi_limit is not None:
-            at_limit[group] = (win >= hi_limit[group][:, None]).sum(axis=1)
+            # Most records never reach the limit: a maximum is cheaper than a count.
+            reach = win.max(axis=1) >= hi_limit[group]
+            if reach.any():
+                at_limit[group[reach]] = (win[reach] >= hi_limit[group][reach, None]).sum(axis=1)
     peak = (peak - y_off) * y_mult + y_zero
     n_in = lengths.astype(np.float64)
     mean_active = (inner_sum / n_in - y_off) * y_mult + y_zero

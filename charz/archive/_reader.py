@@ -113,9 +113,10 @@ def read_archive(path: str | os.PathLike, *, verify: bool = True, tolerant: bool
     scan = scan_captures(root / CAPTURES_DIR, tolerant=tolerant)
     damaged += scan.damaged
     captures = []
+    rows = _RowBlocks(scan.entries)
     for entry in scan.entries:
         try:
-            captures.append(load_capture(entry, verify=verify))
+            captures.append(load_capture(entry, verify=verify, rows=rows))
         except ArchiveError as exc:
             if not tolerant:
                 raise
@@ -245,28 +246,66 @@ def check_sizes(entry: Entry) -> None:
             raise ArchiveCorrupt(path, _size_reason(size, f, entry), hint=SALVAGE_HINT)
 
 
-def load_capture(entry: Entry, *, verify: bool) -> Capture:
-    codes = {f.name: _load_codes(entry, f, verify=verify) for f in entry.files}
+class _RowBlocks:
+    """One 2-D array per kind of channel file (channel, dtype, length, sample interval),
+    each file read straight into its row.
+
+    The analysis measures a batch of same-shape captures as one array; handing them out
+    as rows of one already saves it copying the whole archive again.  Rows of captures
+    that turn out damaged stay unused.
+    """
+
+    def __init__(self, entries: tuple[Entry, ...]):
+        counts: dict[tuple, int] = {}
+        self._slot: dict[tuple[int, str], tuple[tuple, int]] = {}
+        for entry in entries:
+            for f in entry.files:
+                key = (f.name, f.dtype, f.n_samples, entry.record.get("sample_interval_s"))
+                self._slot[(entry.index, f.name)] = (key, counts.get(key, 0))
+                counts[key] = counts.get(key, 0) + 1
+        self._counts = counts
+        self._blocks: dict[tuple, np.ndarray] = {}
+
+    def row(self, entry: Entry, f: ChannelFile) -> np.ndarray | None:
+        slot = self._slot.get((entry.index, f.name))
+        if slot is None:
+            return None
+        key, i = slot
+        block = self._blocks.get(key)
+        if block is None:
+            # Allocated on first use, so a strict read that fails early has not paid for it.
+            block = self._blocks[key] = np.empty((self._counts[key], f.n_samples), dtype=f.np_dtype)
+        return block[i]
+
+
+def load_capture(entry: Entry, *, verify: bool, rows: _RowBlocks | None = None) -> Capture:
+    codes = {f.name: _load_codes(entry, f, verify=verify, row=rows.row(entry, f) if rows else None)
+             for f in entry.files}
     try:
         return capture_from_dict(entry.record, codes)
     except FormatError as exc:
         raise ArchiveCorrupt(entry.path, str(exc), hint=SALVAGE_HINT) from None
 
 
-def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool) -> np.ndarray:
+def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool, row: np.ndarray | None = None) -> np.ndarray:
     path = entry.path.parent / f.file
     try:
-        data = path.read_bytes()
+        if row is None:
+            data = path.read_bytes()
+            payload = None
+        else:
+            data, payload = _read_into(path, f, row)
     except OSError as exc:
         raise _unreadable(path, exc, f"missing, but {entry.path.name} lists it") from None
-    if len(data) != f.file_bytes:
-        raise ArchiveCorrupt(path, _size_reason(len(data), f, entry), hint=SALVAGE_HINT)
-    if verify and hashlib.sha256(data).hexdigest() != f.sha256:
+    size = len(data) + (0 if payload is None else payload)
+    if size != f.file_bytes:
+        raise ArchiveCorrupt(path, _size_reason(size, f, entry), hint=SALVAGE_HINT)
+    if verify and _sha256(data, None if payload is None else row) != f.sha256:
         raise ArchiveCorrupt(
             path, f"SHA-256 differs from the one recorded in {entry.path.name}: the data are damaged", hint=SALVAGE_HINT
         )
-    # numpy parses the header (the format's own parser, not ours); the data are
-    # then viewed in place, read-only, without a copy.
+    # numpy parses the header (the format's own parser, not ours); the samples are
+    # then viewed in place (or were read into their row), read-only, without a copy.
     buf = io.BytesIO(data)
     try:
         version = np.lib.format.read_magic(buf)
@@ -279,13 +318,38 @@ def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool) -> np.ndarray:
     except (ValueError, TypeError, SyntaxError) as exc:
         raise ArchiveCorrupt(path, f"not a valid .npy file ({exc})", hint=SALVAGE_HINT) from None
     header_bytes = buf.tell()
-    if dtype != f.np_dtype or shape != (f.n_samples,) or header_bytes + f.n_samples * dtype.itemsize != len(data):
+    if dtype != f.np_dtype or shape != (f.n_samples,) or header_bytes + f.n_samples * dtype.itemsize != size:
         raise ArchiveCorrupt(
             path,
-            f"holds {dtype}{list(shape)} in {len(data)} bytes, {entry.path.name} records {f.dtype}[{f.n_samples}]",
+            f"holds {dtype}{list(shape)} in {size} bytes, {entry.path.name} records {f.dtype}[{f.n_samples}]",
             hint=SALVAGE_HINT,
         )
-    return np.frombuffer(data, dtype=dtype, count=f.n_samples, offset=header_bytes)
+    if payload is None:
+        return np.frombuffer(data, dtype=dtype, count=f.n_samples, offset=header_bytes)
+    row.flags.writeable = False  # as read-only as a view of the file's bytes
+    return row
+
+
+def _read_into(path: Path, f: ChannelFile, row: np.ndarray) -> tuple[bytes, int | None]:
+    """``(header bytes, sample bytes read into row)``; ``(b"", file size)`` for a file of
+    another size than recorded, which is not read (the caller reports it).
+
+    The header is what the recorded size leaves before the samples; the .npy parser then
+    checks that it says so.
+    """
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size != f.file_bytes:
+            return b"", size
+        header = fh.read(max(size - row.nbytes, 0))
+        return header, fh.readinto(memoryview(row).cast("B"))
+
+
+def _sha256(head: bytes, row: np.ndarray | None) -> str:
+    h = hashlib.sha256(head)
+    if row is not None:
+        h.update(memoryview(row).cast("B"))
+    return h.hexdigest()
 
 
 def _unreadable(path: Path, exc: OSError, missing: str, hint: str = SALVAGE_HINT) -> ArchiveError:

@@ -395,3 +395,32 @@ def test_not_a_session_directory(tmp_path, where):
     with pytest.raises(ArchiveError, match=str(target)):
         read_archive(target)
 
+
+
+def test_same_kind_channels_come_back_as_rows_of_one_read_only_array(tmp_path, rng):
+    # The analysis measures a batch as one array; the reader hands it one per kind of channel
+    # (name, dtype, length, sample interval) instead of an array per file.
+    caps = [make_capture(rng, dtypes=("int16", "int8"), n=300) for _ in range(3)]
+    caps.append(make_capture(rng, n=300, sample_interval_s=4e-6))  # another kind: its own array
+    caps.append(make_capture(rng, n=120))                           # another length: its own array
+    archive = read_archive(write_session(tmp_path / "s", caps))
+    assert archive.captures == tuple(with_index(c, i) for i, c in enumerate(caps))
+    current = [c.channel("current").codes for c in archive.captures]
+    base = current[0].base
+    assert base is not None and base.shape == (3, 300)
+    assert all(current[i].base is base for i in range(3))
+    np.testing.assert_array_equal(base, np.stack([c.channel("current").codes for c in caps[:3]]))
+    assert current[3].base is not base and current[4].base is not base
+    assert archive.captures[0].channel("voltage").codes.base is not base
+    with pytest.raises(ValueError):
+        current[1][0] = 0  # read-only, as a view of the file's bytes would be
+
+
+def test_a_channel_file_longer_than_recorded_is_damage_named_by_its_size(tmp_path, rng):
+    path = write_session(tmp_path / "s", [make_capture(rng, n=64) for _ in range(2)])
+    victim = path / "captures" / "000001.current.npy"
+    victim.write_bytes(victim.read_bytes() + b"\0\0")
+    with pytest.raises(ArchiveCorrupt, match=rf"000001.current.npy: .*{victim.stat().st_size}") as info:
+        read_archive(path)
+    assert info.value.path == victim
+    assert [c.index for c in read_archive(path, tolerant=True).captures] == [0]
