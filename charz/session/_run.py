@@ -170,10 +170,12 @@ class Runner:
     def fill(self, step: Step) -> None:
         """Write the read region once (not captured): reads of unwritten LBAs never touch flash."""
         chunk = min(FILL_CHUNK_BYTES, self.bench.io.max_request_bytes)
+        t0 = time.perf_counter()
         for offset in range(step.offset_bytes, step.offset_bytes + step.size_bytes, chunk):
             # Not captured, so the simulated drive need not render it (and a resume replays
             # only captured requests, so the two stay in step).
             self._issue("write", min(chunk, step.offset_bytes + step.size_bytes - offset), offset, tell_mock=False)
+        self.stats.io_s += time.perf_counter() - t0  # the drive's time, not charz's
 
     def capture(self, step: Step) -> None:
         scope = self.bench.scope
