@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from charz.errors import UsageError
 from charz.validate._format import format_size
 from charz.validate._result import RailVoltage, ValidationResult, build_result
 from charz.validate._rows import MODEL, ValidationRow
@@ -87,7 +88,14 @@ def run_mock(*, model, play_stream: Callable, record_sizes_bytes: Sequence[int],
     rows: list[ValidationRow] = []
     streams = []
     version = ""
-    with tempfile.TemporaryDirectory(prefix="charz-validate-", dir=scratch_dir) as tmp:
+    try:
+        scratch = tempfile.TemporaryDirectory(prefix="charz-validate-", dir=scratch_dir)
+    except OSError as exc:
+        where = scratch_dir if scratch_dir is not None else tempfile.gettempdir()
+        raise UsageError(f"cannot make the scratch directory in {where}: {exc.strerror or exc}",
+                         hint="give --scratch-dir an existing, writable directory on a file system "
+                              "that accepts O_DIRECT") from None
+    with scratch as tmp:
         target = Path(tmp) / "recsize.dat"
         for size in sizes:
             log(f"fio: {format_size(size)} records, {format_size(file_size_bytes)} to {target}")

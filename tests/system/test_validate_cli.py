@@ -158,3 +158,11 @@ def test_a_malformed_profile_fails_before_any_io(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "bad.toml" in err and "required property" in err
     assert not (tmp_path / "none").exists()
+
+
+def test_a_missing_scratch_dir_is_a_usage_error_not_a_traceback(tmp_path, capsys):
+    argv = ["validate", "--mock", "--file-size", "64k", "--record-sizes", "4k", "--scratch-dir", str(tmp_path / "none")]
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert "cannot make the scratch directory in" in err and "none" in err and "Traceback" not in err
+    assert not (tmp_path / "none").exists()
