@@ -15,7 +15,8 @@ Identify (``_identify`` and the pure parsers)
     identify               lsblk + sysfs + hdparm -I / nvme id-ctrl, id-ns + smartctl
     DriveIdentity          path, kernel name, maj:min, model, serial, firmware, size,
                            transport, rotational, sectors, queue limits, raw sources
-    QueueLimits            /sys/block/X/queue (``_sysfs``)
+    QueueLimits            /sys/block/X/queue (``_sysfs``; read_queue_limits reads it)
+    node_for_devnum, partitions, partition_start_bytes   the disk and partitions behind a name
     parse_lsblk            ``lsblk -J -b -O``                          (``_lsblk``)
     parse_identify         ``hdparm -I``; parse_flag, parse_power_mode (``_hdparm``)
     parse_id_ctrl, parse_id_ns, parse_get_feature   nvme-cli           (``_nvme``)
@@ -74,10 +75,22 @@ from charz.device._plan import ERASE_METHODS, EraseMethod, EraseStep, InitPlan, 
 from charz.device._runner import TOOL_PACKAGES, CommandResult, Runner, SubprocessRunner, run_tool
 from charz.device._signatures import Signature, parse_blkid_export, parse_wipefs
 from charz.device._smartctl import SmartAttribute, SmartInfo, parse_smartctl
-from charz.device._sysfs import QueueLimits, parse_queue_limits, parse_scheduler
+from charz.device._sysfs import (
+    SYSFS_ROOT,
+    BlockNode,
+    QueueLimits,
+    node_for_devnum,
+    parse_queue_limits,
+    parse_scheduler,
+    partition_start_bytes,
+    partitions,
+    read_queue_limits,
+)
 
 __all__ = [
+    "SYSFS_ROOT",
     "AppliedSetting",
+    "BlockNode",
     "AtaIdentity",
     "AtaSecurity",
     "CommandResult",
@@ -128,6 +141,10 @@ __all__ = [
     "parse_queue_limits",
     "parse_scheduler",
     "parse_smartctl",
+    "partition_start_bytes",
+    "partitions",
+    "node_for_devnum",
+    "read_queue_limits",
     "parse_swaps",
     "parse_wipefs",
     "plan_initialization",

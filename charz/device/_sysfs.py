@@ -206,6 +206,16 @@ def partitions(kname: str, *, sysfs_root: str = SYSFS_ROOT) -> tuple[BlockNode, 
     return tuple(found)
 
 
+def partition_start_bytes(disk: str, part: str, *, sysfs_root: str = SYSFS_ROOT) -> int:
+    """Where partition ``part`` of ``disk`` starts on the disk (``start`` is in 512-byte
+    sectors whatever the logical block size)."""
+    base = os.path.join(sysfs_root, "block", disk, part)
+    text = _read(os.path.join(base, "start"))
+    if text is None:
+        raise DeviceError(f"sysfs: {base}/start is missing")
+    return as_int(text.strip(), "start") * 512
+
+
 def _listdir(path: str) -> list[str]:
     try:
         return os.listdir(path)

@@ -205,6 +205,7 @@ def make_fake_sysfs(
     size_bytes: int = 1 << 30,
     queue: Mapping[str, str] | None = None,
     partitions: Mapping[str, tuple[int, int]] | None = None,
+    partition_starts: Mapping[str, int] | None = None,
     holders: Iterable[str] = (),
     partition_holders: Mapping[str, Iterable[str]] | None = None,
     slaves: Iterable[str] = (),
@@ -246,6 +247,8 @@ def make_fake_sysfs(
         # the partition number: the trailing digits of its name
         (pdir / "partition").write_text(part[len(part.rstrip("0123456789")):] + "\n")
         (pdir / "dev").write_text(f"{major}:{minor}\n")
+        # in 512-byte sectors; 2048 (1 MiB) is what fdisk and parted pick by default
+        (pdir / "start").write_text(f"{(partition_starts or {}).get(part, 2048)}\n")
         for holder in (partition_holders or {}).get(part, ()):
             (pdir / "holders" / holder).mkdir(exist_ok=True)
         _relink(links / f"{major}:{minor}", pdir)

@@ -1,8 +1,9 @@
 """The kernel's queue limits beside charz's measurement.
 
-The limits are read by :mod:`charz.device._sysfs` (read-only: tune opens nothing for
-writing and runs nothing); this module only finds the whole disk behind a name, applies
-``--min-io``/``--opt-io`` overrides and compares the limits with the profile.
+The limits are read through :mod:`charz.device` from sysfs (read-only: tune opens nothing
+for writing and runs nothing); this module only finds the whole disk behind a name, applies
+``--min-io``/``--opt-io`` overrides and compares the limits — and, for a partition, where it
+starts — with the profile.
 
 Why compare at all: mkfs.ext4, mkfs.xfs, LVM, parted and libfdisk align to
 ``minimum_io_size``/``optimal_io_size`` when left alone
@@ -19,8 +20,14 @@ import os
 import stat
 from dataclasses import dataclass, replace
 
-from charz.device import QueueLimits
-from charz.device._sysfs import SYSFS_ROOT, node_for_devnum, partitions, read_queue_limits
+from charz.device import (
+    SYSFS_ROOT,
+    QueueLimits,
+    node_for_devnum,
+    partition_start_bytes,
+    partitions,
+    read_queue_limits,
+)
 from charz.errors import DeviceError, UsageError
 from charz.tune._basis import PAGE, UNIT, Basis
 from charz.tune._model import Source
@@ -41,7 +48,8 @@ class KernelLimits:
 
     ``sectors_assumed`` is True when the sector sizes were not read (``--min-io`` /
     ``--opt-io`` without ``--device``): 512 B is then an assumption, and every value
-    computed from it says so.
+    computed from it says so.  ``partition_start_bytes`` is where ``partition`` starts
+    on ``disk`` (sysfs ``start``), when a partition was named.
     """
 
     queue: QueueLimits
@@ -49,6 +57,7 @@ class KernelLimits:
     sectors_assumed: bool = False
     disk: str | None = None
     partition: str | None = None
+    partition_start_bytes: int | None = None
 
     def value(self, attr: str) -> int:
         return int(getattr(self.queue, _ATTRS[attr]))
@@ -120,12 +129,14 @@ def read_limits(device: str, *, sysfs_root: str = SYSFS_ROOT) -> KernelLimits:
     >>> from charz.device.testing import make_fake_sysfs
     >>> root = make_fake_sysfs(tempfile.mkdtemp(), disk="sdz", devnum=(8, 240), partitions={"sdz1": (8, 241)})
     >>> k = read_limits("sdz1", sysfs_root=str(root))
-    >>> k.disk, k.partition, k.min_io, k.opt_io
-    ('sdz', 'sdz1', 512, 0)
+    >>> k.disk, k.partition, k.min_io, k.opt_io, k.partition_start_bytes
+    ('sdz', 'sdz1', 512, 0, 1048576)
     """
     disk, part = _whole_disk(device, sysfs_root)
     queue = read_queue_limits(disk, sysfs_root=sysfs_root)
-    return KernelLimits(queue, f"{sysfs_root.rstrip('/')}/block/{disk}/queue", disk=disk, partition=part)
+    start = None if part is None else partition_start_bytes(disk, part, sysfs_root=sysfs_root)
+    return KernelLimits(queue, f"{sysfs_root.rstrip('/')}/block/{disk}/queue", disk=disk, partition=part,
+                        partition_start_bytes=start)
 
 
 def with_overrides(
@@ -179,7 +190,7 @@ def compare_limits(limits: KernelLimits, basis: Basis) -> tuple[str, ...]:
     queue/minimum_io_size 4 KiB is smaller than the measured write unit 32 KiB: ...
     queue/optimal_io_size is 0: ...
     """
-    out: list[str] = []
+    out: list[str] = list(_partition_start(limits, basis))
     page = basis.page_bytes
     if basis.kind == UNIT:
         unit, full = basis.align_bytes, basis.full_bytes
@@ -214,6 +225,30 @@ def compare_limits(limits: KernelLimits, basis: Basis) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _partition_start(limits: KernelLimits, basis: Basis) -> tuple[str, ...]:
+    """A partition that starts off the unit (or the page) shifts everything in it: file-system
+    alignment inside it then lines up with the partition, not with the drive."""
+    start = limits.partition_start_bytes
+    if start is None:
+        return ()
+    name = limits.partition or "the partition"
+    where = f"{name} starts at byte {start} ({human(start - start % 1024)} + {start % 1024} B)" if start % 1024 else \
+        f"{name} starts at {human(start)}"
+    grains = []
+    if basis.kind == UNIT:
+        grains.append((basis.align_bytes, "measured write unit"))
+        if basis.full_bytes:
+            grains.append((basis.full_bytes, "measured full stripe (unit × parallel units)"))
+    if basis.page_bytes:
+        grains.append((basis.page_bytes, "flash page (given.page_size_bytes)"))
+    for grain, what in grains:
+        if start % grain:
+            return (f"{where}, {start % grain} B past a multiple of the {human(grain)} {what}: every alignment "
+                    f"inside {name} (the mkfs options below) is off by that much on the drive; recreate the "
+                    "partition at a multiple of it (charz tune --fs partition) before making a file system",)
+    return ()
+
+
 def describe_limits(limits: KernelLimits) -> str:
     """One line of the limits tune uses.
 
@@ -221,6 +256,8 @@ def describe_limits(limits: KernelLimits) -> str:
     'minimum_io_size 4096 B, optimal_io_size 0 B, physical_block_size 512 B (assumed), logical_block_size 512 B (assumed), rotational 0'
     """
     tag = " (assumed)" if limits.sectors_assumed else ""
+    start = "" if limits.partition_start_bytes is None else \
+        f", {limits.partition} starts at byte {limits.partition_start_bytes}"
     return (f"minimum_io_size {limits.min_io} B, optimal_io_size {limits.opt_io} B, "
             f"physical_block_size {limits.physical} B{tag}, logical_block_size {limits.logical} B{tag}, "
-            f"rotational {int(limits.queue.rotational)}")
+            f"rotational {int(limits.queue.rotational)}{start}")

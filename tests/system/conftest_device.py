@@ -79,9 +79,10 @@ class LoopDevice:
 
     # -- building states --------------------------------------------------------
 
-    def partition(self, number: int = 1) -> str:
-        """Write a GPT with one 20 MiB partition and make the kernel see it."""
-        proc = subprocess.run(["sfdisk", "-q", self.path], input="label: gpt\nstart=2048, size=40960, type=linux\n",
+    def partition(self, number: int = 1, start_sector: int = 2048) -> str:
+        """Write a GPT with one 20 MiB partition at ``start_sector`` and make the kernel see it."""
+        table = f"label: gpt\nstart={start_sector}, size=40960, type=linux\n"
+        proc = subprocess.run(["sfdisk", "-q", self.path], input=table,
                               capture_output=True, text=True, timeout=60)
         if proc.returncode != 0:
             raise AssertionError(f"sfdisk failed: {proc.stderr}")

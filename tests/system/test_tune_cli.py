@@ -123,3 +123,25 @@ def test_a_string_where_a_number_belongs_names_the_key_without_a_traceback(profi
 @pytest.mark.parametrize("args", [["--fs", "ntfs"], ["--fs", "ext4", "--block-size", "3000"], ["--fs", "ext4", "--opt-io", "x"]])
 def test_bad_options_exit_2(profiles, capsys, args):
     assert run(["tune", str(profiles["mxp"]), *args]) == 2
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("start_sector, misaligned", [(2048, False), (2049, True)])
+def test_a_real_partition_off_the_unit_is_said(profiles, tmp_path, capsys, start_sector, misaligned):
+    # A real GPT on a real loop device, read through the real /sys: the kernel's `start`.
+    from conftest_device import LoopDevice, need_root, need_tools
+
+    need_root()
+    need_tools("losetup", "sfdisk", "partx")
+    dev = LoopDevice(tmp_path, partscan=True)
+    try:
+        part = dev.partition(start_sector=start_sector)
+        capsys.readouterr()
+        assert run(["tune", str(profiles["mxp"]), "--fs", "ext4", "--device", part]) == 0
+        out = capsys.readouterr().out
+    finally:
+        dev.close()
+    name = part.rsplit("/", 1)[1]
+    assert f"{name} starts at byte {start_sector * 512}" in out
+    said = f"{name} starts at byte {start_sector * 512} (1 MiB + 512 B), 512 B past a multiple of the 32 KiB measured write unit"
+    assert (said in out) is misaligned, out

@@ -186,3 +186,35 @@ def test_a_4kn_drive_gets_4k_sector_numbers():
     a = advise(preset_profile("mxp"), fs="partition", limits=k)
     assert a.commands[0].stdin == "label: gpt\nstart=256\n"
     assert not any("assumed" in w for w in a.warnings)
+
+
+@pytest.mark.parametrize("start_sector, expected", [
+    (2048, None),                                                    # 1 MiB: fdisk's and parted's default
+    (2049, "512 B past a multiple of the 32 KiB measured write unit"),  # one sector off: every unit split
+    (2048 + 64, "32768 B past a multiple of the 128 KiB measured full stripe"),  # on the unit, off the stripe
+])
+def test_a_partition_start_off_the_unit_is_said_first(tmp_path, start_sector, expected):
+    root = make_fake_sysfs(tmp_path / "sys", disk="sdz", devnum=(8, 240), queue=NVME_QUEUE,
+                           partitions={"sdz1": (8, 241)}, partition_starts={"sdz1": start_sector})
+    k = read_limits("sdz1", sysfs_root=str(root))
+    assert k.partition_start_bytes == start_sector * 512
+    basis = decide_basis(facts_from_profile(preset_profile("mxp")))
+    lines = compare_limits(k, basis)
+    starts = [line for line in lines if "sdz1 starts at" in line]
+    if expected is None:
+        assert starts == []
+    else:
+        assert len(starts) == 1 and expected in starts[0] and "recreate the partition" in starts[0]
+        assert lines[0] == starts[0]
+
+
+def test_a_page_drive_checks_the_start_against_the_page(tmp_path):
+    # X25-M: no unit beyond a 4 KiB page; a partition at sector 63 (the DOS default of old) is off the page.
+    root = make_fake_sysfs(tmp_path / "sys", disk="sdz", devnum=(8, 240), partitions={"sdz1": (8, 241)},
+                           partition_starts={"sdz1": 63})
+    basis = decide_basis(facts_from_profile(preset_profile("x25m")))
+    lines = compare_limits(read_limits("sdz1", sysfs_root=str(root)), basis)
+    assert any("sdz1 starts at byte 32256" in line and "3584 B past a multiple of the 4 KiB flash page" in line
+               for line in lines)
+    # The whole disk has no start to check.
+    assert not any("starts at" in line for line in compare_limits(read_limits("sdz", sysfs_root=str(root)), basis))
