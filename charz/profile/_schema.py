@@ -171,9 +171,60 @@ def build_schema() -> dict[str, Any]:
             },
             "power": {"type": "object"},
             "warnings": {"type": "array", "items": {"type": "string"}},
+            "validation": _validation(),
         },
         "$defs": {"quantity": _quantity({})},
         "additionalProperties": True,
+    }
+
+
+def _validation() -> dict[str, Any]:
+    """What ``charz validate`` adds (003 §6, Table 4): MB/s and energy per record size.
+
+    Unknown values are absent in a file (TOML has no null) and null in memory.
+    """
+    def maybe(kind: str) -> dict[str, Any]:
+        return {"type": [kind, "null"]}
+
+    row = {
+        "type": "object",
+        "required": ["record_size_bytes", "mb_per_s", "source"],
+        "properties": {
+            "record_size_bytes": {"type": "integer", "minimum": 1},
+            "aligned": maybe("boolean"),
+            "mb_per_s": {"type": "number", "minimum": 0},
+            "mean_current_a": maybe("number"),
+            "j_per_mb": maybe("number"),
+            "source": {"enum": ["model", "measured"]},
+        },
+        "additionalProperties": False,
+    }
+    return {
+        "type": "object",
+        "required": ["rows", "source", "rail_v", "rail_v_origin", "file_size_bytes", "workload", "created_utc"],
+        "properties": {
+            "rows": {"type": "array", "items": row},
+            "aligned_vs_4k": {
+                "type": "object",
+                "properties": {
+                    "baseline_record_size_bytes": maybe("integer"),
+                    "aligned_record_size_bytes": maybe("integer"),
+                    "mb_per_s_change_pct": maybe("number"),
+                    "energy_change_pct": maybe("number"),
+                    "reason": {"type": "string"},
+                },
+                "additionalProperties": False,
+            },
+            "notes": {"type": "array", "items": {"type": "string"}},
+            "source": {"enum": ["model", "measured"]},
+            "rail_v": {"type": "number", "exclusiveMinimum": 0},
+            "rail_v_origin": {"type": "string"},
+            "file_size_bytes": {"type": "integer", "minimum": 1},
+            "workload": {"type": "string"},
+            "drive": maybe("string"),
+            "created_utc": {"type": "string"},
+        },
+        "additionalProperties": False,
     }
 
 

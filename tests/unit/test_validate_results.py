@@ -232,3 +232,29 @@ def test_profile_section_without_a_unit_drops_the_unknowns(tmp_path):
     back = read_profile(path)["validation"]
     assert all("aligned" not in r for r in back["rows"])   # TOML has no null: unknown is absent
     assert "mb_per_s_change_pct" not in back["aligned_vs_4k"] and "unknown" in back["aligned_vs_4k"]["reason"]
+
+
+@pytest.mark.parametrize("mangle, match", [
+    (lambda s: s["rows"][0].update(mb_per_s="fast"), "mb_per_s"),
+    (lambda s: s["rows"][0].update(source="guessed"), "guessed"),
+    (lambda s: s.update(rail_v=0), "rail_v"),
+    (lambda s: s.pop("workload"), "workload"),
+    (lambda s: s["aligned_vs_4k"].update(speedup=3), "speedup"),
+])
+def test_a_hand_edited_validation_section_is_refused(mangle, match):
+    profile = profile_dict(**PRESETS["qpro"])
+    section = validation_section(result_for(unit_from_profile(profile)))
+    mangle(section)
+    with pytest.raises(ProfileError, match=match):
+        validate_profile({**profile, "validation": section})
+
+
+def test_the_schema_file_is_the_generated_one():
+    # profiles/profile.schema.json is what editors and other tools validate against.
+    from pathlib import Path
+
+    from charz.profile import schema_json
+
+    path = Path(__file__).resolve().parents[2] / "profiles" / "profile.schema.json"
+    assert path.read_text() == schema_json(), "regenerate: python -c 'from charz.profile import schema_json; " \
+                                              "print(schema_json(), end=\"\")' > profiles/profile.schema.json"
