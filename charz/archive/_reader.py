@@ -16,6 +16,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from tokenize import TokenError
 from typing import Any
 
 import numpy as np
@@ -315,7 +316,9 @@ def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool, row: np.ndarray |
             shape, _, dtype = np.lib.format.read_array_header_2_0(buf)
         else:
             raise ValueError(f"unsupported .npy version {version}")
-    except (ValueError, TypeError, SyntaxError) as exc:
+    # A damaged header is Python literal text to numpy's parser, so any of the parser's
+    # own errors can come out of it (a flipped brace gives tokenize.TokenError).
+    except (ValueError, TypeError, SyntaxError, TokenError, RecursionError, MemoryError) as exc:
         raise ArchiveCorrupt(path, f"not a valid .npy file ({exc})", hint=SALVAGE_HINT) from None
     header_bytes = buf.tell()
     if dtype != f.np_dtype or shape != (f.n_samples,) or header_bytes + f.n_samples * dtype.itemsize != size:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from charz.archive import ArchiveWriter, Capture, Channel, Scaling, read_archive
@@ -98,8 +98,12 @@ def _damage(root: Path, rel: str, mutation: tuple, files: list[str]) -> bool:
     return True
 
 
-@settings(max_examples=150, deadline=None)
+# Derandomized: CI must not fail on the day a new example is drawn.  To search further,
+# set derandomize=False and raise max_examples locally; add what it finds as an @example.
+@settings(max_examples=150, deadline=None, derandomize=True)
 @given(target=st.integers(0, 100), mutation=mutations, verify=st.booleans())
+# A flipped bit that turns the .npy header's '{' into 'z': numpy's parser raised tokenize.TokenError.
+@example(target=5, mutation=("flip", 10 / 128, 1), verify=False)
 def test_damaged_file_gives_archive_error_naming_it_or_a_sound_result(base, target, mutation, verify):
     root0, files, original = base
     rel = files[target % len(files)]
