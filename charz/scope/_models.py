@@ -38,7 +38,7 @@ def default_models_dir() -> Path:
     >>> default_models_dir().name
     'instruments'
     """
-    return Path(__file__).resolve().parents[2] / "instruments"
+    return Path(__file__).resolve().parents[1] / "_data" / "instruments"
 
 
 @dataclass(frozen=True)

@@ -237,8 +237,8 @@ def model_from_dict(data: dict[str, Any], *, origin: str = "<dict>") -> DriveMod
 
 
 def default_presets_dir() -> Path:
-    # The presets are data in the repository's profiles/ folder, next to the package.
-    return Path(__file__).resolve().parents[2] / "profiles"
+    # profiles/ at the top of the checkout, reached through charz/_data (a copy in a wheel).
+    return Path(__file__).resolve().parents[1] / "_data" / "profiles"
 
 
 def list_presets(presets_dir: Path | None = None) -> list[str]:

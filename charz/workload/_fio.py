@@ -27,8 +27,8 @@ from charz.workload._claim import ExclusiveClaim, require_claim_for_write
 
 Op = Literal["write", "read"]
 
-#: Where the job files live in a source checkout (``workloads/`` at the top).
-WORKLOADS_DIR = Path(__file__).resolve().parents[2] / "workloads"
+#: The job files: ``workloads/`` at the top of the checkout, reached through charz/_data (a copy in a wheel).
+WORKLOADS_DIR = Path(__file__).resolve().parents[1] / "_data" / "workloads"
 
 DEFAULT_TIMEOUT_S = 120.0
 
@@ -107,7 +107,7 @@ def jobfile_path(name: str, *, workloads_dir: str | os.PathLike | None = None) -
     path = Path(workloads_dir or WORKLOADS_DIR) / name
     if not path.is_file():
         raise WorkloadError(f"no job file {path}",
-                            hint="job files ship in the source tree's workloads/ directory")
+                            hint="job files ship in workloads/ (charz/_data/workloads in an installed charz)")
     return path
 
 

@@ -98,9 +98,8 @@ def _damage(root: Path, rel: str, mutation: tuple, files: list[str]) -> bool:
     return True
 
 
-# Derandomized: CI must not fail on the day a new example is drawn.  To search further,
-# set derandomize=False and raise max_examples locally; add what it finds as an @example.
-@settings(max_examples=150, deadline=None, derandomize=True)
+# Repeatable by default (tests/conftest.py); HYPOTHESIS_PROFILE=explore searches further.
+@settings(max_examples=150, deadline=None)
 @given(target=st.integers(0, 100), mutation=mutations, verify=st.booleans())
 # A flipped bit that turns the .npy header's '{' into 'z': numpy's parser raised tokenize.TokenError.
 @example(target=5, mutation=("flip", 10 / 128, 1), verify=False)
