@@ -12,7 +12,7 @@ Goals: pyvisa >= 0.8 x raw socket; binary >= 5 x ASCII (points/s).
 
 Usage::
 
-    python benchmarks/transfer.py [--points 1000000] [--width 2] [--repeats 5] [--chunk-kib 1024]
+    python benchmarks/transfer.py [--points 1000000] [--width 2] [--repeats 30] [--chunk-kib 64]
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--width", type=int, default=2, choices=(1, 2))
-    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=30)
     ap.add_argument("--chunk-kib", type=int, default=64, help="pyvisa chunk / recv size (KiB)")
     args = ap.parse_args()
 

@@ -174,7 +174,8 @@ class KeysightInfiniiVision(ScopeDriver):
         return [
             self.waveform_source.command(s.channel),
             self.waveform_format.command("word" if s.width_bytes == 2 else "byte"),
-            self.waveform_byteorder.command("msb"),
+            # LSB first is the host's order: the block is then used in place, not byte-swapped.
+            self.waveform_byteorder.command("lsb"),
             self.waveform_unsigned.command(False),
             self.waveform_points_mode.command("raw"),
             self.waveform_points.command(s.record_length),
@@ -192,7 +193,7 @@ class KeysightInfiniiVision(ScopeDriver):
         units = self.channel_units.get(s.channel_number)
         return Scaling(
             n_points=p.points, width_bytes=2 if p.format == 1 else 1, signed=True,
-            big_endian=True, y_mult=p.yincrement, y_offset_codes=float(p.yreference),
+            big_endian=False, y_mult=p.yincrement, y_offset_codes=float(p.yreference),
             y_zero=p.yorigin, y_unit=units, x_incr_s=p.xincrement,
             x_zero_s=p.xorigin - p.xreference * p.xincrement, source=s.channel,
             description=(f"{s.channel}, {s.coupling} coupling, {s.vertical_scale:g} {units}/div, "
@@ -201,7 +202,7 @@ class KeysightInfiniiVision(ScopeDriver):
         )
 
     def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray:
-        datatype, big_endian = block_datatype(True, scaling.width_bytes, True)
+        datatype, big_endian = block_datatype(True, scaling.width_bytes, scaling.big_endian)
         data = self._require_connected("a transfer").query_binary(
             ":WAVeform:DATA?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s)
         return np.asarray(data).astype(np.int8 if scaling.width_bytes == 1 else np.int16, copy=False)

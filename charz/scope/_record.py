@@ -71,7 +71,10 @@ class Record:
         frozen = np.array(codes, copy=True)
         frozen.setflags(write=False)
         lo, hi = int(fields["code_min"]), int(fields["code_max"])  # type: ignore[call-overload]
-        n_clipped = int(np.count_nonzero((frozen <= lo) | (frozen >= hi))) if frozen.size else 0
+        n_clipped = 0
+        # min and max are one fast pass each; most records never reach the limits.
+        if frozen.size and (frozen.min() <= lo or frozen.max() >= hi):
+            n_clipped = int(np.count_nonzero((frozen <= lo) | (frozen >= hi)))
         fraction = n_clipped / frozen.size if frozen.size else 0.0
         return cls(codes=frozen, clipped_fraction=fraction, **fields)  # type: ignore[arg-type]
 

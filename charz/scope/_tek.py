@@ -217,9 +217,11 @@ class TekDPO(ScopeDriver):
 
     def _data_commands(self, s: ScopeSettings) -> str:
         # DATa:STOP does not follow record-length changes, so it is set on every fetch.
+        # SRIbinary is RIBinary least significant byte first (the manual: "useful when
+        # transferring data to PCs"): the block is then used in place, not byte-swapped.
         return ";:".join((
             self.data_source.command(s.channel),
-            self.data_encoding.command("ribinary"),
+            self.data_encoding.command("sribinary"),
             self.data_width.command(s.width_bytes),
             self.data_start.command(1),
             self.data_stop.command(s.record_length),
@@ -233,7 +235,7 @@ class TekDPO(ScopeDriver):
         if p.encdg != "BIN" or p.bn_fmt not in ("RI", "RP") or p.pt_fmt != "Y":
             raise settings_changed(self.resource, [
                 f"the preamble announces {p.encdg}/{p.bn_fmt}/{p.pt_fmt} data "
-                "(charz asked for RIBinary sample-mode data)"])
+                "(charz asked for SRIbinary sample-mode data)"])
         return Scaling(
             n_points=p.nr_pt, width_bytes=p.byt_nr, signed=p.bn_fmt == "RI",
             big_endian=p.byt_or == "MSB", y_mult=p.ymult, y_offset_codes=p.yoff,

@@ -90,7 +90,7 @@ def tek_configure(header: bool = True) -> list:
 TEK_ARM = [("ACQuire:STOPAfter SEQuence;:ACQuire:STATE RUN", None),
            ("TRIGger:STATE?", ":TRIGGER:STATE ARMED"), ("TRIGger:STATE?", ":TRIGGER:STATE READY")]
 TEK_WAIT = [("ACQuire:STATE?", ":ACQUIRE:STATE 1"), ("ACQuire:STATE?", ":ACQUIRE:STATE 0")]
-TEK_DATA = "DATa:SOUrce CH1;:DATa:ENCdg RIBinary;:DATa:WIDth 2;:DATa:STARt 1;:DATa:STOP 1000"
+TEK_DATA = "DATa:SOUrce CH1;:DATa:ENCdg SRIbinary;:DATa:WIDth 2;:DATa:STARt 1;:DATa:STOP 1000"
 
 
 def tek_fetch(header: bool = True, codes: np.ndarray = CODES) -> list:
@@ -297,7 +297,7 @@ def test_tek_mso_sets_record_length_and_rate_in_manual_mode():
 
 
 KS_IDN = "KEYSIGHT TECHNOLOGIES,DSOX3024T,MY12345678,07.50.2021102830"
-KS_WAVEFORM = [":WAVeform:SOURce CHANnel1", ":WAVeform:FORMat WORD", ":WAVeform:BYTeorder MSBFirst",
+KS_WAVEFORM = [":WAVeform:SOURce CHANnel1", ":WAVeform:FORMat WORD", ":WAVeform:BYTeorder LSBFirst",
                ":WAVeform:UNSigned OFF", ":WAVeform:POINts:MODE RAW", ":WAVeform:POINts 1000"]
 
 
@@ -317,7 +317,7 @@ def test_keysight_single_capture_uses_every_pair():
         (":TRIGger:SWEep?", "NORM"), ("*ESR?", "+0"),
     ]
     pre = KeysightPreamble(1, 0, 1000, 1, 2e-6, -200e-6, 0, 0.1 / 8192, 0.3, 0)
-    data = CODES.astype(">i2").tobytes()
+    data = CODES.astype("<i2").tobytes()
     pairs = ([("*IDN?", KS_IDN), ("*CLS", None)] + [(w, None) for w in writes] + verify
              + [(":AER?", "0"), (":SINGle", None), (":AER?", "1")]
              + [(":OPERegister:CONDition?", "+40"), (":OPERegister:CONDition?", "+0")]
