@@ -333,7 +333,7 @@ def _load_codes(entry: Entry, f: ChannelFile, *, verify: bool, row: np.ndarray |
     return row
 
 
-def _read_into(path: Path, f: ChannelFile, row: np.ndarray) -> tuple[bytes, int | None]:
+def _read_into(path: Path, f: ChannelFile, row: np.ndarray) -> tuple[bytes, int]:
     """``(header bytes, sample bytes read into row)``; ``(b"", file size)`` for a file of
     another size than recorded, which is not read (the caller reports it).
 
