@@ -13,22 +13,14 @@ import re
 import struct
 
 import pytest
+from charz_cli import run
 
-from charz.cli import main
 from charz.profile import read_profile
 
 pytestmark = pytest.mark.system
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FIGURES = ("1-peak-staircase", "2-write-waveforms", "3-allocation", "4-read-bursts")
-
-
-def run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def png_size(data: bytes) -> tuple[int, int]:

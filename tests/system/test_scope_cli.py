@@ -10,20 +10,12 @@ import sys
 import threading
 
 import pytest
+from charz_cli import run
 
-from charz.cli import main
 from charz.sim._scpi_demo import SawtoothSource
 from charz.sim.scope_server import MockScopeServer
 
 pytestmark = pytest.mark.system
-
-
-def run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def test_check_takes_one_triggered_capture_and_says_ok(capsys):

@@ -11,19 +11,11 @@ import subprocess
 import sys
 
 import pytest
+from charz_cli import run
 
-from charz.cli import main
 from charz.device.testing import SSD_QUEUE, make_fake_sysfs
 
 pytestmark = pytest.mark.system
-
-
-def run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 @pytest.fixture(scope="module")

@@ -11,21 +11,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from charz_cli import run
 from conftest_device import MIB, LoopDevice, need_root, need_tools, sha256
 
-from charz.cli import main
 from charz.sim import SimulatedBench, load_preset
 from charz.sim.scope_server import MockScopeServer
 
 pytestmark = [pytest.mark.system, pytest.mark.root]
-
-
-def run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 @pytest.fixture

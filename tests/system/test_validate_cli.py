@@ -14,8 +14,8 @@ import shutil
 import subprocess
 
 import pytest
+from charz_cli import run
 
-from charz.cli import main
 from charz.errors import WorkloadError
 from charz.profile import read_profile
 from charz.workload import open_direct
@@ -24,14 +24,6 @@ pytestmark = pytest.mark.system
 
 MIB = 1 << 20
 FILE = "2M"
-
-
-def run(argv: list[str]) -> int:
-    try:
-        main(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 @pytest.fixture(scope="module")
