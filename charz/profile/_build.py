@@ -7,16 +7,18 @@ because files hold SI units.
 from __future__ import annotations
 
 import datetime as _dt
+from dataclasses import fields
 from typing import Any
 
 import numpy as np
 
 from charz import __version__
-from charz.analysis import Characterization, Quantity
+from charz.analysis import Characterization, Given, Quantity
 from charz.analysis._smooth import W_PATTERN, W_PEAK
 from charz.profile._schema import PROFILE_SCHEMA_ID
 
-_US_KEYS = {"t_xfer_page_us": "t_xfer_page_s", "t_switch_us": "t_switch_s", "t_prog_us": "t_prog_s"}
+#: The analysis keeps times in µs; files hold seconds.  One map for both directions.
+US_TO_S = {"t_xfer_page_us": "t_xfer_page_s", "t_switch_us": "t_switch_s", "t_prog_us": "t_prog_s"}
 _RESULT_KEYS = (
     "n_step", "step_pages", "dies_per_package", "packages_per_unit", "write_io_unit_bytes", "read_io_unit_bytes",
     "allocation_scheme", "t_xfer_page_us", "t_switch_us", "t_prog_us", "idle_a", "m_peak_a", "M_peak_a",
@@ -48,8 +50,13 @@ def quantity_dict(q: Quantity, *, scale: float = 1.0, unit: str | None = None) -
     return d
 
 
-def build_profile(char: Characterization, metadata: dict[str, Any], *, archive: str = "", now: _dt.datetime | None = None) -> dict[str, Any]:
+def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Given, rail_v_origin: str | None = None,
+                  archive: str = "", now: _dt.datetime | None = None) -> dict[str, Any]:
     """The profile's content; ``read_io_unit_bytes`` stays undetermined until a read analysis fills it.
+
+    ``given`` is what the analysis was given (the session's values with any overrides), so
+    the profile says exactly what the inference rested on.  ``rail_v_origin`` says where
+    ``given.rail_v`` came from (default: the session's ``bench.rail_v_origin``).
 
     Example
     -------
@@ -58,24 +65,25 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, archive: 
     now = now or _dt.datetime.now(_dt.timezone.utc)
     drive = metadata.get("drive", {}) or {}
     bench = metadata.get("bench", {}) or {}
-    given_meta = dict(drive.get("given", {}) or {})
-    given: dict[str, Any] = {}
-    for key in ("channels", "packages", "page_size_bytes", "host_rate_bytes_per_s"):
-        if given_meta.get(key) is not None:
-            given[key] = given_meta[key]
-    for us, s in _US_KEYS.items():
-        if given_meta.get(us) is not None:
-            given[s] = given_meta[us] * 1e-6
-    if bench.get("rail_v") is not None:
-        given["rail_v"] = bench["rail_v"]
+    given_si: dict[str, Any] = {}
+    for f in fields(Given):
+        value = getattr(given, f.name)
+        if value is None:
+            continue
+        if f.name in US_TO_S:
+            given_si[US_TO_S[f.name]] = value * 1e-6
+        else:
+            given_si[f.name] = value
+    if rail_v_origin is None:
+        rail_v_origin = str(bench.get("rail_v_origin", ""))
 
     results: dict[str, Any] = {}
     for key in _RESULT_KEYS:
         q = char.quantities.get(key)
         if q is None:
             continue
-        if key in _US_KEYS:
-            results[_US_KEYS[key]] = quantity_dict(q, scale=1e-6, unit="s")
+        if key in US_TO_S:
+            results[US_TO_S[key]] = quantity_dict(q, scale=1e-6, unit="s")
         else:
             results[key] = quantity_dict(q)
 
@@ -100,7 +108,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, archive: 
             },
         },
         "device": {k: v for k, v in drive.items() if k != "given" and v is not None},
-        "given": given,
+        "given": given_si,
         "results": results,
         "warnings": list(char.warnings),
     }
@@ -163,10 +171,10 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, archive: 
     if char.setup:
         profile["setup"] = [{"kind": w.kind, "message": w.message, "advice": w.advice} for w in char.setup]
     power: dict[str, Any] = {}
-    rail = bench.get("rail_v")
+    rail = given.rail_v
     if rail is not None:
-        assumed = "assumed" in str(bench.get("rail_v_origin", ""))
-        power["rail_v"] = {"value": rail, "origin": "assumed" if assumed else "given", "note": bench.get("rail_v_origin", "")}
+        assumed = "assumed" in rail_v_origin
+        power["rail_v"] = {"value": rail, "origin": "assumed" if assumed else "given", "note": rail_v_origin}
     if char.energy:
         power["energy"] = [
             {"op": e.op, "size_bytes": e.size_bytes, "energy_j": e.energy_j, "excess_energy_j": e.excess_energy_j,

@@ -9,9 +9,7 @@ from typing import Any
 from charz.analysis import Characterization, Given, Trace, characterize
 from charz.archive import Archive, read_archive
 from charz.errors import AnalysisError
-from charz.profile._build import build_profile
-
-_GIVEN_SI = {"t_xfer_page_s": "t_xfer_page_us", "t_switch_s": "t_switch_us", "t_prog_s": "t_prog_us"}
+from charz.profile._build import US_TO_S, build_profile
 
 
 def given_from_metadata(metadata: dict[str, Any]) -> Given:
@@ -23,7 +21,7 @@ def given_from_metadata(metadata: dict[str, Any]) -> Given:
             kwargs[key] = int(g[key])
     if g.get("host_rate_bytes_per_s") is not None:
         kwargs["host_rate_bytes_per_s"] = float(g["host_rate_bytes_per_s"])
-    for si, us in _GIVEN_SI.items():
+    for us, si in US_TO_S.items():
         if g.get(si) is not None:
             kwargs[us] = float(g[si]) * 1e6
         elif g.get(us) is not None:  # written by hand in microseconds: accept it as meant
@@ -71,29 +69,14 @@ def analyze_archive(
         raise AnalysisError(f"{path} holds no current captures", hint="record a sweep into it first")
     given = given_from_metadata(archive.metadata)
     changes = {k: v for k, v in (overrides or {}).items() if v is not None}
-    if changes:
-        given = replace(given, **changes)
-        # Overrides are given values too: record them where the profile looks for them.
-        meta = dict(archive.metadata)
-        drive = dict(meta.get("drive") or {})
-        g = dict(drive.get("given") or {})
-        for key, value in changes.items():
-            if key.endswith("_us"):
-                g[key[:-3] + "_s"] = value * 1e-6
-            elif key == "rail_v":
-                meta["bench"] = {**(meta.get("bench") or {}), "rail_v": value, "rail_v_origin": "given on the command line"}
-            else:
-                g[key] = value
-        drive["given"] = g
-        meta["drive"] = drive
-    else:
-        meta = archive.metadata
+    given = replace(given, **changes)
     char = characterize(traces, given)
     warnings = list(char.warnings)
     if archive.damaged:
         warnings.append(f"{len(archive.damaged)} damaged capture(s) skipped: " + "; ".join(f"{d.path.name}: {d.reason}" for d in archive.damaged[:3]))
         char = replace(char, warnings=tuple(warnings))
-    profile = build_profile(char, meta, archive=str(path))
+    origin = "given on the command line" if "rail_v" in changes else None
+    profile = build_profile(char, archive.metadata, given=given, rail_v_origin=origin, archive=str(path))
     return char, profile, archive
 
 

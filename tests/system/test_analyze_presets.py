@@ -72,7 +72,15 @@ def test_mxp_without_datasheet_timing_does_not_guess(tmp_path):
 def test_contradicting_geometry_is_reported_not_rounded(tmp_path):
     session = tmp_path / "mxp"
     charz("simulate", "--preset", "mxp", "--out", str(session), "--read-sizes", "none", "--repeats", "3", "--quiet")
-    profile = json.loads(charz("analyze", str(session), "--packages", "12", "--json").stdout)
+    profile = json.loads(charz("analyze", str(session), "--packages", "12", "--t-switch-us", "40", "--rail-v", "3.3",
+                               "--json").stdout)
+    # The profile's given section is what the inference rested on: the session's spec-sheet
+    # values (MXP: 003 §5.5's 82 µs transfer, 900 µs program), in seconds, with the overrides.
+    given = profile["given"]
+    assert given["packages"] == 12 and given["channels"] == 8 and given["page_size_bytes"] == 4096  # 003 §5: 8 channels
+    assert given["t_xfer_page_s"] == pytest.approx(82e-6) and given["t_prog_s"] == pytest.approx(900e-6)
+    assert given["t_switch_s"] == pytest.approx(40e-6) and given["rail_v"] == 3.3
+    assert profile["power"]["rail_v"] == {"value": 3.3, "origin": "given", "note": "given on the command line"}
     dies = profile["results"]["dies_per_package"]
     assert dies["value"] is None and dies["confidence"] == "undetermined"
     assert "12" in dies["evidence"] and "whole number" in dies["evidence"]
