@@ -9,8 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typing import TYPE_CHECKING
+
 from charz.device._identify import DriveIdentity
 from charz.errors import ConfirmationRequired
+
+if TYPE_CHECKING:
+    from charz.device._guard import TargetReport
 
 
 @dataclass(frozen=True)
@@ -46,8 +51,11 @@ def _format_size(size_bytes: int) -> str:
     return f"{size_bytes:,} bytes ({size_bytes / 1e9:.1f} GB, {size_bytes / 2**30:.1f} GiB)"
 
 
-def confirmation_for(identity: DriveIdentity, action: str) -> Confirmation:
+def confirmation_for(identity: DriveIdentity, action: str, report: TargetReport | None = None) -> Confirmation:
     """Build the confirmation for ``action`` on ``identity``.
+
+    ``report`` (the guard's, made under the claim) adds what is on the drive now:
+    partitions and signatures that will be gone, and the guard's notes.
 
     Examples
     --------
@@ -64,6 +72,17 @@ def confirmation_for(identity: DriveIdentity, action: str) -> Confirmation:
       size:   128,035,676,160 bytes (128.0 GB, 119.2 GiB)
     Type the serial number to confirm.
     >>> c.check("CZ42")
+
+    With the guard's findings (a signature accepted with ``allow_signatures``):
+
+    >>> from charz.device._guard import TargetReport
+    >>> from charz.device._signatures import Signature
+    >>> r = TargetReport("/dev/sdb", "/dev/sdb", "sdb", 8, 16, partitions=("sdb1",),
+    ...                  signatures=(Signature("gpt", 512), Signature("ext4", 1080, "data")))
+    >>> for line in confirmation_for(ident, "secure-erase", r).text.splitlines()[4:6]:
+    ...     print(line)
+      partitions: sdb1 (and everything in them)
+      signatures: gpt at byte 512; ext4 (label data) at byte 1080
     """
     if identity.serial:
         expected, token_name = identity.serial, "serial number"
@@ -74,8 +93,14 @@ def confirmation_for(identity: DriveIdentity, action: str) -> Confirmation:
         f"  model:  {identity.model or '(none reported)'}",
         f"  serial: {identity.serial or '(none: this ' + identity.transport + ' device has no serial)'}",
         f"  size:   {_format_size(identity.size_bytes)}",
-        f"Type the {token_name} to confirm.",
     ]
+    if report is not None:
+        if report.partitions:
+            lines.append(f"  partitions: {', '.join(report.partitions)} (and everything in them)")
+        if report.signatures:
+            lines.append(f"  signatures: {'; '.join(sig.describe() for sig in report.signatures)}")
+        lines += [f"  note: {note}" for note in report.notes]
+    lines.append(f"Type the {token_name} to confirm.")
     return Confirmation(action=action, text="\n".join(lines), expected=expected, token_name=token_name)
 
 

@@ -81,10 +81,12 @@ def _prepared_target(config: BenchConfig, out: Path, options: DeviceOptions, ui:
         plan = plan_initialization(ident, erase=options.erase, standby=options.standby)
         ui.log(plan.describe())
         action = "writing the characterization sweep (and any erase) destroys all data on"
-        confirmation = confirmation_for(ident, action)
+        confirmation = confirmation_for(ident, action, hold.report)
         typed = options.confirm_serial
         if typed is None:
             typed = ui.confirm(confirmation.text, confirmation.token_name)
+        else:  # confirmed by a script: still say, in the log, what was confirmed
+            ui.log(confirmation.text)
         confirmation.check(typed)
         with initialize(plan, runner=runner, hold=hold, confirm_serial=typed) as init:
             drive = {
@@ -95,6 +97,11 @@ def _prepared_target(config: BenchConfig, out: Path, options: DeviceOptions, ui:
                 "transport": str(ident.transport),
                 "path": ident.path,
                 "queue_limits": _plain(ident.queue),
+                # What was on it when the user confirmed (the guard's findings under the claim).
+                "found_before": {
+                    "partitions": list(hold.report.partitions) if hold.report else [],
+                    "signatures": [sig.describe() for sig in hold.report.signatures] if hold.report else [],
+                },
             }
             yield hold, drive, init.record()
 

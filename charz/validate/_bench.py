@@ -45,8 +45,12 @@ def measure_section(scope: Scope, settings: ScopeSettings, run_fio: Callable[[],
         return future.result(), average
 
 
-def _ask_serial(confirmation, confirm_serial: str | None, ask: Callable[[str, str], str | None]) -> str | None:
-    return confirm_serial if confirm_serial is not None else ask(confirmation.text, confirmation.token_name)
+def _ask_serial(confirmation, confirm_serial: str | None, ask: Callable[[str, str], str | None],
+                log: Callable[[str], None]) -> str | None:
+    if confirm_serial is None:
+        return ask(confirmation.text, confirmation.token_name)
+    log(confirmation.text)  # confirmed by a script: still say, in the log, what was confirmed
+    return confirm_serial
 
 
 def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_bytes: Sequence[int],
@@ -97,8 +101,8 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
             raise UsageError(f"{hold.path} holds {ident.size_bytes} B, less than the {file_size_bytes} B file size",
                              hint="give a smaller --file-size")
         confirmation = confirmation_for(
-            ident, f"the record-size sweep overwrites the first {format_size(file_size_bytes)} of")
-        typed = _ask_serial(confirmation, confirm_serial, ask)
+            ident, f"the record-size sweep overwrites the first {format_size(file_size_bytes)} of", hold.report)
+        typed = _ask_serial(confirmation, confirm_serial, ask, log)
         confirmation.check(typed)
         drive = f"{ident.model or '(no model reported)'}, serial {ident.serial or '(none)'}, at {hold.path}"
         plan = plan_initialization(ident, erase=None, standby=False) if drive_settings else None

@@ -62,3 +62,18 @@ def test_a_wrong_confirmation_writes_nothing(loop, capsys):
         assert run(bench_argv(loop, server.resource, "--confirm-serial", "not-this-one")) == 6
     assert "not confirmed" in capsys.readouterr().err
     assert sha256(loop.image) == before
+
+
+def test_the_confirmation_shows_what_is_on_the_drive(loop, capsys):
+    # A real ext4 on the loop device, accepted with --allow-signatures: the confirmation (logged
+    # even when a script passes the serial) names what is about to go; a wrong serial still stops it.
+    need_tools("mkfs.ext4")
+    loop.mkfs()
+    before = sha256(loop.image)
+    argv = [a for a in bench_argv(loop, "TCPIP::127.0.0.1::1::SOCKET", "--allow-signatures",
+                                  "--confirm-serial", "not-this-one") if a != "--quiet"]
+    assert run(argv) == 6
+    err = capsys.readouterr().err
+    assert f"overwrites the first 2 MiB of {loop.path}: ALL DATA ON IT WILL BE LOST" in err
+    assert "signatures: ext4" in err and "not confirmed" in err
+    assert sha256(loop.image) == before
