@@ -111,7 +111,7 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
     ) -> None:
         """Characterize a drive: initialize it, sweep O_DIRECT writes and reads under capture, analyze."""
-        from charz.session import BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
+        from charz.session import SCRATCH_NAME, BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
 
         if mock == bool(scope):
             raise UsageError("choose the bench: --mock, or --scope RESOURCE with --device DEV",
@@ -137,7 +137,7 @@ def register(app: typer.Typer) -> None:
         name = preset if mock else Path(device).name
         out = out or Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
         if mock and device is None:
-            target, is_scratch = str(scratch or (out / "scratch.bin")), True
+            target, is_scratch = str(scratch or (out / SCRATCH_NAME)), True
         else:
             target, is_scratch = str(device), False
         config = BenchConfig(

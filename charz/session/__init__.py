@@ -12,7 +12,7 @@ Scope set-up (``_autoset``)
 Capture loop (``_run``)
     Runner, judge, RunStats
 Session (``_session``)
-    start_session, resume_session, DeviceOptions, SessionUI, SessionResult
+    start_session, resume_session, DeviceOptions, SessionUI, SessionResult, SCRATCH_NAME
 """
 
 from charz.session._bench import Bench, BenchConfig, open_bench
@@ -25,10 +25,10 @@ from charz.session._plan import (
     parse_size,
     parse_sizes,
 )
-from charz.session._session import DeviceOptions, SessionResult, SessionUI, resume_session, start_session
+from charz.session._session import SCRATCH_NAME, DeviceOptions, SessionResult, SessionUI, resume_session, start_session
 
 __all__ = [
-    "Bench", "BenchConfig", "DeviceOptions", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep",
+    "SCRATCH_NAME", "Bench", "BenchConfig", "DeviceOptions", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep",
     "default_read_sizes", "default_write_sizes", "open_bench", "parse_size", "parse_sizes", "resume_session",
     "start_session",
 ]

@@ -25,7 +25,7 @@ from charz.session._plan import MIB, SweepPlan
 
 CALIBRATION_REGION_BYTES = 16 * MIB
 SPARE_REGION_BYTES = 64 * MIB
-SCRATCH_NAME = "scratch.bin"
+SCRATCH_NAME = "scratch.bin"  # in OUT, when no --scratch is given
 
 
 class SessionUI(Protocol):
@@ -168,6 +168,11 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} exists and is not empty", hint=f"choose a new --out, or continue it with: charz resume {out}")
+    if config.target_is_scratch and os.path.lexists(config.target):
+        # The sweep writes over a scratch file's first hundreds of MB: only a file this
+        # session makes may be one (a resume finds its own and goes on).
+        raise UsageError(f"the scratch file {config.target} already exists; the sweep would overwrite it",
+                         hint="give --scratch a path that does not exist yet (charz creates it), or delete the file")
     metadata = {
         "drive": {"given": given},
         "bench": config.to_dict(),

@@ -106,3 +106,16 @@ def test_bad_bench_arguments_fail_cleanly(tmp_path):
     p = charz("characterize", "--scope", "TCPIP::127.0.0.1::1::SOCKET", "--device", "/dev/null", "--channels", "8",
               "--packages", "16", "--page-size", "4k", "--out", str(tmp_path / "z"), check=False)
     assert p.returncode != 0 and "Traceback" not in p.stderr
+
+
+def test_an_existing_file_is_never_taken_as_scratch(tmp_path):
+    # --scratch names the file the sweep overwrites: a file that is already there (a VM image,
+    # someone's data) is refused before anything is written, and stays as it was.
+    precious = tmp_path / "disk.img"
+    precious.write_bytes(b"keep me" * 1000)
+    p = charz("characterize", "--mock", "--preset", "840", "--sizes", "4k", "--read-sizes", "none", "--repeats", "1",
+              "--scratch", str(precious), "--out", str(tmp_path / "s"), "--quiet", "--no-analyze", check=False)
+    err = " ".join(p.stderr.split())  # the console wraps long lines
+    assert p.returncode == 2 and f"{precious} already exists" in err and "Traceback" not in err
+    assert precious.read_bytes() == b"keep me" * 1000
+    assert not (tmp_path / "s").exists()
