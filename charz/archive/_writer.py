@@ -74,7 +74,7 @@ class ArchiveWriter:
         self._lock: BinaryIO | None = lock
         self._metadata = metadata
         self._next_index = scan_result.next_index
-        self._step_counts = Counter(scan_result.steps)
+        self._records = list(scan_result.records)
         self.damaged: tuple[Damaged, ...] = scan_result.damaged
         """Damaged captures found on resume (tolerant mode only); never overwritten."""
         self.discarded: tuple[Path, ...] = scan_result.discarded
@@ -124,7 +124,7 @@ class ArchiveWriter:
                 _write_json(root / SESSION_FILE, session)
             except OSError as exc:
                 raise ArchiveError(f"cannot create the session {root}: {exc.strerror or exc}") from exc
-            writer = cls(root, lock, session, _Resumed(0, {}, (), ()))
+            writer = cls(root, lock, session, _Resumed(0, (), (), ()))
             done = True
         finally:
             if not done:
@@ -184,9 +184,16 @@ class ArchiveWriter:
         return self._next_index
 
     @property
+    def records(self) -> tuple[dict, ...]:
+        """The commit records of the intact captures, in index order: what each capture
+        was (op, size, offset, step, extra ...) without reading its samples."""
+        return tuple(self._records)
+
+    @property
     def step_counts(self) -> dict[int, int]:
         """Plan step id → number of complete captures for it (captures without a step are not counted)."""
-        return {step: n for step, n in sorted(self._step_counts.items()) if step is not None}
+        counts = Counter(r["step"] for r in self._records)
+        return {step: n for step, n in sorted(counts.items()) if step is not None}
 
     def completed_steps(self, captures_per_step: int = 1) -> frozenset[int]:
         """Steps with at least ``captures_per_step`` complete captures: what a resumed plan may skip."""
@@ -227,13 +234,14 @@ class ArchiveWriter:
                 path = self._captures / channel_file_name(index, ch.name)
                 files.append(_atomic.write_atomic(path, lambda f, ch=ch, p=path: _write_npy(f, ch, p.name), sync_dir=False))
                 written.append(path)
-            payload = _json_bytes(capture_to_dict(capture, files))
+            record = capture_to_dict(capture, files)
+            payload = _json_bytes(record)
             _atomic.fsync_dir(self._captures)  # channel files durable before the record that points to them
             _atomic.write_atomic(self._captures / capture_file_name(index), lambda f: f.write(payload), sync_dir=False)
             # From here on the capture is visible: its files must stay and its index is used.
             committed = True
             self._next_index = index + 1
-            self._step_counts[capture.step] += 1
+            self._records.append(record)
             _atomic.fsync_dir(self._captures)
         except OSError as exc:
             if committed:
@@ -296,7 +304,7 @@ class ArchiveWriter:
 @dataclasses.dataclass(frozen=True)
 class _Resumed:
     next_index: int
-    steps: dict
+    records: tuple[dict, ...]
     damaged: tuple[Damaged, ...]
     discarded: tuple[Path, ...]
 
@@ -314,7 +322,7 @@ def _resume(captures_dir: Path, *, tolerant: bool) -> _Resumed:
     try:
         scan = scan_captures(captures_dir, tolerant=tolerant)
         damaged = list(scan.damaged)
-        steps: Counter = Counter()
+        records: list[dict] = []
         for entry in scan.entries:
             try:
                 # Only the newest capture can have been in flight at a crash, so it
@@ -328,14 +336,14 @@ def _resume(captures_dir: Path, *, tolerant: bool) -> _Resumed:
                     raise
                 damaged.append(_damaged(exc, entry.index, entry.path))
                 continue
-            steps[entry.record["step"]] += 1
+            records.append(entry.record)
     except ArchiveCorrupt as exc:
         exc.hint = _RESUME_HINT.format(file=Path(exc.path).name, dir=captures_dir)
         raise
     # Never below a commit record that exists, even a damaged one: it is not ours to overwrite.
     next_index = scan.last_index + 1
     discarded = _remove_orphans(captures_dir, next_index) + _remove_orphans(captures_dir.parent, None)
-    return _Resumed(next_index, dict(steps), tuple(damaged), discarded)
+    return _Resumed(next_index, tuple(records), tuple(damaged), discarded)
 
 
 def _remove_orphans(directory: Path, next_index: int | None) -> tuple[Path, ...]:

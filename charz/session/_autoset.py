@@ -79,6 +79,9 @@ class Autoset:
     vertical_scale: float
     trigger_level_a: float
     warnings: tuple[str, ...] = ()
+    #: Every request the calibration sent to the drive, (op, size, offset) in order: a
+    #: resumed mock session replays them so the simulated drive is where it was.
+    requests: tuple[tuple[str, int, int], ...] = ()
 
     def to_dict(self) -> dict:
         return {
@@ -89,6 +92,7 @@ class Autoset:
             "calibration_first_level_a": self.first_level_a,
             "vertical_scale_a_per_div": self.vertical_scale,
             "trigger_level_a": self.trigger_level_a,
+            "calibration_requests": [list(r) for r in self.requests],
         }
 
 
@@ -126,9 +130,11 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     idle = idle_stats(_record_values(record))
     warnings = idle_warnings(record, idle)
     s = replace(s, trigger_level=trigger_level(idle, None), record_length=settings.record_length)
+    requests = []
     for _ in range(max_tries):
         scope.configure(s)
         scope.arm()
+        requests.append(("write", calibration_size_bytes, calibration_offset_bytes))
         if bench.notify:
             bench.notify("write", calibration_size_bytes, calibration_offset_bytes)
         bench.io.write(calibration_size_bytes, calibration_offset_bytes)
@@ -162,7 +168,7 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
         raise UsageError(f"the request's current ({peak * 1e3:.1f} mA peak) does not rise clear of the idle noise",
                          hint="reduce noise at the probe (degauss, shorter leads) or use a more sensitive range")
     final = replace(s, vertical_scale=scale, trigger_level=level, record_length=settings.record_length)
-    return final, Autoset(idle, peak, first, scale, level, warnings)
+    return final, Autoset(idle, peak, first, scale, level, warnings, tuple(requests))
 
 
 def idle_warnings(record, idle: IdleStats) -> tuple[str, ...]:

@@ -63,7 +63,10 @@ def judge(record, settings) -> tuple[str, list[str], object]:
     return "ok", warnings, m
 
 
-def to_capture(step: Step, record, io_result, offset: int, attempt: int, warnings: list[str]) -> Capture:
+def to_capture(step: Step, record, io_result, offset: int, attempt: int, warnings: list[str],
+               earlier_offsets: list[int] = ()) -> Capture:
+    """The archive's capture of ``step``; ``earlier_offsets`` are where its failed attempts
+    wrote (the drive saw those requests too: a resumed mock session replays them)."""
     channel = Channel(
         name="current",
         codes=np.asarray(record.codes),
@@ -90,7 +93,8 @@ def to_capture(step: Step, record, io_result, offset: int, attempt: int, warning
             "wall_start_ns": io_result.wall_start_ns,
             "duration_ns": io_result.t_end_ns - io_result.t_start_ns,
         },
-        extra={"attempt": attempt, "scope": {"description": record.description, "preamble": record.preamble}},
+        extra={"attempt": attempt, "earlier_attempt_offsets_bytes": list(earlier_offsets),
+               "scope": {"description": record.description, "preamble": record.preamble}},
     )
 
 
@@ -181,6 +185,7 @@ class Runner:
         scope = self.bench.scope
         offset = step.offset_bytes
         last_warnings: list[str] = []
+        earlier: list[int] = []  # offsets of failed attempts: the drive saw those requests too
         st = self.stats
         for attempt in range(1, MAX_ATTEMPTS + 1):
             t0 = time.perf_counter()
@@ -197,6 +202,7 @@ class Runner:
                 last_warnings = [f"attempt {attempt}: {exc.message}"]
                 self.log(f"step {step.id}: no trigger ({exc.message}); retrying")
                 st.retried += 1
+                earlier.append(offset)
                 offset = self._next_offset(step)
                 continue
             finally:
@@ -212,7 +218,7 @@ class Runner:
                 if verdict != "ok":
                     warnings = [f"kept after {attempt} attempts: {verdict}"] + warnings
                     st.flagged += 1
-                self.commits.submit(to_capture(step, record, io_result, offset, attempt, warnings))
+                self.commits.submit(to_capture(step, record, io_result, offset, attempt, warnings, earlier))
                 st.archive_s += time.perf_counter() - t5  # waiting for the previous commit, if any
                 self._early_checks(step, window)
                 st.captured += 1
@@ -221,6 +227,7 @@ class Runner:
             st.retried += 1
             self.log(f"step {step.id}: {verdict}; retrying")
             self._adjust(step.op, verdict)
+            earlier.append(offset)
             offset = self._next_offset(step)
         # Every attempt missed the trigger: nothing to keep, say so and go on.
         st.missed.append(step.id)

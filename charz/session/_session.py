@@ -129,7 +129,7 @@ def _run_plan(bench, writer, plan: SweepPlan, autoset_meta: dict, ui: SessionUI)
     write_s = _scope_settings(config, "write", autoset_meta["vertical_scale_a_per_div"], autoset_meta["trigger_level_a"])
     read_s = replace(write_s, sample_interval_s=config.read_sample_interval_s)
     _, spare_start, spare_end = _span(plan)
-    used_end = max((c_end for c_end in _spare_used(writer, plan)), default=spare_start)
+    used_end = max(_spare_used(writer.records, plan), default=spare_start)
     spare = FreshLbaAllocator(spare_end, start_bytes=max(spare_start, used_end))
     done = writer.completed_steps()
     steps = list(plan.steps)
@@ -143,18 +143,29 @@ def _run_plan(bench, writer, plan: SweepPlan, autoset_meta: dict, ui: SessionUI)
         return runner.run(steps, done | fills_done)
 
 
-def _spare_used(writer, plan: SweepPlan):
-    # Retries wrote beyond the plan: a resumed session must not hand those LBAs out again.
-    path = writer.path / "captures"
-    import json
+def _attempts(record: dict):
+    """(op, size, offset) of every request a capture's step sent, failed attempts first."""
+    for offset in (record.get("extra") or {}).get("earlier_attempt_offsets_bytes", []):
+        yield record["op"], int(record["size_bytes"]), int(offset)
+    yield record["op"], int(record["size_bytes"]), int(record["offset_bytes"])
 
-    for f in path.glob("[0-9]*.json"):
-        try:
-            c = json.loads(f.read_text())
-        except (OSError, ValueError):
-            continue
-        if c.get("offset_bytes", 0) >= plan.span_bytes:
-            yield int(c["offset_bytes"]) + int(c["size_bytes"])
+
+def _requests_seen(autoset_meta: dict, records) -> list[tuple[str, int, int]]:
+    """Every request the drive saw, in order: calibration, then each capture's attempts.
+
+    Fills are not told to the simulated drive, and a step that never triggered left no
+    capture; neither is here.
+    """
+    calibration = [tuple(r) for r in autoset_meta.get("calibration_requests", [])]
+    return calibration + [req for record in records for req in _attempts(record)]
+
+
+def _spare_used(records, plan: SweepPlan):
+    # Retries wrote beyond the plan: a resumed session must not hand those LBAs out again.
+    for record in records:
+        for _, size, offset in _attempts(record):
+            if offset >= plan.span_bytes:
+                yield offset + size
 
 
 def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[str, Any], *, ui: SessionUI,
@@ -223,11 +234,11 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
             raise UsageError(f"{config.target} holds {capacity} B; the plan needs {total} B",
                              hint="use fewer repeats or sizes, or a larger target")
         ui.log(f"scope: {bench.scope_identity} ({config.kind} bench)")
-        done = writer.completed_steps()
-        if bench.replay is not None and done:
-            # The simulated drive remembers what was written (each die's page count): replay it.
-            bench.replay([(s.op, s.size_bytes, s.offset_bytes) for s in plan.steps if s.id in done])
         auto = writer.metadata["bench"].get("autoset")
+        if bench.replay is not None and auto:
+            # The simulated drive remembers every request it saw (each die's page count, its
+            # I/O count): replay them all, in order, so it goes on exactly where it stopped.
+            bench.replay(_requests_seen(auto, writer.records))
         if not auto:
             settings, result = autoset(bench, _scope_settings(config, "write"),
                                        calibration_size_bytes=max(plan.write_sizes or plan.read_sizes),

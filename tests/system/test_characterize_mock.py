@@ -54,6 +54,12 @@ def _steps(path):
     return sorted((c.step, c.op, c.size_bytes, c.repeat) for c in read_archive(path).captures)
 
 
+def _waveforms(path):
+    # What the simulated drive drew for each step: equal only if a resume put the drive back
+    # exactly where it was (every earlier request replayed, calibration included).
+    return {c.step: c.channel("current").codes.tobytes() for c in read_archive(path).captures}
+
+
 def test_killed_and_resumed_session_has_every_capture_once(tmp_path):
     args = ["--preset", "x25m", "--sizes", "4k:64k:4k", "--read-sizes", "4k:16k:4k", "--repeats", "2", "--seed", "3"]
     whole = tmp_path / "whole"
@@ -85,6 +91,7 @@ def test_killed_and_resumed_session_has_every_capture_once(tmp_path):
     assert proc.returncode == 0, proc.stderr.read().decode()
     assert kills >= 1
     assert _steps(cut) == expected
+    assert _waveforms(cut) == _waveforms(whole)
     meta = json.loads((cut / "session.json").read_text())
     assert meta["finished"] is True
 
