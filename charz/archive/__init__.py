@@ -28,6 +28,7 @@ Writing and reading
 ArchiveWriter    ``create(path, metadata)``, ``open_append(path)``, ``append(capture)``,
                  ``update_metadata(**changes)``, ``close()``
 read_archive     ``read_archive(path, *, verify=True, tolerant=False) -> Archive``
+write_atomic     ``write_atomic(path, write)``: a file either absent or complete (profiles and reports use it too)
 
 Modules
 -------
@@ -59,6 +60,7 @@ Examples
 ({'model': 'demo'}, [10, 12, 11])
 """
 
+from charz.archive._atomic import write_atomic
 from charz.archive._format import CAPTURE_SCHEMA, SESSION_SCHEMA, Capture, Channel, Scaling
 from charz.archive._reader import Archive, Damaged, read_archive
 from charz.archive._writer import ArchiveWriter
@@ -73,4 +75,5 @@ __all__ = [
     "Damaged",
     "Scaling",
     "read_archive",
+    "write_atomic",
 ]

@@ -63,8 +63,9 @@ def write_atomic(path: Path, write: Callable[[BinaryIO], T], *, sync_dir: bool =
     tmp = temp_path(path)
     done = False
     try:
-        # O_EXCL: never write into a file some other process also has open.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        # O_EXCL: never write into a file some other process also has open.  0o666: the
+        # umask decides the mode, as for any file the user writes.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as f:
             result = write(f)
             f.flush()

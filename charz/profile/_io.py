@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import jsonschema
 import tomli_w
 
+from charz.archive import write_atomic
 from charz.errors import ProfileError
 from charz.profile._schema import PROFILE_SCHEMA_ID, build_schema
 
@@ -39,18 +39,13 @@ def to_json(profile: dict[str, Any]) -> str:
 def write_profile(profile: dict[str, Any], path: str | os.PathLike) -> Path:
     """Write atomically; ``.json`` suffix → JSON, anything else → TOML."""
     path = Path(path)
-    text = to_json(profile) if path.suffix == ".json" else to_toml(profile)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    data = (to_json(profile) if path.suffix == ".json" else to_toml(profile)).encode("utf-8")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(path, lambda f: f.write(data))
+    except OSError as exc:
+        raise ProfileError(f"cannot write the profile {path}: {exc.strerror or exc}",
+                           hint="choose another file with -o; the session is untouched, so analyzing it again costs nothing but time") from None
     return path
 
 

@@ -258,3 +258,24 @@ def test_the_schema_file_is_the_generated_one():
     path = Path(__file__).resolve().parents[2] / "profiles" / "profile.schema.json"
     assert path.read_text() == schema_json(), "regenerate: python -c 'from charz.profile import schema_json; " \
                                               "print(schema_json(), end=\"\")' > profiles/profile.schema.json"
+
+
+def test_writing_a_profile_keeps_the_users_mode_and_says_when_it_cannot(tmp_path):
+    # Profiles are written like every charz file (write_atomic): the umask decides the mode,
+    # and a place that cannot hold the file is a ProfileError, not a traceback.
+    import os
+    import stat
+
+    profile = profile_dict(**PRESETS["mxp"])
+    old = os.umask(0o022)
+    try:
+        path = write_profile(profile, tmp_path / "p.toml")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert read_profile(path)["schema"] == profile["schema"]
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(ProfileError, match="cannot write the profile") as info:
+        write_profile(profile, blocker / "p.toml")
+    assert "-o" in info.value.hint
