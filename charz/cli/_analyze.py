@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, damage_hints
 
 _ORDER = (
     ("n_step", "steps of peak current (N_step)"),
@@ -136,7 +136,8 @@ def register(app: typer.Typer) -> None:
             "host_rate_bytes_per_s": host_rate,
             "rail_v": rail_v,
         }
-        _, profile, _ = analyze_archive(session, overrides=overrides, tolerant=tolerant)
+        with damage_hints(reading=True):
+            _, profile, _ = analyze_archive(session, overrides=overrides, tolerant=tolerant)
         target = write_profile(profile, output or session / "profile.toml")
         if json_out:
             typer.echo(to_json(profile), nl=False)

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from charz.cli._common import console, progress_bar
+from charz.cli._common import console, damage_hints, progress_bar
 from charz.errors import UsageError
 
 
@@ -175,8 +175,9 @@ def register(app: typer.Typer) -> None:
         ui = CliUI(quiet)
         try:
             # The provider is only used if the session was recorded on the mock bench.
-            result = resume_session(session, ui=ui, analyze=analyze, device=DeviceOptions(confirm_serial=confirm_serial),
-                                    mock=mock_bench)
+            with damage_hints(reading=False):
+                result = resume_session(session, ui=ui, analyze=analyze,
+                                        device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench)
         except KeyboardInterrupt:
             ui.err.print(f"interrupted again: captures are kept; continue with: charz resume {session}")
             raise typer.Exit(130)

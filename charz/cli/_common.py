@@ -44,3 +44,28 @@ def progress_bar(total: int, description: str, *, enabled: bool = True):
                 progress.update(task, description=text)
 
         yield _Bar()
+
+
+@contextmanager
+def damage_hints(*, reading: bool):
+    """Word the archive's damage hints (written for library callers) as commands.
+
+    ``reading``: the command has ``--tolerant`` (analyze, report); otherwise it appends
+    (resume), and appending needs the damaged capture moved aside first.
+    """
+    from pathlib import Path
+
+    from charz.errors import ArchiveCorrupt
+
+    try:
+        yield
+    except ArchiveCorrupt as exc:
+        if reading:
+            exc.hint = ("the other captures are probably intact: add --tolerant to skip the damaged ones "
+                        "(each is listed); keep a copy of the damaged file")
+        else:
+            path = Path(exc.path)
+            exc.hint = (f"if {path.name} belongs to the newest capture, move that capture's .json and .npy "
+                        f"files out of {path.parent} and resume again (charz takes that capture anew); "
+                        "to use what is intact now: charz analyze SESSION --tolerant")
+        raise

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, damage_hints
 from charz.errors import UsageError
 
 if TYPE_CHECKING:  # the report (and matplotlib) load only when the command runs
@@ -65,7 +65,8 @@ def register(app: typer.Typer) -> None:
         from charz.report import build_report, load_inputs, write_report
 
         out_dir = output or session / "report"
-        inputs = load_inputs(session, profile_path=profile, tolerant=tolerant)
+        with damage_hints(reading=True):
+            inputs = load_inputs(session, profile_path=profile, tolerant=tolerant)
         rep = build_report(inputs.profile, inputs.measured, inputs.captures, session=str(session),
                            profile_source=inputs.profile_source, damaged=inputs.damaged)
         written = write_report(rep, out_dir)

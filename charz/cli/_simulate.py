@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from charz import __version__
-from charz.cli._common import console, progress_bar
+from charz.cli._common import console, damage_hints, progress_bar
 from charz.errors import UsageError
 
 
@@ -61,7 +61,8 @@ def register(app: typer.Typer) -> None:
         model = load_preset(preset)
         page = model.geometry.page_size_bytes
         if resume:
-            writer = ArchiveWriter.open_append(out)
+            with damage_hints(reading=False):
+                writer = ArchiveWriter.open_append(out)
             meta = writer.metadata
             bench = meta.get("bench", {})
             if bench.get("kind") != "simulated":

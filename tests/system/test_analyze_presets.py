@@ -101,3 +101,18 @@ def test_analyze_of_missing_directory_fails_cleanly(tmp_path):
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr
     assert "nope" in proc.stderr
+
+
+def test_damage_is_named_with_the_option_that_gets_past_it(tmp_path):
+    session = tmp_path / "x25m"
+    charz("simulate", "--preset", "x25m", "--out", str(session), "--read-sizes", "none", "--repeats", "3", "--quiet")
+    victim = session / "captures" / "000004.current.npy"
+    data = bytearray(victim.read_bytes())
+    data[-3] ^= 0x01
+    victim.write_bytes(bytes(data))
+    proc = charz("analyze", str(session), check=False)
+    err = " ".join(proc.stderr.split())
+    assert proc.returncode == 3 and "000004.current.npy" in err and "SHA-256" in err
+    assert "add --tolerant" in err and "read_archive" not in err  # a command, not a Python call
+    profile = json.loads(charz("analyze", str(session), "--tolerant", "--json").stdout)
+    assert any("damaged capture" in w and "000004" in w for w in profile["warnings"])
