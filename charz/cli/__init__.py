@@ -35,7 +35,8 @@ _COMMAND_MODULES = (
     "charz.cli._report",
 )
 
-err_console = Console(stderr=True, highlight=False)
+# soft_wrap: a long path in a message stays one piece, to copy from a terminal or a CI log.
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 @app.callback()

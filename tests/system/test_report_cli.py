@@ -123,7 +123,7 @@ def test_a_damaged_capture_stops_the_report_unless_tolerant(short_session, tmp_p
     capsys.readouterr()
     assert run(["report", str(damaged), "-o", str(tmp_path / "strict")]) == 3
     err = capsys.readouterr().err.replace("\n", "")  # the console wraps long paths
-    assert "000005.json: not valid JSON" in err and "tolerant=True" in err
+    assert "000005.json: not valid JSON" in err and "add --tolerant" in err
     assert not (tmp_path / "strict").exists()
 
     assert run(["report", str(damaged), "-o", str(tmp_path / "tolerant"), "--tolerant"]) == 0
