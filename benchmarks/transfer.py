@@ -100,12 +100,14 @@ def main() -> None:
             t_driver.append(time.perf_counter() - t0)
 
         dtype = "h" if args.width == 2 else "b"
+        reference = scope.fetch().codes
         t_visa = []
         for _ in range(args.repeats):
             t0 = time.perf_counter()
-            data = transport.query_binary("CURVe?", datatype=dtype, big_endian=True, timeout_s=30)
+            # The driver leaves SRIbinary (LSB first) set: the same bytes it fetches.
+            data = transport.query_binary("CURVe?", datatype=dtype, big_endian=False, timeout_s=30)
             t_visa.append(time.perf_counter() - t0)
-            assert data.size == n
+        assert np.array_equal(data, reference), "the pyvisa row must move the very record the driver fetches"
 
         scope.close()
         t_raw = [raw_socket_read(port, n_bytes, header_on=True) for _ in range(args.repeats)]
@@ -121,7 +123,7 @@ def main() -> None:
             values = inst.query_ascii_values("CURVe?", container=np.array, converter="d")
             t_ascii.append(time.perf_counter() - t0)
             assert values.size == n_ascii
-        inst.write(f"DATa:ENCdg RIBinary;:DATa:STOP {n};:HEADer ON")
+        inst.write(f"DATa:ENCdg SRIbinary;:DATa:STOP {n};:HEADer ON")
         inst.close()
     finally:
         proc.terminate()

@@ -5,7 +5,6 @@ parse → build → run → pure ``format_*`` → print.
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Optional
 
@@ -104,12 +103,9 @@ def _build_settings(channel: str, scale: float, position: float, offset: float, 
 
 
 def _preset_source(preset: str, seed: int):  # noqa: ANN202 - a CurrentSource
-    sim = importlib.import_module("charz.sim")
-    bench, load = getattr(sim, "SimulatedBench", None), getattr(sim, "load_preset", None)
-    if bench is None or load is None:
-        raise UsageError("--preset needs the simulated SSD (charz.sim.SimulatedBench), which this "
-                         "checkout does not have", hint="run without --preset for a pulse train")
-    return bench(load(preset), seed=seed)
+    from charz.sim import SimulatedBench, load_preset
+
+    return SimulatedBench(load_preset(preset), seed=seed)
 
 
 def register(app: typer.Typer) -> None:

@@ -208,7 +208,7 @@ def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
         codes, y_offset = _to_signed(codes, scaling)
         lo, hi = steps._code_limits(scaling.width_bytes)
         record = Record.from_codes(
-            codes, y_mult=scaling.y_mult, y_offset_codes=y_offset, y_zero=scaling.y_zero,
+            codes, copy=False, y_mult=scaling.y_mult, y_offset_codes=y_offset, y_zero=scaling.y_zero,
             y_unit=scaling.y_unit, x_incr_s=scaling.x_incr_s, x_zero_s=scaling.x_zero_s,
             source=scaling.source, code_min=lo, code_max=hi, description=scaling.description,
             preamble=scaling.preamble,

@@ -2,8 +2,9 @@
 
 Single sequence with ``:SINGle`` (``:DIGitize`` blocks the instrument and cannot be
 bounded by a deadline), armed when ``:AER?`` latches, done when the Run bit (bit 3,
-value 8) of ``:OPERegister:CONDition?`` clears.  Records come as signed MSB-first
-WORDs: the 8-bit ADC value left-aligned in 16 bits.
+value 8) of ``:OPERegister:CONDition?`` clears.  Records come as signed WORDs, least
+significant byte first (the host's order, so used as they arrive): the 8-bit ADC value
+left-aligned in 16 bits.
 
 Example
 -------

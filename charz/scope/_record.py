@@ -66,9 +66,13 @@ class Record:
     preamble: str = ""
 
     @classmethod
-    def from_codes(cls, codes: np.ndarray, **fields: object) -> Record:
-        """Build a record, freezing ``codes`` and computing ``clipped_fraction``."""
-        frozen = np.array(codes, copy=True)
+    def from_codes(cls, codes: np.ndarray, *, copy: bool = True, **fields: object) -> Record:
+        """Build a record, freezing ``codes`` and computing ``clipped_fraction``.
+
+        ``copy=False`` takes ``codes`` as they are (a fresh array nobody else holds,
+        as a transfer's is) instead of copying them first.
+        """
+        frozen = np.array(codes, copy=True) if copy else np.asarray(codes)
         frozen.setflags(write=False)
         lo, hi = int(fields["code_min"]), int(fields["code_max"])  # type: ignore[call-overload]
         n_clipped = 0

@@ -393,7 +393,6 @@ _LAYOUT_MDO = (
     + _AFTER_YUNIT[8]
 )
 _LAYOUTS = {"dpo3000": _LAYOUT_DPO3000, "mdo": _LAYOUT_MDO}
-_QUOTED = frozenset({"WFID", "XUNIT", "YUNIT"})
 
 
 @dataclass(frozen=True)

@@ -63,10 +63,6 @@ class SimulatedBench:
     def model(self) -> DriveModel:
         return self.ssd.model
 
-    @property
-    def last_activity(self) -> Activity | None:
-        return self._activity
-
     def on_host_io(self, op: str, size_bytes: int, offset_bytes: int) -> None:
         # Each I/O draws from its own keys, so asking for the current twice (trigger search,
         # then the record) sees the same waveform, and a resumed session can replay.

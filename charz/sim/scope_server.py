@@ -161,8 +161,8 @@ class _Connection:
                     data = data + extra
             message += data
         message += b"\n"
-        self.last_reply = bytes(message)
-        self._deliver(bytes(message), texts[0])
+        self.last_reply = out = bytes(message)  # one copy: a 1 M-point block is 2 MB
+        self._deliver(out, texts[0])
 
     def _block_fault(self, r: Reply, data: bytes, before: bytearray) -> bool | None:
         faults = self.server.faults

@@ -57,8 +57,7 @@ def test_tek_records_match_the_source(n, width, headers):
     assert type(scope) is TekDPO
     assert record.codes.dtype == (np.int8 if width == 1 else np.int16)
     check_against_source(record, source, io, settings)
-    raw = record.codes.astype(record.codes.dtype.newbyteorder(">")).tobytes()
-    assert b"\n" in raw  # the transferred block carried LF bytes
+    assert b"\n" in record.codes.tobytes()  # the block carried LF bytes (as they travelled: LSB first)
     assert record.description.startswith("Ch1, DC coupling, 100.0mA/div")
     assert record.preamble.startswith(":WFMOUTPRE:BYT_NR" if headers else f"{width};{8 * width};BIN")
     assert elapsed < 10
@@ -111,3 +110,29 @@ def test_slow_acquisitions_are_waited_for_in_real_time():
         assert 0.15 < waited < 1.0  # the 180 ms after the trigger
         check_against_source(scope.fetch(), source, io, settings)
         scope.close()
+
+
+@pytest.mark.parametrize("dialect, msb_first, lsb_first", [
+    ("tek", "HEADer OFF;:DATa:ENCdg RIBinary", "HEADer OFF;:DATa:ENCdg SRIbinary"),
+    ("keysight", ":WAVeform:BYTeorder MSBFirst", ":WAVeform:BYTeorder LSBFirst"),
+])
+def test_both_byte_orders_carry_the_same_record(dialect, msb_first, lsb_first):
+    # charz asks for LSB first; scopes default to MSB first.  Both orders, read through
+    # pyvisa-py with the matching flag, must give the record the driver fetched.
+    from charz.scope import PyVisaTransport
+
+    settings = ScopeSettings(vertical_scale=0.1, vertical_position_div=-3.0, record_length=10_000,
+                             sample_interval_s=2e-6, trigger_level=0.35, width_bytes=2)
+    query = "CURVe?" if dialect == "tek" else ":WAVeform:DATA?"
+    with MockScopeServer(SawtoothSource(), dialect=dialect) as server:
+        _, record, _ = capture(server, settings)
+        transport = PyVisaTransport.open(server.resource, timeout_s=2.0)
+        try:
+            transport.write(msb_first)
+            big = transport.query_binary(query, datatype="h", big_endian=True)
+            transport.write(lsb_first)
+            little = transport.query_binary(query, datatype="h", big_endian=False)
+        finally:
+            transport.close()
+    assert np.array_equal(big, record.codes) and np.array_equal(little, record.codes)
+    assert len(set(record.codes.tolist())) > 100  # a sawtooth, not a constant both orders agree on

@@ -40,14 +40,15 @@ SETTINGS = ScopeSettings(vertical_scale=0.1, vertical_position_div=-3.0, record_
 CODES = ((np.arange(1000) % 250) - 125).astype(np.int16) << 8
 
 
-def block(codes: np.ndarray, head: bytes = b":CURVE ", order: str = ">") -> bytes:
+def block(codes: np.ndarray, head: bytes = b":CURVE ", order: str = "<") -> bytes:
     payload = codes.astype(codes.dtype.newbyteorder(order)).tobytes()
     n = str(len(payload)).encode()
     return head + b"#" + str(len(n)).encode() + n + payload + b"\n"
 
 
-def tek_preamble(header: bool = True, xincr: float = 2e-6, yunit: str = "A") -> str:
-    p = TekPreamble(2, 16, "BIN", "RI", "MSB", "Ch1, DC coupling, 100.0mA/div, 200.0us/div, "
+def tek_preamble(header: bool = True, xincr: float = 2e-6, yunit: str = "A", byte_order: str = "LSB") -> str:
+    # LSB: what a scope answers to charz's DATa:ENCdg SRIbinary.
+    p = TekPreamble(2, 16, "BIN", "RI", byte_order, "Ch1, DC coupling, 100.0mA/div, 200.0us/div, "
                     "1000 points, Sample mode", 1000, "Y", "s", xincr, -200e-6, 0, yunit,
                     0.1 / 6400, -3 * 6400, 0.0)
     return format_wfmoutpre(p, header=header)
@@ -93,10 +94,11 @@ TEK_WAIT = [("ACQuire:STATE?", ":ACQUIRE:STATE 1"), ("ACQuire:STATE?", ":ACQUIRE
 TEK_DATA = "DATa:SOUrce CH1;:DATa:ENCdg SRIbinary;:DATa:WIDth 2;:DATa:STARt 1;:DATa:STOP 1000"
 
 
-def tek_fetch(header: bool = True, codes: np.ndarray = CODES) -> list:
-    return [(TEK_DATA, None), ("WFMOutpre?", tek_preamble(header)),
+def tek_fetch(header: bool = True, codes: np.ndarray = CODES, byte_order: str = "LSB") -> list:
+    return [(TEK_DATA, None), ("WFMOutpre?", tek_preamble(header, byte_order=byte_order)),
             ("ACQuire:NUMACq?", ":ACQUIRE:NUMACQ 1" if header else "1"),
-            ("CURVe?", block(codes, b":CURVE " if header else b"")), ("*ESR?", "0")]
+            ("CURVe?", block(codes, b":CURVE " if header else b"", "<" if byte_order == "LSB" else ">")),
+            ("*ESR?", "0")]
 
 
 def tek(pairs: list, **kw) -> tuple[TekDPO, ReplayTransport]:
@@ -126,6 +128,18 @@ def test_tek_single_capture_uses_every_pair(header):
     assert values[0] == pytest.approx((-125 / 25 + 3) * 0.1)  # (code8/25 - position) x scale
     assert record.code_min == -32768 and record.code_max == 32512
     assert record.preamble.startswith(":WFMOUTPRE:" if header else "2;16;BIN")
+
+
+def test_a_preamble_that_says_msb_first_is_honoured():
+    # Firmware that ignores SRIbinary and sends MSB first says so in BYT_Or: the codes are read that way.
+    pairs = tek_connect() + tek_configure() + TEK_ARM + TEK_WAIT + tek_fetch(byte_order="MSB")
+    scope, t = tek(pairs)
+    with t:
+        scope.configure(SETTINGS)
+        scope.arm()
+        scope.wait(timeout_s=1.0)
+        record = scope.fetch()
+    assert np.array_equal(record.codes, CODES)
 
 
 def test_settings_outside_the_model_fail_before_anything_is_sent():
