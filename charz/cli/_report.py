@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import typer
 
 from charz.cli._common import console, damage_hints
-from charz.errors import UsageError
 
 if TYPE_CHECKING:  # the report (and matplotlib) load only when the command runs
     from charz.report import Section, Written
@@ -42,13 +41,6 @@ def format_written(written: Written, *, sections: Sequence[Section], computed_pr
     return "\n".join(lines)
 
 
-def _require_matplotlib() -> None:
-    try:
-        import matplotlib  # noqa: F401
-    except ModuleNotFoundError:
-        raise UsageError("charz report needs matplotlib", hint="pip install matplotlib") from None
-
-
 def register(app: typer.Typer) -> None:
     @app.command()
     def report(
@@ -60,7 +52,6 @@ def register(app: typer.Typer) -> None:
         tolerant: bool = typer.Option(False, help="Skip damaged captures (each is listed in the report) instead of stopping."),
     ) -> None:
         """Draw the evidence behind a profile's numbers: PNG figures and one self-contained HTML page."""
-        _require_matplotlib()
         from charz.profile import write_profile
         from charz.report import build_report, load_inputs, write_report
 

@@ -7,7 +7,6 @@ from typing import Optional
 
 import typer
 
-from charz import __version__
 from charz.cli._common import console, damage_hints, progress_bar
 from charz.errors import UsageError
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from charz import __version__
-from charz.errors import ArchiveError, UsageError
+from charz.errors import UsageError
 from charz.session._bench import MOCK, BenchConfig, open_bench
 from charz.session._plan import MIB, SweepPlan
 

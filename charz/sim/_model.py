@@ -139,8 +139,6 @@ class DriveModel:
 
     @property
     def scheme(self) -> str:
-        from charz.analysis._latency import Layout  # pure; the sim may use analysis, never the reverse
-
         return self.layout().scheme(self.packages_per_unit, self.geometry.dies_per_package)
 
     def layout(self):

@@ -131,7 +131,7 @@ def advise_zfs(ctx: Context) -> Advice:
                                 "set the record size (inherited by new datasets; applies to newly written files)"))
         if record < RECORDSIZE_DEFAULT_BYTES and RECORDSIZE_DEFAULT_BYTES % unit == 0:
             full = basis.full_bytes
-            notes.append(f"ZFS's default 128K is also a whole number of units"
+            notes.append("ZFS's default 128K is also a whole number of units"
                          + (f" ({RECORDSIZE_DEFAULT_BYTES // unit} × {human(unit)}"
                             + (f"; {human(full)} keeps every package busy" if full else "") + ")")
                          + f": keep it for datasets of large sequential files, use {suffixed(record, upper=True)} "

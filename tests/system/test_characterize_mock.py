@@ -2,7 +2,6 @@
 and pyvisa-py, real O_DIRECT requests — gives 003's answers for the four drives."""
 
 import json
-import os
 import random
 import signal
 import subprocess

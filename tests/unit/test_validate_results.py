@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
-import pkgutil
 import re
 
 import pytest
 
-import charz.validate
 from charz.errors import ProfileError, UsageError
 from charz.profile import read_profile, validate_profile, write_profile
 from charz.tune.testing import PRESETS, profile_dict
@@ -33,16 +29,6 @@ pytestmark = pytest.mark.unit
 
 MIB = 1 << 20
 SIZES = (4096, 8192, 16384, 32768, 65536)
-
-
-DOCTEST_MODULES = sorted(["charz.validate", "charz.sim._stream", "charz.cli._validate"]
-                         + [f"charz.validate.{m.name}" for m in pkgutil.iter_modules(charz.validate.__path__)])
-
-
-@pytest.mark.parametrize("name", DOCTEST_MODULES)
-def test_doctests(name):
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS, verbose=False)
-    assert result.failed == 0
 
 
 def row(size: int, seconds: float, amps: float | None, *, unit: MeasuredUnit = NO_PROFILE, source: str = "model",

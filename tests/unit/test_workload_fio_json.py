@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import glob
 import json
 import os
@@ -13,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import charz.workload._fio as fio_module
 from charz.device.testing import Exchange, ReplayRunner, expected_commands
 from charz.errors import UnsafeTarget, WorkloadError
 from charz.workload import (
@@ -215,7 +213,3 @@ def test_writing_a_block_device_needs_the_claim():
     argv = probe_argv(node, size_bytes=4096, offset_bytes=0, op="read")
     with expected_commands([(argv, fixture("probe-read-20k.json"))]) as runner:
         run_probe(node, size_bytes=4096, offset_bytes=0, op="read", runner=runner)
-
-
-def test_docstring_examples():
-    assert doctest.testmod(fio_module, optionflags=doctest.ELLIPSIS).failed == 0

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import doctest
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import charz.workload._lba as lba_module
 from charz.errors import WorkloadError
 from charz.workload import FreshLbaAllocator
 
@@ -65,7 +63,3 @@ def test_argument_checks(kw):
         FreshLbaAllocator(**kw)
     with pytest.raises(WorkloadError, match="size_bytes"):
         FreshLbaAllocator(MIB).allocate(0)
-
-
-def test_docstring_examples():
-    assert doctest.testmod(lba_module, optionflags=doctest.ELLIPSIS).failed == 0
