@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_us, visit_sequence
+from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_us, scalar_visits_us, visit_sequence
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
 from charz.analysis._steps import summarize_sizes
 
@@ -110,27 +110,6 @@ _POINTS_3 = {"t_xfer_page_us": 18, "t_switch_us": 18, "t_prog_us": 160}
 _STARTS = 8  # local refinements from the best grid points
 
 
-def _scalar_ends(ch: list[int], pkg: list[int], t_reg: float, t_sw: float, t_prog: float, ready: list[float] | None) -> list[float]:
-    # The recurrence in plain floats: ~1 µs per visit, for the local refinement.
-    ch_free: dict[int, float] = {}
-    pkg_free: dict[int, float] = {}
-    cursor = 0.0
-    end = 0.0
-    out = []
-    for i, (c, p) in enumerate(zip(ch, pkg)):
-        start = max(cursor, ch_free.get(c, 0.0), pkg_free.get(p, 0.0))
-        if ready is not None and ready[i] > start:
-            start = ready[i]
-        cursor = start + t_sw
-        ch_free[c] = start + t_reg
-        done = start + t_reg + t_prog
-        pkg_free[p] = done
-        if done > end:
-            end = done
-        out.append(end)
-    return out
-
-
 def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
     """Best parameters for one walk: a coarse vectorised grid, then Nelder-Mead from the best few points.
 
@@ -174,7 +153,7 @@ def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
     def objective(x):
         x = np.clip(x, lo, hi)
         p = {**fixed, **dict(zip(free, x))}
-        e = _scalar_ends(ch_l, pkg_l, dies * p["t_xfer_page_us"], p["t_switch_us"], p["t_prog_us"], ready_l)
+        _, e = scalar_visits_us(ch_l, pkg_l, dies * p["t_xfer_page_us"], p["t_switch_us"], p["t_prog_us"], ready_l)
         return float(chi2_of(np.array([e[i] for i in idx_l]))[0])
 
     best_x = np.array([params[n][int(np.argmin(chi2))] for n in free])
@@ -187,7 +166,7 @@ def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
             if res.fun < best_val:
                 best_val, best_x = float(res.fun), np.clip(res.x, lo, hi)
     p = {**fixed, **dict(zip(free, best_x))}
-    e = np.array(_scalar_ends(ch_l, pkg_l, dies * p["t_xfer_page_us"], p["t_switch_us"], p["t_prog_us"], ready_l))[idx]
+    e = np.array(scalar_visits_us(ch_l, pkg_l, dies * p["t_xfer_page_us"], p["t_switch_us"], p["t_prog_us"], ready_l)[1])[idx]
     chi2_best, offset = chi2_of(e)
     p = {name: float(p[name]) for name in BOUNDS_US}
     p["offset_us"] = float(offset)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Layout", "visit_sequence", "prefix_end_us", "request_end_us"]
+__all__ = ["Layout", "visit_sequence", "prefix_end_us", "request_end_us", "scalar_visits_us"]
 
 CHANNEL_PRIORITY = "channel-priority"
 WAY_PRIORITY = "way-priority"
@@ -202,20 +202,38 @@ def request_end_us(channel, package, t_reg_us, t_switch_us, t_prog_us, ready_us=
     return prefix_end_us(channel, package, t_reg_us, t_switch_us, t_prog_us, ready_us)[..., -1]
 
 
-def visit_starts_us(channel, package, t_reg_us, t_switch_us, t_prog_us, ready_us=None) -> np.ndarray:
-    """Start of each visit's register transfer (scalar timing only); for evidence and plots."""
-    channel = np.asarray(channel, dtype=np.intp)
-    package = np.asarray(package, dtype=np.intp)
+def scalar_visits_us(channel: list[int], package: list[int], t_reg_us: float, t_switch_us: float,
+                     t_prog_us: float, ready_us: list[float] | None = None) -> tuple[list[float], list[float]]:
+    """Start of every visit's register transfer, and :func:`prefix_end_us`, for one scalar
+    parameter set in plain floats.
+
+    About 1 µs per visit against numpy's per-call overhead: what a local optimiser calls
+    thousands of times.  Its ends agree with :func:`prefix_end_us` exactly (tested).
+
+    Example
+    -------
+    003 §5.5, MXP, 4 channels × 1 way, 8 KB per package:
+
+    >>> starts, ends = scalar_visits_us([0, 1, 2, 3], [0, 1, 2, 3], 164, 33, 900)
+    >>> starts, ends[-1]
+    ([0.0, 33.0, 66.0, 99.0], 1163.0)
+    """
     ch_free: dict[int, float] = {}
     pkg_free: dict[int, float] = {}
     cursor = 0.0
-    starts = np.empty(channel.size)
-    for i, (c, p) in enumerate(zip(channel.tolist(), package.tolist())):
+    end = -float("inf")
+    busy = t_reg_us + t_prog_us  # summed first, as prefix_end_us does: the same floats
+    starts, ends = [], []
+    for i, (c, p) in enumerate(zip(channel, package)):
         start = max(cursor, ch_free.get(c, 0.0), pkg_free.get(p, 0.0))
-        if ready_us is not None:
-            start = max(start, float(ready_us[i]))
-        starts[i] = start
+        if ready_us is not None and ready_us[i] > start:
+            start = ready_us[i]
         cursor = start + t_switch_us
         ch_free[c] = start + t_reg_us
-        pkg_free[p] = start + t_reg_us + t_prog_us
-    return starts
+        done = start + busy
+        pkg_free[p] = done
+        if done > end:
+            end = done
+        starts.append(start)
+        ends.append(end)
+    return starts, ends

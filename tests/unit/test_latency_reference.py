@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from charz.analysis._latency import Layout, prefix_end_us, request_end_us, visit_sequence, visit_starts_us
+from charz.analysis._latency import Layout, prefix_end_us, request_end_us, scalar_visits_us, visit_sequence
 from charz.sim import SimulatedSSD, load_preset
 
 pytestmark = pytest.mark.unit
@@ -27,7 +27,7 @@ def test_mxp_layouts_reproduce_003(block, order, expected_us):
 
 def test_x25m_21st_page_waits_322_us_and_each_page_adds_33_us():
     ch, pkg = visit_sequence(Layout(10, 2, 10, 2, "channel-priority"), 21)
-    starts = visit_starts_us(ch, pkg, 82.0, T_SWITCH, T_PROG)
+    starts, _ = scalar_visits_us(ch.tolist(), pkg.tolist(), 82.0, T_SWITCH, T_PROG)
     cursor_before_21st = starts[19] + T_SWITCH
     assert starts[20] - cursor_before_21st == 322.0
     ends = prefix_end_us(ch, pkg, 82.0, T_SWITCH, T_PROG)
@@ -41,6 +41,21 @@ def test_vectorised_parameters_match_scalar_runs():
     together = prefix_end_us(ch, pkg, t_reg, t_sw, 900.0)
     for i in range(3):
         assert np.array_equal(together[i], prefix_end_us(ch, pkg, t_reg[i], t_sw[i], 900.0))
+
+
+def test_the_fits_scalar_recurrence_is_the_vectorised_one():
+    # The allocation fit refines with the scalar form; it must be the same recurrence, exactly,
+    # on every layout and with the host's data arriving late (ready times).
+    rng = np.random.default_rng(4)
+    for layout in (Layout(10, 2, 10, 2), Layout(8, 2, 2, 2, "way-priority"), Layout(4, 4, 1, 4, "way-priority"),
+                   Layout(8, 1, 8, 1)):
+        ch, pkg = visit_sequence(layout, 37)
+        for _ in range(5):
+            t_reg, t_sw, t_prog = rng.uniform(20, 400), rng.uniform(0, 80), rng.uniform(100, 3000)
+            ready = np.sort(rng.uniform(0, 2000, ch.size))
+            for r in (None, ready):
+                _, ends = scalar_visits_us(ch.tolist(), pkg.tolist(), t_reg, t_sw, t_prog, None if r is None else r.tolist())
+                assert ends == prefix_end_us(ch, pkg, t_reg, t_sw, t_prog, r).tolist()
 
 
 def _exact(model):
