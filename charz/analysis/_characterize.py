@@ -94,6 +94,7 @@ class CaptureTable:
     baseline_a: np.ndarray
     local_baseline_a: np.ndarray
     noise_a: np.ndarray
+    level_noise_a: np.ndarray
     post_a: np.ndarray
     start_s: np.ndarray
     end_s: np.ndarray
@@ -159,7 +160,7 @@ def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
     """Window, peak and charge of every trace, batched by record shape."""
     traces = _arg_traces(traces)
     n = len(traces)
-    out = {name: np.full(n, np.nan) for name in ("baseline_a", "local_baseline_a", "noise_a", "post_a", "start_s", "end_s",
+    out = {name: np.full(n, np.nan) for name in ("baseline_a", "local_baseline_a", "noise_a", "level_noise_a", "post_a", "start_s", "end_s",
                                                  "peak_a", "charge_c", "idle_peak_a", "idle_time_s")}
     flags = np.zeros(n, dtype=np.int64)
     batches: dict[tuple, list[int]] = defaultdict(list)

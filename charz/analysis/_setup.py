@@ -35,16 +35,19 @@ class SetupWarning:
         return f"{self.message} — {self.advice}"
 
 
-def check_idle_peaks(idle_peak_a: np.ndarray, idle_time_s: np.ndarray, noise_a: np.ndarray) -> SetupWarning | None:
+def check_idle_peaks(idle_peak_a: np.ndarray, idle_time_s: np.ndarray, level_noise_a: np.ndarray) -> SetupWarning | None:
     """Periodic bursts in the idle parts of the records.
+
+    ``level_noise_a`` is the σ of the averaged levels the peak heights were measured on
+    (block means), not of one sample.
 
     Example
     -------
-    >>> check_idle_peaks(np.array([0.17, 0, 0.16, 0, 0.17]), np.full(5, 0.018), np.full(5, 0.005)).kind
+    >>> check_idle_peaks(np.array([0.17, 0, 0.16, 0, 0.17]), np.full(5, 0.018), np.full(5, 0.0007)).kind
     'idle-peaks'
     """
     peaks = np.asarray(idle_peak_a, dtype=np.float64)
-    real = peaks > np.maximum(10 * np.asarray(noise_a) / np.sqrt(50), 0.01)
+    real = peaks > np.maximum(10 * np.asarray(level_noise_a), 0.01)
     n = int(np.count_nonzero(real))
     if n < 2:
         return None
@@ -88,16 +91,18 @@ def check_write_cache(write_size_bytes: np.ndarray, write_duration_s: np.ndarray
     )
 
 
-def check_standby_tail(baseline_a: np.ndarray, post_a: np.ndarray, noise_a: np.ndarray) -> SetupWarning | None:
+def check_standby_tail(baseline_a: np.ndarray, post_a: np.ndarray, level_noise_a: np.ndarray) -> SetupWarning | None:
     """The record ends above the idle level it started from, capture after capture.
+
+    ``level_noise_a``: σ of the averaged levels compared (block means), not of one sample.
 
     Example
     -------
-    >>> check_standby_tail(np.full(10, 0.015), np.full(10, 0.08), np.full(10, 0.004)).kind
+    >>> check_standby_tail(np.full(10, 0.015), np.full(10, 0.08), np.full(10, 0.0006)).kind
     'standby-tail'
     """
     lift = np.asarray(post_a) - np.asarray(baseline_a)
-    high = lift > np.maximum(TAIL_MIN_A, 5 * np.asarray(noise_a) / np.sqrt(50))
+    high = lift > np.maximum(TAIL_MIN_A, 5 * np.asarray(level_noise_a))
     if high.size == 0 or np.mean(high) < TAIL_SHARE:
         return None
     return SetupWarning(

@@ -117,9 +117,9 @@ def setup_stage(table) -> tuple[SetupWarning, ...]:
     ok = table.usable
     writes = ok & (table.op == "write")
     found = [
-        check_idle_peaks(table.idle_peak_a[ok], table.idle_time_s[ok], table.noise_a[ok]),
+        check_idle_peaks(table.idle_peak_a[ok], table.idle_time_s[ok], table.level_noise_a[ok]),
         check_write_cache(table.size_bytes[writes], table.duration_s[writes]) if writes.any() else None,
-        check_standby_tail(table.baseline_a[ok], table.post_a[ok], table.noise_a[ok]),
+        check_standby_tail(table.baseline_a[ok], table.post_a[ok], table.level_noise_a[ok]),
     ]
     return tuple(w for w in found if w is not None)
 

@@ -65,6 +65,7 @@ class WindowMeasurements:
     baseline_a: np.ndarray
     local_baseline_a: np.ndarray  # idle level just before the request (follows a slow hum)
     noise_a: np.ndarray  # robust σ of one sample before the request (from first differences)
+    level_noise_a: np.ndarray  # σ of the block means the levels (baseline, post, idle peaks) come from
     post_a: np.ndarray  # level the record ends on (baseline, or a standby tail)
     start_s: np.ndarray
     end_s: np.ndarray
@@ -80,8 +81,6 @@ class WindowMeasurements:
     def duration_s(self) -> np.ndarray:
         return self.end_s - self.start_s
 
-    def flag_texts(self, i: int) -> list[str]:
-        return [text for bit, text in FLAG_NAMES.items() if int(self.flags[i]) & bit]
 
 
 def _arg_batch(codes, y_mult, y_offset_codes, y_zero, t_first_s):
@@ -404,6 +403,7 @@ def measure_window(
         baseline_a=baseline,
         local_baseline_a=local_baseline,
         noise_a=sigma_sample,
+        level_noise_a=sigma_block,
         post_a=post,
         start_s=start_s * nan,
         end_s=end_s * nan,

@@ -188,5 +188,6 @@ def idle_warnings(record, idle: IdleStats) -> tuple[str, ...]:
         return ()
     heights = np.array([bm[i:i + 10].max() - idle.mean_a for i in starts])
     per_burst_s = values.size * record.x_incr_s / starts.size
-    w = check_idle_peaks(heights, np.full(starts.size, per_burst_s), np.full(starts.size, idle.sigma_a))
+    # Heights are of 50-sample block means: their noise is σ / √50.
+    w = check_idle_peaks(heights, np.full(starts.size, per_burst_s), np.full(starts.size, idle.sigma_a / np.sqrt(50)))
     return () if w is None else (w.text(),)

@@ -239,7 +239,7 @@ class Runner:
         if self._checked or step.op != "write" or not np.isfinite(window.duration_s[0]):
             return
         self._seen.append((step.size_bytes, float(window.duration_s[0]), float(window.baseline_a[0]),
-                           float(window.post_a[0]), float(window.noise_a[0])))
+                           float(window.post_a[0]), float(window.level_noise_a[0])))
         if len(self._seen) < EARLY_CHECK_CAPTURES:
             return
         from charz.analysis._setup import check_standby_tail, check_write_cache
