@@ -29,7 +29,7 @@ import numpy as np
 
 from charz.analysis import Given, Trace, characterize, measure_traces
 from charz.archive import ArchiveWriter, read_archive
-from charz.profile._pipeline import traces_from_archive
+from charz.profile._pipeline import given_from_metadata, traces_from_archive
 from charz.session import build_sweep, default_read_sizes, default_write_sizes
 from charz.sim import SimulatedSSD, load_preset
 from charz.sim._capture import simulate_capture
@@ -43,15 +43,13 @@ def capture_set(preset: str, repeats: int, record_length: int) -> tuple[list[Tra
     ssd = SimulatedSSD(model, seed=1)
     with tempfile.TemporaryDirectory(prefix="charz-bench-") as tmp:
         out = Path(tmp) / "session"
-        meta = {"drive": {"model": model.name}, "bench": {"kind": "simulated"}, "plan": plan.to_dict()}
+        meta = {"drive": {"model": model.name, "given": model.given_si()},
+                "bench": {"kind": "simulated", "rail_v": 5.0}, "plan": plan.to_dict()}
         with ArchiveWriter.create(out, meta) as writer:
             for step in plan.captured_steps:
                 writer.append(simulate_capture(ssd, step))
-        traces = traces_from_archive(read_archive(out))
-    g = model.given
-    given = Given(g["channels"], g["packages"], page, g.get("t_xfer_page_us"), None, g.get("t_prog_us"),
-                  g.get("host_rate_bytes_per_s"), rail_v=5.0)
-    return traces, given
+        archive = read_archive(out)
+    return traces_from_archive(archive), given_from_metadata(archive.metadata)
 
 
 def best_of(fn, runs: int) -> float:

@@ -278,11 +278,6 @@ def measure_window(
     # sits only one program current above the end level, whatever the peak was.
     thr_start = baseline + np.maximum(6 * sigma_block, 0.01 * (top - baseline))
     thr_end = np.maximum(post + np.maximum(6 * sigma_post, 0.01 * (top - post)), thr_start)
-    # A record that ends as busy as the request ever was has no end level: the request
-    # outlasted it (a standby tail sits far below the request's top).  Its end is measured
-    # against the idle level, so it runs to the record's end and is flagged truncated.
-    still_busy = (post > thr_start) & (post >= top - np.maximum(6 * sigma_block, 0.15 * (top - baseline)))
-    thr_end = np.where(still_busy, thr_start, thr_end)
 
     # 2. Coarse window: the first run of active blocks after the request.
     k_trig = np.clip(np.floor(-t_first / (block * dt)).astype(np.int64) - 1, 0, nb - 1)

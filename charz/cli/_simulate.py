@@ -11,17 +11,6 @@ from charz.cli._common import console, damage_hints, progress_bar
 from charz.errors import UsageError
 
 
-def _given_geometry(model) -> dict:
-    """The preset's spec-sheet values, in SI (µs keys become seconds) as archives hold them."""
-    out = {}
-    for key, value in model.given.items():
-        if key.endswith("_us"):
-            out[key[:-3] + "_s"] = value * 1e-6
-        elif key not in ("model", "interface", "capacity_bytes"):
-            out[key] = value
-    return out
-
-
 def format_preset_list(models) -> str:
     lines = ["presets (simulated replicas of the drives of 003):"]
     for m in models:
@@ -84,7 +73,7 @@ def register(app: typer.Typer) -> None:
                     "serial": f"SIM-{model.name.upper()}-{seed}",
                     "interface": model.given.get("interface"),
                     "capacity_bytes": model.given.get("capacity_bytes"),
-                    "given": _given_geometry(model),
+                    "given": model.given_si(),
                 },
                 "bench": {
                     "kind": "simulated",

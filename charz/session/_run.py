@@ -41,9 +41,14 @@ class RunStats:
     archive_s: float = 0.0
 
 
-def judge(record, settings) -> tuple[str, list[str], object]:
+def judge(record, host_duration_s: float | None = None) -> tuple[str, list[str], object]:
     """``ok`` / ``clipped`` / ``truncated`` / ``no-activity``, warnings for the archive, and the
-    window measurement (for the early set-up checks)."""
+    window measurement (for the early set-up checks).
+
+    ``host_duration_s`` is how long the host saw the request take (real benches).  The
+    waveform alone cannot tell a request still running at the record's end from a standby
+    tail (both are a flat level to the end); a request the host saw outlast the record can.
+    """
     from charz.analysis import measure_window
     from charz.analysis._window import FLAG_CLIPPED, FLAG_NAMES, FLAG_NO_ACTIVITY, FLAG_TRUNCATED
 
@@ -60,6 +65,10 @@ def judge(record, settings) -> tuple[str, list[str], object]:
         return "no-activity", warnings, m
     if flags & FLAG_TRUNCATED:
         return "truncated", warnings, m
+    after_trigger_s = record.x_zero_s + record.n_points * record.x_incr_s
+    if host_duration_s is not None and host_duration_s > after_trigger_s:
+        return "truncated", warnings + [f"the host saw the request take {host_duration_s * 1e3:.2f} ms; the record "
+                                        f"covers {after_trigger_s * 1e3:.2f} ms after the trigger"], m
     return "ok", warnings, m
 
 
@@ -91,7 +100,7 @@ def to_capture(step: Step, record, io_result, offset: int, attempt: int, warning
             "t_start_ns": io_result.t_start_ns,
             "t_end_ns": io_result.t_end_ns,
             "wall_start_ns": io_result.wall_start_ns,
-            "duration_ns": io_result.t_end_ns - io_result.t_start_ns,
+            "duration_ns": io_result.duration_ns,
         },
         extra={"attempt": attempt, "earlier_attempt_offsets_bytes": list(earlier_offsets),
                "scope": {"description": record.description, "preamble": record.preamble}},
@@ -210,7 +219,10 @@ class Runner:
             t3 = time.perf_counter()
             record = scope.fetch(max_clipped_fraction=1.0)
             t4 = time.perf_counter()
-            verdict, warnings, window = judge(record, self.settings[step.op])
+            # A scratch file's timing says nothing about the simulated drive: only a real
+            # drive's completion time bounds how long the request ran.
+            host_s = io_result.duration_ns * 1e-9 if self.bench.config.kind == "real" else None
+            verdict, warnings, window = judge(record, host_s)
             t5 = time.perf_counter()
             st.scope_s += t4 - t3
             st.judge_s += t5 - t4

@@ -124,6 +124,17 @@ class DriveModel:
     def __post_init__(self) -> None:
         check_model(self)
 
+    def given_si(self) -> dict[str, Any]:
+        """The spec-sheet values as an archive holds them (``drive.given``): SI units
+        (µs keys become seconds), identity fields left out."""
+        out = {}
+        for key, value in self.given.items():
+            if key.endswith("_us"):
+                out[key[:-3] + "_s"] = value * 1e-6
+            elif key not in ("model", "interface", "capacity_bytes"):
+                out[key] = value
+        return out
+
     # Derived firmware facts, used by the scheduler and by tests as ground truth.
     @property
     def unit_pages(self) -> int:

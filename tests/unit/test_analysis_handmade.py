@@ -133,14 +133,3 @@ def test_traces_that_share_one_array_measure_as_separate_ones():
     swapped = measure_traces(traces([block[1], block[0], block[2], block[3]]))
     np.testing.assert_array_equal(swapped.peak_a[[1, 0, 2, 3]], separate.peak_a)
 
-
-def test_a_request_that_outlasts_the_record_is_flagged_truncated():
-    # 10 packages programming for 20 ms in a 12 ms record: the record ends at the request's top.
-    from charz.analysis._window import FLAG_TRUNCATED
-
-    codes, start_us, _ = handmade(10, prog_us=20_000.0, rng=np.random.default_rng(5))
-    m = measure_window(codes[None, :], y_mult=Y_MULT, y_offset_codes=0, y_zero=0, sample_interval_s=DT,
-                       t_first_s=T_FIRST)
-    assert m.flags[0] & FLAG_TRUNCATED
-    assert m.start_s[0] * 1e6 == pytest.approx(start_us, abs=4.0)
-    assert m.end_s[0] == pytest.approx(T_FIRST + (N - 1) * DT, abs=2 * DT * 50)  # to the record's end

@@ -226,6 +226,8 @@ def test_inference_is_exact_or_undetermined_never_wrong(case):
 
 def test_print_rates():
     # Runs after the property test in this module; prints what it saw (pytest -s, or the -rA summary).
+    if not sum(OUTCOMES["steps"].values()):
+        pytest.skip("no drives seen: run it with the property test (the whole module)")
     lines = []
     for what, counts in OUTCOMES.items():
         total = sum(counts.values()) or 1
@@ -236,4 +238,3 @@ def test_print_rates():
             if sub:
                 lines.append(f"    {band}: " + ", ".join(f"{o} {n}" for o, n in sorted(sub.items())))
     print("\n" + "\n".join(lines))
-    assert OUTCOMES["steps"]["wrong"] == 0 and OUTCOMES["allocation"]["wrong"] == 0

@@ -39,7 +39,9 @@ def pulse(start: int = 400, stop: int = 900, idle: int = 10, active: int = 60, s
 
 
 CLIPPED = pulse(active=127)
-TRUNCATED = pulse(stop=N)  # the request still running when the record ends
+# Still running when the record ends: a flat level to the end, which the waveform alone
+# cannot tell from a standby tail; the host's completion time tells.
+TRUNCATED = pulse(stop=N)
 
 
 class ScriptedScope:
@@ -67,16 +69,20 @@ class ScriptedScope:
 
 
 class RecordingIO:
+    """Records each request; each takes the next of ``durations_s`` as the host sees it."""
+
     max_request_bytes = MIB
 
-    def __init__(self):
+    def __init__(self, durations_s=()):
         self.requests: list[tuple[str, int, int]] = []
+        self.durations_s = list(durations_s)
 
     def _do(self, op, size, offset, before_io):
         if before_io is not None:
             before_io(op, size, offset)
         self.requests.append((op, size, offset))
-        return SimpleNamespace(t_start_ns=1, t_end_ns=2, wall_start_ns=3)
+        ns = int((self.durations_s.pop(0) if self.durations_s else 500e-6) * 1e9)
+        return SimpleNamespace(t_start_ns=1, t_end_ns=1 + ns, wall_start_ns=3, duration_ns=ns)
 
     def write(self, size, offset, before_io=None):
         return self._do("write", size, offset, before_io)
@@ -88,9 +94,10 @@ class RecordingIO:
 SPARE_START = 64 * MIB
 
 
-def run(tmp_path, script, steps):
+def run(tmp_path, script, steps, *, kind="mock", durations_s=()):
     told: list[tuple[str, int, int]] = []
-    bench = SimpleNamespace(scope=ScriptedScope(script), io=RecordingIO(), config=SimpleNamespace(trigger_timeout_s=0.1),
+    bench = SimpleNamespace(scope=ScriptedScope(script), io=RecordingIO(durations_s),
+                            config=SimpleNamespace(trigger_timeout_s=0.1, kind=kind),
                             notify=lambda op, size, offset: told.append((op, size, offset)))
     with ArchiveWriter.create(tmp_path / "s", {}) as writer:
         runner = Runner(bench, writer, write_settings=SETTINGS, read_settings=replace(SETTINGS, sample_interval_s=4e-6),
@@ -125,10 +132,19 @@ def test_a_clipped_record_is_retaken_at_a_larger_scale(tmp_path):
     assert not any("clipped" in w.lower() for w in cap.warnings)
 
 
-def test_a_request_longer_than_the_record_gets_a_longer_record(tmp_path):
-    stats, bench, _, _ = run(tmp_path, [TRUNCATED, pulse()], [Step(0, "write", 8192, 0)])
-    assert stats.retried == 1
+def test_a_request_the_host_saw_outlast_the_record_gets_a_longer_record(tmp_path):
+    # The record covers 3.2 ms after the trigger; the drive took 5 ms to complete the write.
+    stats, bench, _, (cap,) = run(tmp_path, [TRUNCATED, pulse()], [Step(0, "write", 8192, 0)], kind="real",
+                                  durations_s=[5e-3, 1e-3])
+    assert stats.retried == 1 and cap.extra["attempt"] == 2
     assert [s.record_length for s in bench.scope.configured] == [N, 5 * N]
+    assert any("request outlasted the record" in note for note in stats.notes)
+
+
+def test_on_the_mock_bench_the_scratch_files_timing_is_not_the_drives(tmp_path):
+    # A slow scratch file write says nothing about the simulated drive: no retry for it.
+    stats, _, _, _ = run(tmp_path, [pulse()], [Step(0, "write", 8192, 0)], kind="mock", durations_s=[50e-3])
+    assert stats.retried == 0
 
 
 def test_a_step_that_keeps_clipping_is_kept_flagged(tmp_path):
