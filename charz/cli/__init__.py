@@ -46,13 +46,7 @@ def _root() -> None:
 
 def _register_all() -> None:
     for name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # not written yet
-                continue
-            raise
-        module.register(app)
+        importlib.import_module(name).register(app)
 
 
 _register_all()

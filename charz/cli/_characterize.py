@@ -143,7 +143,7 @@ def register(app: typer.Typer) -> None:
         config = BenchConfig(
             kind="mock" if mock else "real", target=target, target_is_scratch=is_scratch, scope_resource=scope,
             visa_library=visa_library, channel=channel, rail_v=rail_v,
-            rail_v_origin="given on the command line" if rail_v != 5.0 else "assumed: 5 V SATA rail, as 003 multiplies by 5 V",
+            **({"rail_v_origin": "given on the command line"} if rail_v != 5.0 else {}),
             record_length=record_length, preset=preset if mock else None, seed=seed, standby=standby,
             write_cache=write_cache, mock_faults=tuple(mock_fault or ()),
         )

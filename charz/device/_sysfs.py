@@ -187,13 +187,6 @@ def node_for_devnum(major: int, minor: int, *, sysfs_root: str = SYSFS_ROOT) -> 
     return BlockNode(kname, major, minor, parent)
 
 
-def disk_node(kname: str, *, sysfs_root: str = SYSFS_ROOT) -> BlockNode:
-    """The node of whole disk ``kname``."""
-    base = os.path.join(sysfs_root, "block", kname)
-    major, minor = _parse_dev(_read(os.path.join(base, "dev")), base)
-    return BlockNode(kname, major, minor, None)
-
-
 def partitions(kname: str, *, sysfs_root: str = SYSFS_ROOT) -> tuple[BlockNode, ...]:
     """The partitions of whole disk ``kname``, in name order."""
     base = os.path.join(sysfs_root, "block", kname)

@@ -21,24 +21,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from charz.analysis import SCHEMES as ALLOCATION_SCHEMES
+
 PROFILE_SCHEMA_ID = "charz.profile/1"
 
-QUANTITY_KEYS_RESULTS = {
-    "n_step": "steps",
-    "step_pages": "pages",
-    "dies_per_package": "dies",
-    "packages_per_unit": "packages",
-    "write_io_unit_bytes": "B",
-    "read_io_unit_bytes": "B",
-    "allocation_scheme": "",
-    "t_xfer_page_s": "s",
-    "t_switch_s": "s",
-    "t_prog_s": "s",
-    "idle_a": "A",
-    "m_peak_a": "A",
-    "M_peak_a": "A",
-}
-SCHEMES = ["channel-priority", "way-priority", "channel-only"]
+SCHEMES = list(ALLOCATION_SCHEMES)  # the analysis's names, in JSON
 REQUIRED_RESULTS = ["n_step", "step_pages", "dies_per_package", "write_io_unit_bytes", "read_io_unit_bytes", "allocation_scheme"]
 
 

@@ -119,16 +119,12 @@ class CommitQueue:
         self.writer = writer
         self._thread: threading.Thread | None = None
         self._error: BaseException | None = None
-        self.busy_s = 0.0
 
     def _commit(self, capture) -> None:
-        t0 = time.perf_counter()
         try:
             self.writer.append(capture)
         except BaseException as exc:  # re-raised in the session's thread by flush()
             self._error = exc
-        finally:
-            self.busy_s += time.perf_counter() - t0
 
     def flush(self) -> None:
         if self._thread is not None:

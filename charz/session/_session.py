@@ -114,11 +114,12 @@ def _plain(obj: Any) -> Any:
 
 def _scope_settings(config: BenchConfig, op: str, vertical_scale: float = 0.1, trigger_level: float = 0.05):
     from charz.scope import ScopeSettings
+    from charz.session._autoset import POSITION_DIV
 
     dt = config.write_sample_interval_s if op == "write" else config.read_sample_interval_s
     return ScopeSettings(channel=config.channel, vertical_scale=vertical_scale, record_length=config.record_length,
                          sample_interval_s=dt, pretrigger_fraction=config.pretrigger_fraction,
-                         trigger_level=trigger_level, vertical_position_div=-4.0, width_bytes=1)
+                         trigger_level=trigger_level, vertical_position_div=POSITION_DIV, width_bytes=1)
 
 
 def _run_plan(bench, writer, plan: SweepPlan, autoset_meta: dict, ui: SessionUI):

@@ -14,10 +14,6 @@ from typing import Any
 from charz.profile import validate_profile
 from charz.tune._model import Source
 
-#: results keys tune reads (all optional except those the schema requires).
-RESULT_KEYS = ("write_io_unit_bytes", "read_io_unit_bytes", "n_step", "step_pages", "packages_per_unit", "dies_per_package")
-#: given keys tune reads.
-GIVEN_KEYS = ("page_size_bytes", "packages", "channels")
 
 
 @dataclass(frozen=True)

@@ -32,15 +32,6 @@ def next_pow2(n: int) -> int:
     return 1 << (n - 1).bit_length()
 
 
-def log2_exact(n: int) -> int | None:
-    """``k`` with ``2**k == n``, or ``None`` when ``n`` is not a power of two.
-
-    >>> log2_exact(4096), log2_exact(6144)
-    (12, None)
-    """
-    return n.bit_length() - 1 if is_pow2(n) else None
-
-
 def lcm(a: int, b: int) -> int:
     """Least common multiple.
 
