@@ -154,9 +154,14 @@ def with_overrides(
     >>> k.min_io, k.opt_io, k.sectors_assumed
     (512, 0, True)
     """
-    for name, value in (("--min-io", min_io_bytes), ("--opt-io", opt_io_bytes)):
-        if value is not None and value < 0:
-            raise UsageError(f"{name} must not be negative")
+    # What a kernel could report: whole logical blocks (minimum_io_size at least one,
+    # optimal_io_size 0 for "not reported").
+    logical = 512 if limits is None else limits.logical
+    for name, value, lowest in (("--min-io", min_io_bytes, logical), ("--opt-io", opt_io_bytes, 0)):
+        if value is not None and (value < lowest or value % logical):
+            allowed = f"a multiple of the {logical} B logical block" + (", or 0" if lowest == 0 else "")
+            raise UsageError(f"{name} {value} B is not a size a kernel reports: use {allowed}",
+                             hint="e.g. --min-io 32k --opt-io 128k")
     if min_io_bytes is None and opt_io_bytes is None:
         return limits
     if limits is None:

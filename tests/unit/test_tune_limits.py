@@ -218,3 +218,21 @@ def test_a_page_drive_checks_the_start_against_the_page(tmp_path):
                for line in lines)
     # The whole disk has no start to check.
     assert not any("starts at" in line for line in compare_limits(read_limits("sdz", sysfs_root=str(root)), basis))
+
+
+@pytest.mark.parametrize("min_io, opt_io, match", [
+    (3 * 1024 + 1, None, "--min-io 3073 B is not a size a kernel reports"),
+    (0, None, "--min-io 0 B"),
+    (None, 5, "--opt-io 5 B"),
+    (-512, None, "--min-io -512 B"),
+])
+def test_io_size_overrides_must_be_sizes_a_kernel_could_report(min_io, opt_io, match):
+    with pytest.raises(UsageError, match=match):
+        with_overrides(None, min_io_bytes=min_io, opt_io_bytes=opt_io)
+
+
+def test_io_size_overrides_follow_the_drives_logical_block(sysfs):
+    k = read_limits("sdz", sysfs_root=sysfs)
+    assert with_overrides(k, min_io_bytes=32768, opt_io_bytes=0).min_io == 32768
+    with pytest.raises(UsageError, match="multiple of the 4096 B logical block"):
+        with_overrides(limits(logical_block_size=4096, physical_block_size=4096), min_io_bytes=1024, opt_io_bytes=None)

@@ -41,8 +41,12 @@ def test_every_target_answers_and_agrees_with_the_unit(g):
         if fs == "ext4":
             assert all(s * g["block"] == unit for s in option_values(a, "stride"))
             assert all(w * g["block"] == full for w in option_values(a, "stripe_width"))
+            if unit > g["block"] and unit % g["block"] == 0:
+                assert option_values(a, "stride"), "a unit of whole blocks must give a stride"
         if fs == "xfs":
             assert all(su == unit for su in option_values(a, "su"))
+            if unit % g["block"] == 0:
+                assert option_values(a, "su"), "a unit of whole blocks must give su"
         if fs in ("zfs", "mdadm"):
             for size in option_values(a, "recordsize") + option_values(a, "chunk"):
                 assert size >= unit and size & (size - 1) == 0
