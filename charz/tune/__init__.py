@@ -8,7 +8,6 @@ Catalogue
 
 Advise (``_advise``, ``_report``)
     advise            profile + target → Advice (pure)
-    advise_all        every target
     build_report      Advice for one target or "all", plus the shared basis and limits
     TARGETS           ext4, xfs, zfs, btrfs, mdadm, lvm, partition
     TuneReport        the whole answer; ``to_dict()`` is ``charz tune --json``
@@ -43,7 +42,7 @@ Example
 'mkfs.xfs -b size=4096 -d su=32k,sw=4 DEV'
 """
 
-from charz.tune._advise import TARGETS, advise, advise_all
+from charz.tune._advise import TARGETS, advise
 from charz.tune._basis import Basis, decide_basis
 from charz.tune._format import format_advice, format_report
 from charz.tune._limits import KernelLimits, compare_limits, read_limits, with_overrides
@@ -52,6 +51,6 @@ from charz.tune._report import TUNE_SCHEMA_ID, TuneReport, build_report
 
 __all__ = [
     "TARGETS", "TUNE_SCHEMA_ID", "Advice", "Basis", "Command", "KernelDefault", "KernelLimits", "Option", "Source",
-    "TuneReport", "advise", "advise_all", "build_report", "compare_limits", "decide_basis", "format_advice",
+    "TuneReport", "advise", "build_report", "compare_limits", "decide_basis", "format_advice",
     "format_report", "read_limits", "with_overrides",
 ]

@@ -95,11 +95,20 @@ def advise(
     '32 KiB write unit / 4 KiB block: allocations start on unit boundaries; from results.write_io_unit_bytes = 32 KiB (inferred, high); block size = 4 KiB (--block-size default)'
     """
     advisor = _ADVISORS[_arg_fs(fs)]
-    ctx = Context(basis_of(profile), as_kernel_limits(limits), _arg_block_size(block_size_bytes),
-                  _arg_data_disks(data_disks), device or "DEV")
-    return advisor(ctx)
+    return advisor(make_context(profile, limits=limits, block_size_bytes=block_size_bytes, data_disks=data_disks,
+                                device=device))
 
 
-def advise_all(profile: dict[str, Any], **kwargs: Any) -> tuple[Advice, ...]:
-    """:func:`advise` for every target in :data:`TARGETS` order (same keyword arguments, without ``fs``)."""
-    return tuple(advise(profile, fs=fs, **kwargs) for fs in TARGETS)
+def make_context(profile: dict[str, Any], *, limits: QueueLimits | KernelLimits | None,
+                 block_size_bytes: int = DEFAULT_BLOCK_BYTES, data_disks: int | None = None,
+                 device: str | None = None) -> Context:
+    """The profile validated and its basis decided once, with the user's options checked:
+    what every target's advisor works from."""
+    return Context(basis_of(profile), as_kernel_limits(limits), _arg_block_size(block_size_bytes),
+                   _arg_data_disks(data_disks), device or "DEV")
+
+
+def advise_targets(ctx: Context, targets: tuple[str, ...]) -> tuple[Advice, ...]:
+    """Each target's advice from one context (``targets`` checked first, so a typo costs nothing)."""
+    advisors = [_ADVISORS[_arg_fs(t)] for t in targets]
+    return tuple(advisor(ctx) for advisor in advisors)

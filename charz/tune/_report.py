@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from charz.device import QueueLimits
-from charz.tune._advise import TARGETS, advise, basis_of
+from charz.tune._advise import TARGETS, advise_targets, make_context
 from charz.tune._basis import Basis
 from charz.tune._context import DEFAULT_BLOCK_BYTES
-from charz.tune._limits import KernelLimits, as_kernel_limits, compare_limits
+from charz.tune._limits import KernelLimits, compare_limits
 from charz.tune._model import Advice
 
 TUNE_SCHEMA_ID = "charz.tune/1"
@@ -80,10 +80,7 @@ def build_report(
     >>> [a.target for a in r.advice][:3], r.basis.kind
     (['ext4', 'xfs', 'zfs'], 'page')
     """
-    targets = TARGETS if fs == "all" else (fs,)
-    kernel = as_kernel_limits(limits)
-    advice = tuple(advise(profile, fs=t, limits=kernel, block_size_bytes=block_size_bytes, data_disks=data_disks,
-                          device=device) for t in targets)
-    basis = basis_of(profile)
-    disagreements = compare_limits(kernel, basis) if kernel is not None else ()
-    return TuneReport(profile_path, basis, kernel, disagreements, advice, block_size_bytes)
+    ctx = make_context(profile, limits=limits, block_size_bytes=block_size_bytes, data_disks=data_disks, device=device)
+    advice = advise_targets(ctx, TARGETS if fs == "all" else (fs,))
+    disagreements = compare_limits(ctx.limits, ctx.basis) if ctx.limits is not None else ()
+    return TuneReport(profile_path, ctx.basis, ctx.limits, disagreements, advice, block_size_bytes)

@@ -11,7 +11,7 @@ import shlex
 
 import pytest
 
-from charz.tune import TARGETS, advise, advise_all, build_report, format_report
+from charz.tune import TARGETS, advise, build_report, format_report
 from charz.tune.testing import PRESETS, preset_profile, profile_dict
 
 pytestmark = pytest.mark.unit
@@ -92,7 +92,7 @@ def test_partition_starts_at_lcm_of_1mib_and_128k(preset):
 @pytest.mark.parametrize("preset", ["x25m", "840"])
 def test_one_page_unit_gives_the_page_aligned_defaults(preset):
     p = preset_profile(preset)
-    by_target = {a.target: a for a in advise_all(p, limits=None)}
+    by_target = {a.target: a for a in build_report(p, fs="all", limits=None).advice}
     assert all(a.basis == "page" for a in by_target.values())
     assert [c.argv for c in by_target["ext4"].commands] == [("mkfs.ext4", "-b", "4096", "DEV")]
     assert [c.argv for c in by_target["xfs"].commands] == [("mkfs.xfs", "-b", "size=4096", "DEV")]
