@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from charz.analysis._smooth import W_PEAK
+from charz.analysis._smooth import W_PEAK, block_means, moving_average
 
 FLAG_NO_ACTIVITY = 1  # nothing rose above the baseline after the request
 FLAG_TRUNCATED = 2  # the activity runs into the end of the record
@@ -120,26 +120,6 @@ def _gather(codes: np.ndarray, start: np.ndarray, length: int) -> tuple[np.ndarr
     length = min(int(length), codes.shape[1])
     start = np.clip(start, 0, codes.shape[1] - length)
     return sliding_window_view(codes, length, axis=1)[np.arange(codes.shape[0]), start], start
-
-
-def _window_sums(x: np.ndarray, w: int) -> np.ndarray:
-    # Integer codes: exact int32 prefix sums.  Even if a long prefix wrapped around, the
-    # difference over w samples is exact because it fits in 32 bits (modular arithmetic).
-    acc = np.int32 if np.issubdtype(x.dtype, np.integer) and x.dtype.itemsize <= 2 else np.float64
-    c = np.zeros((x.shape[0], x.shape[1] + 1), dtype=acc)
-    np.cumsum(x, axis=1, dtype=acc, out=c[:, 1:])
-    return c[:, w:] - c[:, :-w]
-
-
-def _ma_codes(x: np.ndarray, w: int) -> np.ndarray:
-    return _window_sums(x, w) / float(w)
-
-
-def _block_means(codes: np.ndarray, block: int) -> np.ndarray:
-    n_blocks = codes.shape[1] // block
-    acc = np.int32 if np.issubdtype(codes.dtype, np.integer) and codes.dtype.itemsize <= 2 else np.float64
-    sums = np.add.reduceat(codes[:, : n_blocks * block], np.arange(0, n_blocks * block, block), axis=1, dtype=acc)
-    return sums / float(block)
 
 
 def _bridge(mask: np.ndarray, gap: int) -> np.ndarray:
@@ -252,7 +232,7 @@ def measure_window(
     rows = np.arange(n)
 
     # 1. Coarse trace, baseline and noise.
-    bm = (_block_means(codes, block) - y_off[:, None]) * y_mult[:, None] + y_zero[:, None]
+    bm = (block_means(codes, block) - y_off[:, None]) * y_mult[:, None] + y_zero[:, None]
     nb = bm.shape[1]
     k = np.arange(nb)
     n_pre = np.clip(np.floor(-t_first / (block * dt)).astype(np.int64) - 1, 0, nb)
@@ -336,7 +316,7 @@ def measure_window(
     span = 3 * block + W_EDGE
     s0 = (first_k - 2) * block
     win, s0 = _gather(codes, s0, span + W_EDGE - 1)
-    seg = _ma_codes(win, W_EDGE)
+    seg = moving_average(win, W_EDGE)
     j = np.arange(seg.shape[1])[None, :]
     # Anchor each scan on the edge block's first (start) or last (end) window above the
     # threshold: a request shorter than a block need not be active at the block's boundary.
@@ -350,7 +330,7 @@ def measure_window(
     start_idx = np.maximum(s0 + last_below + W_EDGE, 0)
     e0 = (last_k - 1) * block
     win, e0 = _gather(codes, e0, span + W_EDGE - 1)
-    seg = _ma_codes(win, W_EDGE)
+    seg = moving_average(win, W_EDGE)
     lo = np.maximum(last_k * block, start_idx) - e0
     hi = (last_k + 1) * block - W_EDGE - e0
     in_block = (j >= lo[:, None]) & (j <= np.maximum(hi, lo)[:, None])
