@@ -7,6 +7,7 @@ measured or inferred, how sure it is, and what decided it.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 from typing import Sequence
@@ -135,54 +136,61 @@ def _arg_traces(traces: Sequence[Trace]) -> list[Trace]:
     traces = list(traces)
     if not traces:
         raise AnalysisError("no captures to analyse", hint="record a sweep first (charz characterize / charz simulate)")
-    for t in traces:
-        if np.asarray(t.codes).size == 0:
+    for i, t in enumerate(traces):
+        if type(t.codes) is not np.ndarray:
+            traces[i] = t = replace(t, codes=np.asarray(t.codes))
+        if t.codes.size == 0:
             raise AnalysisError(f"capture {t.index} ({t.op} {t.size_bytes} B) has no samples", hint="re-take that capture")
-        if not (t.sample_interval_s > 0 and np.isfinite(t.sample_interval_s)):
+        if not (t.sample_interval_s > 0 and math.isfinite(t.sample_interval_s)):
             raise AnalysisError(f"capture {t.index} has sample interval {t.sample_interval_s!r}")
     return traces
 
 
+def _base_rows(codes: np.ndarray):
+    """The 2-D array ``codes`` is a whole row of (a loader that reads a batch at once hands
+    rows out that way), or None."""
+    base = codes.base
+    if codes.ndim == 1 and isinstance(base, np.ndarray) and base.ndim == 2 and base.strides[1:] == codes.strides \
+            and base.shape[1] == codes.shape[0] and base.flags.c_contiguous:
+        return base
+    return None
+
+
 def _rows_of_one_array(group: list[Trace]):
-    """The 2-D array whose consecutive rows the traces' codes already are (a loader that
-    reads a batch at once hands them out that way), or None: then no copy is needed."""
-    first = group[0].codes
-    base = first.base
-    if base is None or getattr(base, "ndim", 0) != 2 or base.shape[0] != len(group):
+    """The 2-D array whose rows, in order, the traces' codes are — then no copy is needed — or None."""
+    base = _base_rows(group[0].codes)
+    if base is None or base.shape[0] != len(group):
         return None
-    row = lambda a: (a.__array_interface__["data"][0], a.shape, a.strides)  # noqa: E731
-    if all(t.codes.base is base and row(t.codes) == row(base[i]) for i, t in enumerate(group)):
+    # Same base, shape and strides: rows that overlap are the same row.
+    if all(t.codes.base is base and np.may_share_memory(t.codes, base[i]) for i, t in enumerate(group)):
         return base
     return None
 
 
 def measure_traces(traces: Sequence[Trace]) -> CaptureTable:
-    """Window, peak and charge of every trace, batched by record shape."""
+    """Window, peak and charge of every trace, batched by record shape (and by the array a
+    loader read them into, so a batch is measured where it lies)."""
     traces = _arg_traces(traces)
     n = len(traces)
     out = {name: np.full(n, np.nan) for name in ("baseline_a", "local_baseline_a", "noise_a", "level_noise_a", "post_a", "start_s", "end_s",
                                                  "peak_a", "charge_c", "idle_peak_a", "idle_time_s")}
     flags = np.zeros(n, dtype=np.int64)
+    # One pass over the traces for every per-capture number (a list of tuples converts in one call).
+    scaling = np.array([(t.y_mult, t.y_offset_codes, t.y_zero, t.t_first_s,
+                         -np.inf if t.code_min is None else t.code_min, np.inf if t.code_max is None else t.code_max)
+                        for t in traces], dtype=np.float64).reshape(n, 6)
     batches: dict[tuple, list[int]] = defaultdict(list)
     for i, t in enumerate(traces):
-        codes = np.asarray(t.codes)
-        batches[(codes.shape[-1], codes.dtype.str, float(t.sample_interval_s))].append(i)
-    for (_, _, dt), idx in batches.items():
+        codes = t.codes
+        batches[(codes.shape[-1], codes.dtype, t.sample_interval_s, id(codes.base))].append(i)
+    for (_, _, dt, _), idx in batches.items():
         group = [traces[i] for i in idx]
         codes = _rows_of_one_array(group)
         if codes is None:
-            codes = np.stack([np.asarray(t.codes) for t in group])
-        limits = [t.code_max for t in group]
-        m: WindowMeasurements = measure_window(
-            codes,
-            y_mult=[t.y_mult for t in group],
-            y_offset_codes=[t.y_offset_codes for t in group],
-            y_zero=[t.y_zero for t in group],
-            sample_interval_s=dt,
-            t_first_s=[t.t_first_s for t in group],
-            code_min=None if None in limits else [t.code_min for t in group],
-            code_max=None if None in limits else limits,
-        )
+            codes = np.stack([t.codes for t in group])
+        y_mult, y_off, y_zero, t_first, code_min, code_max = scaling[idx].T
+        m: WindowMeasurements = measure_window(codes, y_mult=y_mult, y_offset_codes=y_off, y_zero=y_zero,
+                                               sample_interval_s=dt, t_first_s=t_first, code_min=code_min, code_max=code_max)
         for name in out:
             out[name][idx] = getattr(m, name)
         flags[idx] = m.flags
