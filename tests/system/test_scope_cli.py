@@ -20,10 +20,21 @@ pytestmark = pytest.mark.system
 
 def test_check_takes_one_triggered_capture_and_says_ok(capsys):
     with MockScopeServer(SawtoothSource()) as server:
-        timer = threading.Timer(0.3, server.host_io, args=("write", 32768, 0))
-        timer.start()
-        code = run(["scope", "check", server.resource, "--timeout", "2"])
-        timer.join()
+        # The host keeps writing until the check returns: an I/O before the check arms is
+        # lost (as on a bench), so a single timed one races the check's start-up.
+        done = threading.Event()
+
+        def host():
+            while not done.wait(0.2):
+                server.host_io("write", 32768, 0)
+
+        writer = threading.Thread(target=host)
+        writer.start()
+        try:
+            code = run(["scope", "check", server.resource, "--timeout", "2"])
+        finally:
+            done.set()
+            writer.join()
     out = capsys.readouterr().out
     assert code == 0, out
     assert "TEKTRONIX DPO3014" in out and "triggered after" in out
