@@ -6,7 +6,10 @@ Drivers speak only to :class:`Transport`; :class:`PyVisaTransport` is the real o
 protocol tests.  Every pyvisa or socket failure leaves this module as a
 :class:`~charz.errors.ScopeError` subclass carrying the VISA status code.
 
-Binary blocks go through pyvisa's ``query_binary_values`` and nothing else.
+Binary blocks: pyvisa parses the header (``parse_ieee_block_header``) and converts the
+data (``from_binary_block``); the data themselves are read as an exact byte count with
+the termination character off (see :meth:`PyVisaTransport.query_binary` for why not
+``query_binary_values``).
 
 Example
 -------
@@ -26,6 +29,7 @@ import numpy as np
 import pyvisa
 import pyvisa.constants
 import pyvisa.errors
+import pyvisa.util
 
 from charz.errors import (
     ScopeConnectionError,
@@ -36,10 +40,14 @@ from charz.errors import (
 
 __all__ = ["Transport", "PyVisaTransport", "visa_error"]
 
-# pyvisa-py's socket session receives at most 4096 bytes per recv() by default.  Raising
-# it (and pyvisa's chunk) to 64 KiB cuts the Python-level iterations per block; larger
-# chunks lose again to the extra copies of the bigger pending buffer (benchmarks/transfer.py).
-DEFAULT_CHUNK_BYTES = 64 * 1024
+# pyvisa-py's socket session receives at most 4096 bytes per recv() by default.  Block data
+# are read as exact counts of this size (termination character off): 128-256 KiB reads
+# matched a raw socket over loopback, 64 KiB cost more Python-level iterations, and 512 KiB
+# and more fell off a cliff (2-3x slower: recv rarely fills a read that large, and pyvisa-py
+# re-copies its pending buffer per recv).  benchmarks/transfer.py --chunk-kib.
+DEFAULT_CHUNK_BYTES = 128 * 1024
+# First read of a block reply: its header (Tek ":CURVE #72000000" is 16 bytes) and a little data.
+_HEAD_BYTES = 64
 
 
 @runtime_checkable
@@ -278,25 +286,79 @@ class PyVisaTransport:
 
     def query_binary(self, message: str, *, datatype: str, big_endian: bool,
                      timeout_s: float | None = None) -> np.ndarray:
+        """Send ``message`` and read its definite-length block (IEEE 488.2 ``#N<len><data>``)
+        and the terminator after it.
+
+        Why not ``query_binary_values``: it reads the data with the termination character
+        on, and a termchar read ends at every 0x0A byte *inside* the data — pyvisa-py then
+        copies its whole pending buffer once per such byte.  8-bit codes at ADC code 10, or
+        16-bit codes with 10 in either byte, are exactly that: 20× slower at one 0x0A per
+        1000 bytes, 180× at one per 10 (benchmarks/transfer.py).  So the header is read as
+        text (a reply that is not a block still ends at its newline), pyvisa parses it, and
+        the announced byte count is read with the termination character off.
+        """
         with self._guard(f"reading the block of {message!r}", timeout_s):
-            try:
-                data = self._inst.query_binary_values(
-                    message,
-                    datatype=datatype,
-                    is_big_endian=big_endian,
-                    container=np.array,
-                    header_fmt="ieee",
-                    expect_termination=True,
-                    chunk_size=self.chunk_bytes,
-                )
-            except ValueError as exc:  # pyvisa.util: no '#', bad length digits, short data
-                raise ScopeTransferError(
-                    f"{self.resource}: the reply to {message!r} is not a valid block: {exc}",
-                    hint="the scope sent text where a binary block was expected; check the "
-                         "error queue (charz scope check) and fetch again",
-                    code="invalid-block",
-                ) from exc
-        return np.asarray(data)
+            self._inst.write(message)
+            head = self._inst.read_bytes(_HEAD_BYTES, break_on_termchar=True)
+            offset, length = self._block_header(message, head)
+            total = offset + length + 1  # the terminator follows the block
+            block = bytearray(total)  # read into in place: pyvisa's read_bytes would copy twice more
+            got = min(len(head), total)
+            block[:got] = head[:got]
+            if len(head) <= total:
+                with self._termchar_off():
+                    self._read_into(block, got, message)
+        if len(head) > total or block[-1] != 0x0A:
+            raise ScopeTransferError(
+                f"{self.resource}: the block of {message!r} is longer than announced: after the "
+                f"{length} bytes its header announces comes {bytes(block[-1:])!r}, not the newline",
+                hint="fetch again; if it persists the scope's firmware or the link is faulty",
+                code="block-too-long",
+            )
+        return pyvisa.util.from_binary_block(block, offset, length, datatype, big_endian, container=np.array)
+
+    def _read_into(self, block: bytearray, got: int, message: str) -> None:
+        """Fill ``block[got:]`` with exact-count VISA reads (which end on the count, not on a byte)."""
+        lib, session = self._inst.visalib, self._inst.session
+        status = pyvisa.constants.StatusCode
+        with self._inst.ignore_warning(status.success_max_count_read, status.success_device_not_present):
+            while got < len(block):
+                chunk, _ = lib.read(session, min(self.chunk_bytes, len(block) - got))
+                if not chunk:
+                    raise ScopeTransferError(
+                        f"{self.resource}: the block of {message!r} stopped after {got} of "
+                        f"{len(block)} bytes", hint="fetch again", code="truncated-block")
+                block[got:got + len(chunk)] = chunk
+                got += len(chunk)
+
+    def _block_header(self, message: str, head: bytes) -> tuple[int, int]:
+        try:
+            offset, length = pyvisa.util.parse_ieee_block_header(head, raise_on_late_block=True)
+        except (ValueError, RuntimeError) as exc:  # no '#', bad length digits, '#' too late
+            raise ScopeTransferError(
+                f"{self.resource}: the reply to {message!r} is not a valid block: {exc}",
+                hint="the scope sent text where a binary block was expected; check the "
+                     "error queue (charz scope check) and fetch again",
+                code="invalid-block",
+            ) from exc
+        if length < 0 or offset > len(head):
+            raise ScopeTransferError(
+                f"{self.resource}: the reply to {message!r} starts {head[:24]!r}, not a "
+                "definite-length block",
+                hint="charz reads #N<length> blocks; check the scope's data format settings",
+                code="invalid-block",
+            )
+        return offset, length
+
+    @contextlib.contextmanager
+    def _termchar_off(self) -> Iterator[None]:
+        attr = pyvisa.constants.ResourceAttribute.termchar_enabled
+        self._inst.set_visa_attribute(attr, pyvisa.constants.VI_FALSE)
+        try:
+            yield
+        finally:
+            with contextlib.suppress(pyvisa.errors.Error, OSError):
+                self._inst.set_visa_attribute(attr, pyvisa.constants.VI_TRUE)
 
     def discard_input(self) -> None:
         with self._guard("discarding unread input", 0.5):

@@ -136,3 +136,44 @@ def test_both_byte_orders_carry_the_same_record(dialect, msb_first, lsb_first):
             transport.close()
     assert np.array_equal(big, record.codes) and np.array_equal(little, record.codes)
     assert len(set(record.codes.tolist())) > 100  # a sawtooth, not a constant both orders agree on
+
+
+@pytest.mark.parametrize("width", [1, 2])
+def test_newline_bytes_in_the_data_do_not_split_the_block_read(width):
+    """A termchar read ends at every 0x0A byte, and pyvisa-py copies its pending buffer each
+    time (query_binary_values crawled 1000x slower on a trace at ADC code 10).  charz reads
+    the announced byte count instead: a handful of VISA reads, however many LF bytes."""
+    from charz.scope import PyVisaTransport
+
+    source = SawtoothSource()
+    # 0.1 A idle at 0.25 A/div and 25 codes/div, position 0: the idle trace sits at ADC code 10.
+    settings = ScopeSettings(vertical_scale=0.25, vertical_position_div=0.0, record_length=100_000,
+                             sample_interval_s=2e-6, trigger_level=0.35, width_bytes=width)
+    with MockScopeServer(source, dialect="tek") as server:
+        transport = PyVisaTransport.open(server.resource, timeout_s=2.0)
+        lib = transport._inst.visalib
+        reads = []
+        real_read = lib.read
+
+        def counting_read(session, count):
+            reads.append(count)
+            return real_read(session, count)
+
+        scope = open_scope(server.resource, timeout_s=2.0, transport=transport)
+        try:
+            scope.configure(settings)
+            scope.arm()
+            io = server.host_io("write", 32768, 4096 * 256)
+            scope.wait(timeout_s=2.0)
+            lib.read = counting_read
+            record = scope.fetch()
+        finally:
+            lib.read = real_read
+            scope.close()
+    check_against_source(record, source, io, settings)
+    lf = record.codes.tobytes().count(b"\n")
+    assert lf > settings.record_length / 2, "the idle trace must put LF bytes all through the block"
+    n_bytes = settings.record_length * width
+    # The preamble, the acquisition count and *ESR? are a few reads; the block is its header
+    # read plus one per chunk.
+    assert len(reads) <= 8 + n_bytes // transport.chunk_bytes + 1, (len(reads), lf)
