@@ -1,18 +1,25 @@
-"""Waveform transfer throughput: pyvisa-py vs a raw socket vs ASCII, from the mock scope.
+"""Waveform transfer throughput: charz's pyvisa-py reads vs a raw socket vs ASCII, from the mock scope.
 
 Runs the mock scope in its own process (so its Python thread does not share a GIL
 with the client), acquires one record, then times the same ``CURVe?`` transfer
 
-1. through charz's driver (``scope.fetch()``: preamble, block, checks),
-2. through pyvisa-py's ``query_binary_values`` alone (what the driver uses),
-3. through a plain socket reading exactly the announced bytes (the ceiling),
-4. as ASCII (``DATa:ENCdg ASCIi``) through ``query_ascii_values``.
+1. through charz's driver (``scope.fetch()``: data commands, preamble, block, checks),
+2. through charz's transport (``query_binary``: pyvisa-py reads, pyvisa's block header
+   parser and converter; what the driver uses),
+3. through pyvisa's ``query_binary_values`` (for reference: what charz no longer uses),
+4. through a plain socket reading exactly the announced bytes (the ceiling),
+5. as ASCII (``DATa:ENCdg ASCIi``) through ``query_ascii_values``.
 
-Goals: pyvisa >= 0.8 x raw socket; binary >= 5 x ASCII (points/s).
+Rows 2-4 are interleaved, one of each per round, so a noisy machine slows them alike.
+A second record has its trace parked at ADC code 10 (0x0A, the newline byte) — a
+current sitting at that code on an 8-bit scope does exactly this — where reads that
+stop at the termination character crawl (see ``PyVisaTransport.query_binary``).
+
+Goals: charz's transfer >= 0.8 x raw socket; binary >= 5 x ASCII (points/s).
 
 Usage::
 
-    python benchmarks/transfer.py [--points 1000000] [--width 2] [--repeats 30] [--chunk-kib 64]
+    python benchmarks/transfer.py [--points 1000000] [--width 2] [--repeats 30] [--chunk-kib 128]
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 import pyvisa
@@ -46,10 +54,6 @@ def start_mock() -> tuple[subprocess.Popen, str, int]:
     raise RuntimeError("the mock scope did not start")
 
 
-def best(times: list[float]) -> float:
-    return min(times)
-
-
 def raw_socket_read(port: int, n_bytes: int, header_on: bool) -> float:
     """Send CURVe? and read the reply with recv_into into a preallocated buffer."""
     with socket.create_connection(("127.0.0.1", port)) as sock:
@@ -69,20 +73,51 @@ def raw_socket_read(port: int, n_bytes: int, header_on: bool) -> float:
     return elapsed
 
 
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def interleaved(resource: str, port: int, n: int, width: int, data_commands: str, repeats: int,
+                chunk_bytes: int, qbv_repeats: int, reference: np.ndarray) -> dict[str, list[float]]:
+    """Rounds of charz transport / query_binary_values / raw socket on one record."""
+    dtype = "h" if width == 2 else "b"
+    times: dict[str, list[float]] = {"charz": [], "qbv": [], "raw": []}
+    for i in range(repeats):
+        # The mock serves one client at a time: pyvisa's connection closes before the raw one.
+        transport = PyVisaTransport.open(resource, timeout_s=600.0, chunk_bytes=chunk_bytes)
+        transport.write(data_commands)
+        transport.query("*OPC?")
+        data = transport.query_binary("CURVe?", datatype=dtype, big_endian=False)  # warm
+        times["charz"].append(timed(lambda: transport.query_binary("CURVe?", datatype=dtype, big_endian=False)))
+        assert np.array_equal(data, reference), "charz's transport must move the very record the driver fetched"
+        if i < qbv_repeats:
+            inst = transport._inst  # noqa: SLF001 - the same pyvisa-py session, for the reference row
+            times["qbv"].append(timed(lambda: inst.query_binary_values(
+                "CURVe?", datatype=dtype, is_big_endian=False, container=np.array, chunk_size=chunk_bytes)))
+        transport.close()
+        times["raw"].append(raw_socket_read(port, n * width, header_on=True))
+    return times
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--points", type=int, default=1_000_000)
     ap.add_argument("--width", type=int, default=2, choices=(1, 2))
     ap.add_argument("--repeats", type=int, default=30)
-    ap.add_argument("--chunk-kib", type=int, default=64, help="pyvisa chunk / recv size (KiB)")
+    ap.add_argument("--chunk-kib", type=int, default=128, help="charz's read chunk (KiB)")
+    ap.add_argument("--newline-points", type=int, default=100_000,
+                    help="points of the record parked at code 0x0A (query_binary_values crawls there)")
     args = ap.parse_args()
 
     proc, resource, control_port = start_mock()
     try:
         port = int(resource.split("::")[2])
         n = args.points
-        transport = PyVisaTransport.open(resource, timeout_s=10.0, chunk_bytes=args.chunk_kib * 1024)
-        scope = open_scope(resource, timeout_s=10.0, transport=transport)
+        chunk = args.chunk_kib * 1024
+        scope = open_scope(resource, timeout_s=10.0,
+                           transport=PyVisaTransport.open(resource, timeout_s=10.0, chunk_bytes=chunk))
         settings = ScopeSettings(vertical_scale=0.1, vertical_position_div=-3.0, record_length=n,
                                  sample_interval_s=2e-6, trigger_level=0.3, width_bytes=args.width)
         scope.configure(settings)
@@ -90,27 +125,13 @@ def main() -> None:
         with MockScopeControl(control_port) as ctl:
             ctl.io("write", 32768, 0)
         scope.wait(10.0)
-        scope.fetch()  # warm-up; also leaves DATa:* set for the raw reads below
-        n_bytes = n * args.width
-
-        t_driver = []
-        for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            scope.fetch()
-            t_driver.append(time.perf_counter() - t0)
-
-        dtype = "h" if args.width == 2 else "b"
-        reference = scope.fetch().codes
-        t_visa = []
-        for _ in range(args.repeats):
-            t0 = time.perf_counter()
-            # The driver leaves SRIbinary (LSB first) set: the same bytes it fetches.
-            data = transport.query_binary("CURVe?", datatype=dtype, big_endian=False, timeout_s=30)
-            t_visa.append(time.perf_counter() - t0)
-        assert np.array_equal(data, reference), "the pyvisa row must move the very record the driver fetches"
+        reference = scope.fetch().codes  # warm-up
+        t_driver = [timed(scope.fetch) for _ in range(args.repeats)]
+        data_commands = scope._data_commands(settings)  # noqa: SLF001 - the driver's own DATa setup
 
         scope.close()
-        t_raw = [raw_socket_read(port, n_bytes, header_on=True) for _ in range(args.repeats)]
+        main_t = interleaved(resource, port, n, args.width, data_commands, args.repeats, chunk,
+                             args.repeats, reference)
 
         rm = pyvisa.ResourceManager("@py")
         inst = rm.open_resource(resource, read_termination="\n", write_termination="\n", timeout=60_000)
@@ -125,26 +146,54 @@ def main() -> None:
             assert values.size == n_ascii
         inst.write(f"DATa:ENCdg SRIbinary;:DATa:STOP {n};:HEADer ON")
         inst.close()
+
+        # A new record with the trace moved to sit at ADC code 10.
+        scope = open_scope(resource, timeout_s=10.0,
+                           transport=PyVisaTransport.open(resource, timeout_s=10.0, chunk_bytes=chunk))
+        cpd = scope.model.codes_per_div
+        code8 = float(np.median(reference)) / (1 << (8 * (args.width - 1)))
+        parked = replace(settings, vertical_position_div=settings.vertical_position_div + (10 - code8) / cpd,
+                         record_length=args.newline_points, width_bytes=1)
+        scope.configure(parked)
+        scope.arm()
+        with MockScopeControl(control_port) as ctl:
+            ctl.io("write", 32768, 0)
+        scope.wait(10.0)
+        parked_ref = scope.fetch(max_clipped_fraction=1.0).codes  # the request's peak leaves the screen
+        parked_commands = scope._data_commands(parked)  # noqa: SLF001
+        scope.close()
+        nl_t = interleaved(resource, port, args.newline_points, 1, parked_commands, max(3, args.repeats // 3),
+                           chunk, 1, parked_ref)
+
     finally:
         proc.terminate()
         proc.wait(timeout=5)
 
-    def row(name: str, seconds: float, n_bytes_moved: float, points: int = n) -> str:
-        return (f"  {name:<34s} {seconds * 1e3:8.1f} ms  {n_bytes_moved / seconds / 1e6:8.1f} MB/s  "
-                f"{points / seconds / 1e6:7.2f} Mpoints/s")
+    def row(name: str, times: list[float], n_bytes_moved: float, points: int) -> str:
+        t, med = min(times), statistics.median(times)
+        return (f"  {name:<36s} {t * 1e3:8.1f} ms (median {med * 1e3:7.1f})  {n_bytes_moved / t / 1e6:8.1f} MB/s  "
+                f"{points / t / 1e6:7.2f} Mpoints/s")
 
-    ascii_bytes = float(n_ascii * 5)  # ~5 characters per point on the wire
-    tv, tr, ta, td = best(t_visa), best(t_raw), best(t_ascii), best(t_driver)
+    n_bytes = n * args.width
+    ratio = lambda a, b: f"{min(b) / min(a):.2f} best, {statistics.median(b) / statistics.median(a):.2f} median"  # noqa: E731
     print(f"CURVe? of {n} points x {args.width} B = {n_bytes / 1e6:.1f} MB from the mock scope "
-          f"(best of {args.repeats}; pyvisa {pyvisa.__version__}, chunk {args.chunk_kib} KiB)")
-    print(row("charz driver fetch (with checks)", td, n_bytes))
-    print(row("pyvisa-py query_binary_values", tv, n_bytes))
-    print(row("raw socket recv_into", tr, n_bytes))
-    print(row(f"ASCII CURVe? ({n_ascii} points)", ta, ascii_bytes, n_ascii))
-    print(f"  pyvisa / raw socket = {tr / tv:.2f}   (goal >= 0.8)")
-    print(f"  driver / raw socket = {tr / td:.2f}")
-    print(f"  binary / ASCII      = {(n / tv) / (n_ascii / ta):.1f}x points/s   (goal >= 5)")
-    print(f"  spread of pyvisa runs: median {statistics.median(t_visa) * 1e3:.1f} ms")
+          f"(best of {args.repeats}; pyvisa {pyvisa.__version__}, pyvisa-py reads of {args.chunk_kib} KiB)")
+    print(row("charz driver fetch (with checks)", t_driver, n_bytes, n))
+    print(row("charz transport block read", main_t["charz"], n_bytes, n))
+    print(row("pyvisa query_binary_values", main_t["qbv"], n_bytes, n))
+    print(row("raw socket recv_into", main_t["raw"], n_bytes, n))
+    print(row(f"ASCII CURVe? ({n_ascii} points)", t_ascii, n_ascii * 5.0, n_ascii))
+    print(f"  charz transport / raw socket = {ratio(main_t['charz'], main_t['raw'])}   (goal >= 0.8)")
+    print(f"  driver fetch / raw socket    = {ratio(t_driver, main_t['raw'])}")
+    print(f"  binary / ASCII               = {(n / min(main_t['charz'])) / (n_ascii / min(t_ascii)):.1f}x points/s   (goal >= 5)")
+    nl = args.newline_points
+    share = np.count_nonzero(parked_ref.astype(np.int8).view(np.uint8) == 0x0A) / parked_ref.size
+    print(f"CURVe? of {nl} points x 1 B parked at ADC code 10: {share:.0%} of the bytes are 0x0A")
+    print(row("charz transport block read", nl_t["charz"], nl, nl))
+    print(row("pyvisa query_binary_values (1 run)", nl_t["qbv"], nl, nl))
+    print(row("raw socket recv_into", nl_t["raw"], nl, nl))
+    print(f"  charz transport / raw socket = {ratio(nl_t['charz'], nl_t['raw'])}; "
+          f"query_binary_values / raw = {min(nl_t['raw']) / min(nl_t['qbv']):.3f}")
 
 
 if __name__ == "__main__":
