@@ -3,7 +3,7 @@
 Each reply format has a ``parse_*`` and a ``format_*`` function so that the pair
 can be round-trip tested; malformed input raises :class:`ScopeProtocolError`
 naming the field and quoting the text.  Binary blocks are *not* parsed here:
-they go through pyvisa's ``query_binary_values`` only (see ``_transport.py``).
+pyvisa's block header parser and converter handle them (see ``_transport.py``).
 
 Formats
 -------
@@ -783,7 +783,7 @@ def format_keysight_error(event: ScopeEvent) -> str:
 
 
 def block_datatype(signed: bool, n_bytes: int, big_endian: bool) -> tuple[str, bool]:
-    """The ``struct`` datatype and endianness for ``query_binary_values``.
+    """The ``struct`` datatype and endianness of a block (pyvisa's ``from_binary_block``).
 
     Example
     -------
