@@ -147,24 +147,27 @@ def _arg_traces(traces: Sequence[Trace]) -> list[Trace]:
 
 
 def _base_rows(codes: np.ndarray):
-    """The 2-D array ``codes`` is a whole row of (a loader that reads a batch at once hands
-    rows out that way), or None."""
+    """The C-ordered 2-D array ``codes`` may be a row of (a loader that reads a batch at once
+    hands rows out that way), or None."""
     base = codes.base
-    if codes.ndim == 1 and isinstance(base, np.ndarray) and base.ndim == 2 and base.strides[1:] == codes.strides \
-            and base.shape[1] == codes.shape[0] and base.flags.c_contiguous:
+    if (codes.ndim == 1 and isinstance(base, np.ndarray) and base.ndim == 2 and base.flags.c_contiguous
+            and base.dtype == codes.dtype and base.shape[1:] == codes.shape and base.strides[1:] == codes.strides):
         return base
     return None
 
 
 def _rows_of_one_array(group: list[Trace]):
-    """The 2-D array whose rows, in order, the traces' codes are — then no copy is needed — or None."""
+    """The 2-D array whose rows, in order, the traces' codes are exactly — then no copy is
+    needed — or None.  A view that merely overlaps a row (reversed, shifted, reinterpreted)
+    is not that row."""
     base = _base_rows(group[0].codes)
     if base is None or base.shape[0] != len(group):
         return None
-    # Same base, shape and strides: rows that overlap are the same row.
-    if all(t.codes.base is base and np.may_share_memory(t.codes, base[i]) for i, t in enumerate(group)):
-        return base
-    return None
+    first, row_bytes = base.ctypes.data, base.strides[0]
+    for i, t in enumerate(group):
+        if _base_rows(t.codes) is not base or t.codes.ctypes.data != first + i * row_bytes:
+            return None
+    return base
 
 
 def measure_traces(traces: Sequence[Trace]) -> CaptureTable:

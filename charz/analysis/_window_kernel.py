@@ -103,7 +103,11 @@ def _median_abs_diff(x, integer_codes, diffs, counts):
     if integer_codes:
         widest = 0
         for i in range(m):
-            widest = max(widest, abs(np.int64(x[i + 1]) - np.int64(x[i])))
+            d = abs(np.int64(x[i + 1]) - np.int64(x[i]))
+            if d < 0:  # int64 codes so far apart that the difference wraps: no count for that
+                widest = counts.shape[0]
+                break
+            widest = max(widest, d)
         if widest < counts.shape[0]:
             counts[: widest + 1] = 0
             for i in range(m):

@@ -205,7 +205,8 @@ class KeysightInfiniiVision(ScopeDriver):
     def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray:
         datatype, big_endian = block_datatype(True, scaling.width_bytes, scaling.big_endian)
         data = self._require_connected("a transfer").query_binary(
-            ":WAVeform:DATA?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s)
+            ":WAVeform:DATA?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s,
+            max_bytes=scaling.n_points * scaling.width_bytes)
         return np.asarray(data).astype(np.int8 if scaling.width_bytes == 1 else np.int16, copy=False)
 
     def _do_read_events(self, after_esr: bool = False) -> tuple[ScopeEvent, ...]:

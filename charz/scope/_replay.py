@@ -83,7 +83,7 @@ class ReplayTransport:
         return reply
 
     def query_binary(self, message: str, *, datatype: str, big_endian: bool,
-                     timeout_s: float | None = None) -> np.ndarray:
+                     timeout_s: float | None = None, max_bytes: int | None = None) -> np.ndarray:
         self.sent.append(message)
         reply = self._take(message)
         raw = reply.encode("latin-1") if isinstance(reply, str) else reply
@@ -95,7 +95,11 @@ class ReplayTransport:
         except ValueError as exc:
             raise ScopeTransferError(f"replayed block for {message!r} is invalid: {exc}",
                                      code="invalid-block") from exc
-        return np.asarray(data)
+        data = np.asarray(data)
+        if max_bytes is not None and data.nbytes > max_bytes:
+            raise ScopeTransferError(f"replayed block for {message!r} holds {data.nbytes} bytes, more than "
+                                     f"the {max_bytes} promised", code="length-mismatch")
+        return data
 
     def discard_input(self) -> None:
         pass

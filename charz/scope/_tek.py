@@ -248,7 +248,8 @@ class TekDPO(ScopeDriver):
         datatype, big_endian = block_datatype(scaling.signed, scaling.width_bytes,
                                               scaling.big_endian)
         data = self._require_connected("a transfer").query_binary(
-            "CURVe?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s)
+            "CURVe?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s,
+            max_bytes=scaling.n_points * scaling.width_bytes)
         native = {1: np.int8, 2: np.int16} if scaling.signed else {1: np.uint8, 2: np.uint16}
         return np.asarray(data).astype(native[scaling.width_bytes], copy=False)
 

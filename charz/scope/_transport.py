@@ -48,6 +48,10 @@ __all__ = ["Transport", "PyVisaTransport", "visa_error"]
 DEFAULT_CHUNK_BYTES = 128 * 1024
 # First read of a block reply: its header (Tek ":CURVE #72000000" is 16 bytes) and a little data.
 _HEAD_BYTES = 64
+# Without a preamble's promise, a header asking for more than this is damage, not data: the
+# largest record of instruments/ is 62.5 M points x 2 B = 125 MB, and nine length digits
+# could ask for 1 GB.
+_MAX_BLOCK_BYTES = 256 << 20
 
 
 @runtime_checkable
@@ -73,9 +77,13 @@ class Transport(Protocol):
         """write + read; ``timeout_s`` overrides the transport timeout for this call."""
 
     def query_binary(
-        self, message: str, *, datatype: str, big_endian: bool, timeout_s: float | None = None
+        self, message: str, *, datatype: str, big_endian: bool, timeout_s: float | None = None,
+        max_bytes: int | None = None,
     ) -> np.ndarray:
-        """write + read an IEEE 488.2 definite-length block; e.g. ``array([0, 5, -3], dtype=int16)``."""
+        """write + read an IEEE 488.2 definite-length block; e.g. ``array([0, 5, -3], dtype=int16)``.
+
+        A block announcing more than ``max_bytes`` (what the preamble promised) is refused
+        before anything is allocated."""
 
     def discard_input(self) -> None:
         """Drop whatever the instrument has sent and nobody has read yet."""
@@ -285,7 +293,7 @@ class PyVisaTransport:
             return self._inst.query(message)
 
     def query_binary(self, message: str, *, datatype: str, big_endian: bool,
-                     timeout_s: float | None = None) -> np.ndarray:
+                     timeout_s: float | None = None, max_bytes: int | None = None) -> np.ndarray:
         """Send ``message`` and read its definite-length block (IEEE 488.2 ``#N<len><data>``)
         and the terminator after it.
 
@@ -297,24 +305,30 @@ class PyVisaTransport:
         text (a reply that is not a block still ends at its newline), pyvisa parses it, and
         the announced byte count is read with the termination character off.
         """
-        with self._guard(f"reading the block of {message!r}", timeout_s):
-            self._inst.write(message)
-            head = self._inst.read_bytes(_HEAD_BYTES, break_on_termchar=True)
-            offset, length = self._block_header(message, head)
-            total = offset + length + 1  # the terminator follows the block
-            block = bytearray(total)  # read into in place: pyvisa's read_bytes would copy twice more
-            got = min(len(head), total)
-            block[:got] = head[:got]
-            if len(head) <= total:
-                with self._termchar_off():
-                    self._read_into(block, got, message)
-        if len(head) > total or block[-1] != 0x0A:
-            raise ScopeTransferError(
-                f"{self.resource}: the block of {message!r} is longer than announced: after the "
-                f"{length} bytes its header announces comes {bytes(block[-1:])!r}, not the newline",
-                hint="fetch again; if it persists the scope's firmware or the link is faulty",
-                code="block-too-long",
-            )
+        try:
+            with self._guard(f"reading the block of {message!r}", timeout_s):
+                self._inst.write(message)
+                head = self._inst.read_bytes(_HEAD_BYTES, break_on_termchar=True)
+                offset, length = self._block_header(message, head, max_bytes)
+                total = offset + length + 1  # the terminator follows the block
+                block = bytearray(total)  # read into in place: pyvisa's read_bytes would copy twice more
+                got = min(len(head), total)
+                block[:got] = head[:got]
+                if len(head) <= total:
+                    with self._termchar_off():
+                        self._read_into(block, got, message)
+            if len(head) > total or block[-1] != 0x0A:
+                raise ScopeTransferError(
+                    f"{self.resource}: the block of {message!r} is longer than announced: after the "
+                    f"{length} bytes its header announces comes {bytes(block[-1:])!r}, not the newline",
+                    hint="fetch again; if it persists the scope's firmware or the link is faulty",
+                    code="block-too-long",
+                )
+        except ScopeTransferError:
+            # The rest of a bad reply must not become the answer to the next query.
+            with contextlib.suppress(ScopeError):
+                self.discard_input()
+            raise
         return pyvisa.util.from_binary_block(block, offset, length, datatype, big_endian, container=np.array)
 
     def _read_into(self, block: bytearray, got: int, message: str) -> None:
@@ -331,7 +345,7 @@ class PyVisaTransport:
                 block[got:got + len(chunk)] = chunk
                 got += len(chunk)
 
-    def _block_header(self, message: str, head: bytes) -> tuple[int, int]:
+    def _block_header(self, message: str, head: bytes, max_bytes: int | None) -> tuple[int, int]:
         try:
             offset, length = pyvisa.util.parse_ieee_block_header(head, raise_on_late_block=True)
         except (ValueError, RuntimeError) as exc:  # no '#', bad length digits, '#' too late
@@ -347,6 +361,14 @@ class PyVisaTransport:
                 "definite-length block",
                 hint="charz reads #N<length> blocks; check the scope's data format settings",
                 code="invalid-block",
+            )
+        limit = _MAX_BLOCK_BYTES if max_bytes is None else max_bytes
+        if length > limit:
+            raise ScopeTransferError(
+                f"{self.resource}: the block of {message!r} announces {length} bytes, more than "
+                f"the {limit} {'the preamble promised' if max_bytes is not None else 'charz accepts'}",
+                hint="fetch again; a garbled length digit is a damaged transfer",
+                code="length-mismatch",
             )
         return offset, length
 

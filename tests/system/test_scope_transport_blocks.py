@@ -1,0 +1,89 @@
+"""PyVisaTransport.query_binary against a scripted loopback server, through real pyvisa-py:
+headers split across packets, replies that are not blocks, lengths nobody should allocate,
+and what is left for the next query after each."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from charz.errors import ScopeTransferError
+from charz.scope import PyVisaTransport
+
+pytestmark = pytest.mark.system
+
+
+class Scripted:
+    """Answers each line it receives with the next scripted reply (bytes, or a list of
+    pieces sent 30 ms apart); ``*IDN?`` always gets the same line."""
+
+    def __init__(self, replies: list):
+        self.replies = list(replies)
+        self.srv = socket.create_server(("127.0.0.1", 0))
+        self.port = self.srv.getsockname()[1]
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        conn, _ = self.srv.accept()
+        with conn:
+            buf = b""
+            while True:
+                data = conn.recv(4096)
+                if not data:
+                    return
+                buf += data
+                while b"\n" in buf:
+                    line, buf = buf.split(b"\n", 1)
+                    reply = b"SCRIPTED,0,0,0\n" if line == b"*IDN?" else self.replies.pop(0)
+                    for piece in reply if isinstance(reply, list) else [reply]:
+                        conn.sendall(piece)
+                        time.sleep(0.03)
+
+    def __enter__(self) -> PyVisaTransport:
+        self.transport = PyVisaTransport.open(f"TCPIP::127.0.0.1::{self.port}::SOCKET", timeout_s=1.0)
+        return self.transport
+
+    def __exit__(self, *exc) -> None:
+        self.transport.close()
+        self.srv.close()
+
+
+def block(payload: bytes, head: bytes = b"") -> bytes:
+    n = str(len(payload)).encode()
+    return head + b"#" + str(len(n)).encode() + n + payload + b"\n"
+
+
+CODES = np.array([10, -1, 2570, 0, 10], dtype="<i2")  # 0x0A in both bytes, and alone
+
+
+def test_a_header_split_across_packets_and_lf_bytes_inside_the_data():
+    data = block(CODES.tobytes(), b":CURVE ")
+    with Scripted([[data[:3], data[3:9], data[9:]]]) as t:
+        got = t.query_binary("CURVe?", datatype="h", big_endian=False)
+    assert got.tolist() == CODES.tolist()
+
+
+@pytest.mark.parametrize("reply, words", [
+    (b"1.0E+0;:SOME:OTHER:REPLY " + b"x" * 80 + b"\n", "not a valid block"),  # text, longer than the head read
+    (block(CODES.tobytes())[:-1] + b"\x00\x00\x00\n", "longer than announced"),
+    (b"#9999999999" + b"\x00" * 16 + b"\n", "more than"),  # nothing is allocated for it
+])
+def test_bad_replies_are_transfer_errors_and_leave_nothing_for_the_next_query(reply, words):
+    with Scripted([reply]) as t:
+        t0 = time.monotonic()
+        with pytest.raises(ScopeTransferError, match=words):
+            t.query_binary("CURVe?", datatype="h", big_endian=False)
+        assert time.monotonic() - t0 < 1.5
+        assert t.query("*IDN?") == "SCRIPTED,0,0,0"  # not the rest of the bad reply
+
+
+def test_the_preamble_bounds_the_block():
+    with Scripted([block(CODES.tobytes())]) as t:
+        with pytest.raises(ScopeTransferError, match="more than the 8 the preamble promised"):
+            t.query_binary("CURVe?", datatype="h", big_endian=False, max_bytes=8)
+        assert t.query("*IDN?") == "SCRIPTED,0,0,0"
