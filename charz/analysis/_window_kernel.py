@@ -152,6 +152,19 @@ def _seg4(x, j):
 
 
 @_jit
+def _highest_seg4(x, base, lo, hi):
+    """First j in lo … hi where the edge average at ``base + j`` is highest (0 if none)."""
+    anchor = 0
+    best = -np.inf
+    for j in range(lo, hi + 1):
+        v = _seg4(x, base + j)
+        if v > best:
+            best = v
+            anchor = j
+    return anchor
+
+
+@_jit
 def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, nxt, integer_codes, diffs, counts, scratch, fo, io):
     """One capture: fills ``fo`` (N_F floats) and ``io`` (N_I ints); returns its flags."""
     n = x.shape[0]
@@ -267,13 +280,7 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
             anchor = j
             break
     if anchor < 0:
-        anchor = 0
-        best = -np.inf
-        for j in range(lo, hi + 1):
-            v = _seg4(x, s0 + j)
-            if v > best:
-                best = v
-                anchor = j
+        anchor = _highest_seg4(x, s0, lo, hi)
     last_below = -1
     for j in range(anchor, -1, -1):
         if _seg4(x, s0 + j) <= thr_s:
@@ -292,13 +299,7 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
             anchor = j
             break
     if anchor < 0:
-        anchor = 0
-        best = -np.inf
-        for j in range(lo, hi + 1):
-            v = _seg4(x, e0 + j)
-            if v > best:
-                best = v
-                anchor = j
+        anchor = _highest_seg4(x, e0, lo, hi)
     first_below = n_seg
     for j in range(anchor, n_seg):
         if _seg4(x, e0 + j) <= thr_e:
