@@ -126,3 +126,14 @@ def test_views_of_one_array_are_measured_as_their_own_samples(name):
     copied = measure_traces(traces([np.array(v) for v in views]))
     for field in ("start_s", "end_s", "peak_a", "baseline_a"):
         np.testing.assert_array_equal(getattr(in_place, field), getattr(copied, field), err_msg=field)
+
+
+def test_a_batch_measures_each_capture_as_if_alone():
+    rows = _pulse_rows(np.random.default_rng(7), 6, 4000)
+    scale = dict(y_mult=1e-3, y_offset_codes=0, y_zero=0, sample_interval_s=2e-6)
+    t_first = np.array([-1.6e-3, -0.4e-3, -2e-3, 0.0, -1e-3, -3e-3])  # pre-triggers differ, one has none
+    batch = measure_window(rows, t_first_s=t_first, **scale)
+    for i in range(len(rows)):
+        alone = measure_window(rows[i], t_first_s=t_first[i], **scale)
+        for name in batch.__dataclass_fields__:
+            np.testing.assert_array_equal(getattr(batch, name)[i:i + 1], getattr(alone, name), err_msg=name)
