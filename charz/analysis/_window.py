@@ -47,7 +47,6 @@ from charz.analysis._window_kernel import (
     F_NOISE,
     F_PEAK_CODES,
     F_POST,
-    I_AT_LIMIT,
     I_END,
     I_PEAK,
     I_START,

@@ -34,8 +34,8 @@ SIGMA_HEAD_SAMPLES = 256  # pre-trigger samples for σ of one sample: a few per 
 # Columns of the float and integer results, one row per capture.
 F_BASELINE, F_LOCAL, F_NOISE, F_LEVEL_NOISE, F_POST, F_PEAK_CODES, F_INNER_SUM, F_IDLE_PEAK, F_IDLE_BLOCKS = range(9)
 N_F = 9
-I_START, I_END, I_PEAK, I_AT_LIMIT = range(4)
-N_I = 4
+I_START, I_END, I_PEAK = range(3)
+N_I = 3
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
@@ -354,7 +354,6 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
     io[I_START] = start_idx
     io[I_END] = end_idx
     io[I_PEAK] = peak_idx
-    io[I_AT_LIMIT] = at_limit
     return flags
 
 
