@@ -7,9 +7,6 @@ answers for lsblk, hdparm, nvme and smartctl.
 
 from __future__ import annotations
 
-import glob
-import os
-import stat
 from pathlib import Path
 
 import pytest
@@ -26,15 +23,6 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "device"
 def fixture(name: str) -> str:
     return (FIXTURES / name).read_text()
 
-
-@pytest.fixture
-def node():
-    """A block device node to stand in for the drive: path, major, minor."""
-    for path in sorted(glob.glob("/dev/loop[0-9]*")):
-        st = os.stat(path)
-        if stat.S_ISBLK(st.st_mode):
-            return path, os.major(st.st_rdev), os.minor(st.st_rdev)
-    pytest.skip("no /dev/loopN block node to stand in for a drive")
 
 
 def test_identify_sata(node, tmp_path):

@@ -3,10 +3,8 @@ SATA, NVMe and loop devices, read-back, restore after errors and Ctrl-C, erase g
 
 from __future__ import annotations
 
-import glob
 import json
 import os
-import stat
 from dataclasses import replace
 from pathlib import Path
 
@@ -37,20 +35,12 @@ def fixture(name: str) -> str:
     return (FIXTURES / name).read_text()
 
 
-@pytest.fixture
-def node():
-    for path in sorted(glob.glob("/dev/loop[0-9]*")):
-        st = os.stat(path)
-        if stat.S_ISBLK(st.st_mode):
-            return path, st.st_rdev
-    pytest.skip("no /dev/loopN block node to stand in for a drive")
-
 
 @pytest.fixture
 def hold(node):
     # a checked hold object on the stand-in node; its fd is /dev/null, nothing is claimed
     fd = os.open("/dev/null", os.O_RDONLY)
-    h = ExclusiveHold(node[0], fd, node[1], TargetReport(node[0], node[0], "sdb", 8, 16))
+    h = ExclusiveHold(node.path, fd, node.rdev, TargetReport(node.path, node.path, "sdb", 8, 16))
     yield h
     h.release()
 
@@ -112,8 +102,8 @@ def sata_restore(d, upto=3):
 # -- plans ------------------------------------------------------------------------
 
 def test_sata_plan_is_table_3(node):
-    plan = plan_initialization(sata(node[0]))
-    d = node[0]
+    plan = plan_initialization(sata(node.path))
+    d = node.path
     assert [(s.key, s.supported) for s in plan.settings] == [
         ("read_ahead", True), ("look_ahead", True), ("write_cache", True), ("standby", True)]
     assert [s.render_set(s.target) for s in plan.settings] == [
@@ -124,7 +114,7 @@ def test_sata_plan_is_table_3(node):
 
 def test_sata_without_write_cache_control_warns(node):
     text = fixture("hdparm-I-sata-ssd.txt").replace("\t   *\tWrite cache\n", "")
-    ident = identity(node[0], "sata", ata=parse_identify(text))
+    ident = identity(node.path, "sata", ata=parse_identify(text))
     plan = plan_initialization(ident, standby=False)
     cache = next(s for s in plan.settings if s.key == "write_cache")
     assert not cache.supported and "does not list 'write cache'" in cache.reason
@@ -133,7 +123,7 @@ def test_sata_without_write_cache_control_warns(node):
 
 
 def test_sata_secure_erase_plans(node):
-    d = node[0]
+    d = node.path
     plain = plan_initialization(sata(d), erase="secure-erase").erase
     assert plain.supported and plain.commands == (
         ("hdparm", "--user-master", "u", "--security-set-pass", "charz", d),
@@ -149,13 +139,13 @@ def test_sata_secure_erase_plans(node):
 
 
 def test_secure_erase_never_through_usb(node):
-    usb = replace(sata(node[0]), transport="usb")
+    usb = replace(sata(node.path), transport="usb")
     step = plan_initialization(usb, erase="secure-erase").erase
     assert not step.supported and "USB bridge" in step.reason
 
 
 def test_nvme_plan(node):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(nvme(d), erase="format")
     keys = {s.key: s for s in plan.settings}
     assert keys["write_cache"].render_set(0) == ("nvme", "set-feature", d, "-f", "0x06", "--value=0")
@@ -168,39 +158,39 @@ def test_nvme_plan(node):
 
 
 def test_nvme_without_volatile_cache_has_nothing_to_disable(node):
-    plan = plan_initialization(nvme(node[0], "nvme-id-ctrl-no-vwc.json"))
+    plan = plan_initialization(nvme(node.path, "nvme-id-ctrl-no-vwc.json"))
     cache = next(s for s in plan.settings if s.key == "write_cache")
     assert not cache.supported and "no volatile write cache" in cache.reason
     assert plan.warnings == ()     # nothing to disable is not a weakness
 
 
 def test_nvme_format_refused_when_it_would_reach_other_namespaces(node):
-    step = plan_initialization(nvme(node[0], "nvme-id-ctrl-fna-all.json", siblings=("nvme0n2",)),
+    step = plan_initialization(nvme(node.path, "nvme-id-ctrl-fna-all.json", siblings=("nvme0n2",)),
                                erase="format").erase
     assert not step.supported and "ALL namespaces" in step.reason and "nvme0n2" in step.reason
     # the same controller with a single namespace is fine
-    assert plan_initialization(nvme(node[0], "nvme-id-ctrl-fna-all.json"), erase="format").erase.supported
-    assert not plan_initialization(nvme(node[0], nsid=None), erase="format").erase.supported
+    assert plan_initialization(nvme(node.path, "nvme-id-ctrl-fna-all.json"), erase="format").erase.supported
+    assert not plan_initialization(nvme(node.path, nsid=None), erase="format").erase.supported
 
 
 def test_loop_plan(node):
-    plan = plan_initialization(loop(node[0]), erase="discard")
+    plan = plan_initialization(loop(node.path), erase="discard")
     assert [(s.key, s.supported) for s in plan.settings] == [
         ("read_ahead", True), ("look_ahead", False), ("write_cache", False), ("standby", False)]
     assert all("not supported on this device" in s.describe() for s in plan.settings[1:])
     assert len(plan.warnings) == 1 and "--direct-io=on" in plan.warnings[0]
-    assert plan.erase.commands == (("blkdiscard", "--force", node[0]),)
-    assert not plan_initialization(loop(node[0], discard=False), erase="discard").erase.supported
-    assert not plan_initialization(loop(node[0]), erase="format").erase.supported
-    assert not plan_initialization(loop(node[0]), erase="secure-erase").erase.supported
+    assert plan.erase.commands == (("blkdiscard", "--force", node.path),)
+    assert not plan_initialization(loop(node.path, discard=False), erase="discard").erase.supported
+    assert not plan_initialization(loop(node.path), erase="format").erase.supported
+    assert not plan_initialization(loop(node.path), erase="secure-erase").erase.supported
     with pytest.raises(UsageError, match="unknown erase method"):
-        plan_initialization(loop(node[0]), erase="shred")
+        plan_initialization(loop(node.path), erase="shred")
 
 
 # -- execution -------------------------------------------------------------------
 
 def test_sata_initialize_reads_back_and_restores(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d))
     with expected_commands(sata_apply(d) + sata_restore(d)) as runner:
         with initialize(plan, runner=runner, hold=hold) as init:
@@ -214,7 +204,7 @@ def test_sata_initialize_reads_back_and_restores(node, hold):
 
 
 def test_restore_after_keyboard_interrupt_in_the_block(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d))
     with expected_commands(sata_apply(d) + sata_restore(d)) as runner:
         with pytest.raises(KeyboardInterrupt):
@@ -224,7 +214,7 @@ def test_restore_after_keyboard_interrupt_in_the_block(node, hold):
 
 
 def test_restore_after_keyboard_interrupt_during_initialization(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d))
     exchanges = sata_apply(d)[:7] + [Exchange(("hdparm", "-W0", d), interrupt=True)]
     # Ctrl-C while -W0 runs: the write cache may or may not be off, so it is restored too
@@ -236,7 +226,7 @@ def test_restore_after_keyboard_interrupt_during_initialization(node, hold):
 
 
 def test_read_back_mismatch_fails_and_restores(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d))
     exchanges = sata_apply(d)[:7] + [
         (("hdparm", "-W0", d), fixture("hdparm-W0.txt")),
@@ -249,7 +239,7 @@ def test_read_back_mismatch_fails_and_restores(node, hold):
 
 
 def test_restore_failure_is_reported(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d), standby=False)
     exchanges = sata_apply(d)[:9] + [
         (("hdparm", "-W1", d), (5, "", " HDIO_DRIVE_CMD(setcache) failed: Input/output error\n")),
@@ -262,7 +252,7 @@ def test_restore_failure_is_reported(node, hold):
 
 
 def test_restore_failure_during_an_error_is_added_as_a_note(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d), standby=False)
     exchanges = sata_apply(d)[:9] + [Exchange(("hdparm", "-W1", d), missing=True)] + sata_restore(d, upto=2)
     with expected_commands(exchanges) as runner:
@@ -273,7 +263,7 @@ def test_restore_failure_during_an_error_is_added_as_a_note(node, hold):
 
 
 def test_nvme_initialize(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(nvme(d))
     exchanges = [
         (("blockdev", "--getra", d), "256\n"),
@@ -296,7 +286,7 @@ def test_nvme_initialize(node, hold):
 
 
 def test_loop_initialize_discards_and_warns(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(loop(d), erase="discard")
     exchanges = [
         (("blkdiscard", "--force", d), ""),
@@ -317,12 +307,12 @@ def test_loop_initialize_discards_and_warns(node, hold):
 
 
 def test_initialize_needs_the_checked_hold_on_this_device(node, tmp_path):
-    plan = plan_initialization(loop(node[0]))
+    plan = plan_initialization(loop(node.path))
     with pytest.raises(UnsafeTarget, match="without a checked exclusive hold"):
         initialize(plan, runner=ReplayRunner([]), hold=None).__enter__()
     fd = os.open("/dev/null", os.O_RDONLY)
-    unchecked = ExclusiveHold(node[0], fd, node[1])          # hold_exclusive() alone: no report
-    refused = ExclusiveHold(node[0], fd, node[1], TargetReport(node[0], node[0], "sdb", 8, 16,
+    unchecked = ExclusiveHold(node.path, fd, node.rdev)          # hold_exclusive() alone: no report
+    refused = ExclusiveHold(node.path, fd, node.rdev, TargetReport(node.path, node.path, "sdb", 8, 16,
                                                                reasons=("mounted",)))
     try:
         for hold in (unchecked, refused):
@@ -341,7 +331,7 @@ def test_initialize_needs_the_checked_hold_on_this_device(node, tmp_path):
 
 
 def test_erase_needs_the_serial_before_anything_runs(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d), erase="secure-erase")
     with expected_commands([]) as runner:
         with pytest.raises(ConfirmationRequired, match="needs confirmation") as info:
@@ -352,7 +342,7 @@ def test_erase_needs_the_serial_before_anything_runs(node, hold):
 
 
 def test_unsupported_erase_refuses_before_changing_anything(node, hold):
-    plan = plan_initialization(sata(node[0], "hdparm-I-sata-ssd-frozen.txt"), erase="secure-erase")
+    plan = plan_initialization(sata(node.path, "hdparm-I-sata-ssd-frozen.txt"), erase="secure-erase")
     with expected_commands([]) as runner:
         with pytest.raises(DeviceCommandFailed, match="frozen") as info:
             initialize(plan, runner=runner, hold=hold, confirm_serial="S3Z1NB0K123456X").__enter__()
@@ -361,7 +351,7 @@ def test_unsupported_erase_refuses_before_changing_anything(node, hold):
 
 def test_secure_erase_rereads_frozen_state_at_erase_time(node, hold):
     # identify saw "not frozen", but the drive is frozen now (e.g. after a resume)
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d), erase="secure-erase", standby=False)
     with expected_commands([(("hdparm", "-I", d), fixture("hdparm-I-sata-ssd-frozen.txt"))]) as runner:
         with pytest.raises(DeviceCommandFailed, match="frozen") as info:
@@ -370,7 +360,7 @@ def test_secure_erase_rereads_frozen_state_at_erase_time(node, hold):
 
 
 def test_secure_erase_sequence(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d), erase="secure-erase", standby=False)
     exchanges = [
         (("hdparm", "-I", d), fixture("hdparm-I-sata-ssd.txt")),
@@ -384,7 +374,7 @@ def test_secure_erase_sequence(node, hold):
 
 
 def test_failed_secure_erase_says_how_to_unlock(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(sata(d), erase="secure-erase", standby=False)
     exchanges = [
         (("hdparm", "-I", d), fixture("hdparm-I-sata-ssd.txt")),
@@ -399,7 +389,7 @@ def test_failed_secure_erase_says_how_to_unlock(node, hold):
 
 
 def test_nvme_format_sequence(node, hold):
-    d = node[0]
+    d = node.path
     plan = plan_initialization(nvme(d), erase="format")
     exchanges = [
         (("nvme", "format", d, "--namespace-id=1", "--lbaf=0", "--ses=1", "--force"), fixture("nvme-format.txt")),

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import glob
 import json
-import os
-import stat
 from pathlib import Path
 
 import pytest
@@ -182,15 +179,8 @@ def test_run_jobfile_passes_target_and_variables(tmp_path):
     assert len(report.jobs) == 5
 
 
-def block_node():
-    for path in sorted(glob.glob("/dev/loop[0-9]*")):
-        if stat.S_ISBLK(os.stat(path).st_mode):
-            return path
-    pytest.skip("no /dev/loopN block node")
-
-
-def test_writing_a_block_device_needs_the_claim():
-    node = block_node()
+def test_writing_a_block_device_needs_the_claim(node):
+    node = node.path
     with pytest.raises(UnsafeTarget, match="without the guard's exclusive hold"):
         run_probe(node, size_bytes=4096, offset_bytes=0, runner=ReplayRunner([]))
     with pytest.raises(UnsafeTarget):
