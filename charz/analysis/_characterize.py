@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation
+from charz.analysis._saturation import check_top
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
     GIVEN,
@@ -339,6 +340,23 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
             q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
                                            f"needs the step count and width: {q['n_step'].evidence if not q['n_step'].known else q['step_pages'].evidence}")
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+    top = check_top(size_pages, durations, n_step, step_pages, given.packages, steps.best.levels)
+    if not top.even:
+        why = f"{steps.reason}; but {top.reason}"
+        q["n_step"] = Quantity.undetermined("steps", MEASURED, why, best_guess=n_step)
+        q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
+        for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):
+            q[key] = Quantity.undetermined(unit, INFERRED, "the peak staircase is uneven: " + top.reason)
+        return _finish(q, steps, allocation, from_durations, table, warnings)
+    if top.all_busy is not True:
+        # Each unit still adds one step, so the tread is the unit (Eq. 2 without Eq. 1);
+        # what the top does not show is how many packages there are per step.
+        q["n_step"] = Quantity.undetermined("steps", MEASURED, f"{steps.reason}; but {top.reason}", best_guess=n_step)
+        q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=steps_conf,
+                                            evidence=f"D_step = {step_pages} pages ({step_evidence}): each unit adds one step")
+        for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
+            q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 needs the top step to be every package busy: " + top.reason)
         return _finish(q, steps, allocation, from_durations, table, warnings)
     if not given.packages:
         for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B")):

@@ -163,7 +163,10 @@ def fit_read_unit(
         unit, conf = burst_best, HIGH
     elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < SUGGESTIVE):
         unit, conf = burst_best, MEDIUM
-    elif dur_decides and (bursts is None or not burst_clear):
+    elif dur_decides and bursts is None:
+        # Bursts that were counted but fit no unit clearly are a second view that does not
+        # agree: then the durations alone are not enough (they mistook 112 KiB for 128 KiB
+        # on drives the simulator did not draw).
         unit, conf = dur_best, MEDIUM
     else:
         return ReadUnitResult(None, None, UNDETERMINED, why + " — the two views do not agree", **base)

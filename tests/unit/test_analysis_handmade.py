@@ -20,13 +20,18 @@ T_FIRST = -1e-3
 Y_MULT = 0.5e-3  # 0.5 mA per code: 12 bits span ±1 A
 
 
-def handmade(n_packages, pkg_a=0.05, start_us=80.0, switch_us=30.0, prog_us=1000.0, rng=None, sigma=0.004, hum=0.002, spikes=2):
+def handmade(n_packages, pkg_a=0.05, start_us=80.0, switch_us=30.0, prog_us=1000.0, rng=None, sigma=0.004, hum=0.002, spikes=2,
+             wrapped=0):
     """Idle 40 mA; controller +60 mA from start to the last program end; package i programs from
-    start + 20 + i·switch for prog_us.  Returns int16 codes and the true edges."""
+    start + 20 + i·switch for prog_us; then ``wrapped`` packages program once more after the first
+    round (units past every package wait for a busy one).  Returns int16 codes and the true edges."""
     rng = rng or np.random.default_rng(0)
     t_us = (T_FIRST + DT * np.arange(N)) * 1e6
     amps = np.full(N, 0.040)
     end_us = start_us + 20 + (n_packages - 1) * switch_us + prog_us
+    if wrapped:
+        amps[(t_us >= end_us) & (t_us < end_us + prog_us)] += wrapped * pkg_a
+        end_us += prog_us
     amps[(t_us >= start_us) & (t_us < end_us)] += 0.060
     for i in range(n_packages):
         p0 = start_us + 20 + i * switch_us
@@ -62,7 +67,8 @@ def test_steps_dies_and_unit_from_handmade_sweep():
     for repeat in range(5):
         for pages in range(1, 46):
             busy = min(-(-pages // 6), 6) * 2
-            codes, _, _ = handmade(busy, rng=rng, pkg_a=0.03)
+            wrapped = 2 if pages > 36 else 0  # the seventh unit waits for the first unit's packages
+            codes, _, _ = handmade(busy, rng=rng, pkg_a=0.03, wrapped=wrapped)
             traces.append(Trace("write", pages * 4096, codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, repeat=repeat))
     c = characterize(traces, Given(channels=6, packages=12, page_size_bytes=4096))
     assert (c["n_step"].value, c["step_pages"].value) == (6, 6)
