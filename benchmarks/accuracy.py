@@ -53,6 +53,7 @@ def main() -> int:
     noises = [float(x) for x in a.noise.split(",")]
     jobs = [(s, k) for k in noises for s in range(a.first_seed, a.first_seed + a.drives)]
     table: dict[float, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    by_conf: dict[float, Counter] = defaultdict(Counter)
     wrong, crashes = [], []
     with ProcessPoolExecutor(a.jobs) as pool:
         for seed, noise, grades in pool.map(run_one, jobs):
@@ -61,6 +62,8 @@ def main() -> int:
                     crashes.append((seed, noise, g[1]))
                     continue
                 table[noise][g.field][g.verdict] += 1
+                if g.verdict in (RIGHT, WRONG):
+                    by_conf[noise][(g.confidence, g.verdict)] += 1
                 if g.verdict == WRONG:
                     wrong.append((seed, noise, g))
     print(f"{a.drives} drives from the independent generator (seeds {a.first_seed}–{a.first_seed + a.drives - 1})")
@@ -69,6 +72,12 @@ def main() -> int:
         for f in FIELDS:
             c = table[noise][f]
             print(f"  {f:<20} {c[RIGHT]:5d}  {c[UNDETERMINED]:12d}  {c[WRONG]:5d}  {c[UNDEFINED]:4d}")
+    print("\nwhat a confidence meant (answers given, all fields):")
+    for noise in noises:
+        c = by_conf[noise]
+        parts = [f"{conf} {c[(conf, RIGHT)]} right / {c[(conf, WRONG)]} wrong" for conf in ("high", "medium", "low")
+                 if c[(conf, RIGHT)] or c[(conf, WRONG)]]
+        print(f"  noise ×{noise:g}: " + "; ".join(parts))
     print(f"\nwrong answers: {len(wrong)}")
     for seed, noise, g in wrong:
         print(f"  seed {seed} ×{noise:g} {g.field}: said {g.said} ({g.confidence}), truth {g.truth}")

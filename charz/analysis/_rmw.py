@@ -51,6 +51,7 @@ def detect_rmw(
     read_head: np.ndarray,
     unit_bytes: int | None,
     noise_a: float,
+    write_durations_s: np.ndarray | None = None,
 ) -> RmwResult:
     """Decide from head distances which write sizes start with a read.
 
@@ -66,6 +67,11 @@ def detect_rmw(
         that should show read-modify-write.
     noise_a : float
         σ of one grid sample (of the heads' noise), to judge the separation.
+    write_durations_s : (m,) floats, optional
+        Durations of the same writes: the second view.  A write below the unit that
+        reads first takes longer than a whole unit (003 Fig. 16); one that does not
+        takes no longer.  A "no" needs this view not to show the read; a "yes" from it
+        alone is medium.
 
     Example
     -------
@@ -88,15 +94,57 @@ def detect_rmw(
     full = ~partial
     if not full.any():
         return RmwResult(None, (), UNDETERMINED, "no write of a whole number of units to compare with", **base)
+    slower, slower_why = _below_unit_slower(sizes, write_durations_s, unit_bytes)
     d_part, d_full = float(np.median(per_size[partial])), float(np.median(per_size[full]))
     spread = max(float(np.std(per_size[partial])), noise_a / 2)
     separation = (d_full - d_part) / spread
     looks_like_read = per_size < (d_part + d_full) / 2
     why = (f"heads of writes below the unit differ from a {unit_bytes} B read by {d_part * 1e3:.1f} mA rms, "
            f"whole-unit writes by {d_full * 1e3:.1f} mA rms ({separation:.0f} σ apart)")
+    if slower_why:
+        why += "; " + slower_why
     if d_part < 0.5 * d_full and separation >= 5:
+        if slower is False:
+            return RmwResult(None, (), UNDETERMINED, why + " — the heads and the durations disagree", **base)
         affected = tuple(int(s) for s, p, r in zip(u, partial, looks_like_read) if p and r)
         return RmwResult(True, affected, HIGH if separation >= 10 else MEDIUM, why, **base)
-    if d_part >= 0.8 * d_full:
+    if slower:
+        affected = tuple(int(s) for s, p in zip(u, partial) if p and s < unit_bytes)
+        return RmwResult(True, affected, MEDIUM, why, **base)
+    if d_part >= 0.8 * d_full and slower is False:
         return RmwResult(False, (), MEDIUM, why + ": no write starts like a read", **base)
     return RmwResult(None, (), UNDETERMINED, why + " — not decisive", **base)
+
+
+def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_bytes: int) -> tuple[bool | None, str]:
+    """Do writes below one unit take clearly longer than one whole unit (they read first)?
+
+    ``None`` when the durations cannot say (none given, or no write below or at the unit).
+
+    Example
+    -------
+    >>> s = np.repeat([4096, 8192, 16384], 3)
+    >>> _below_unit_slower(s, np.where(s < 16384, 900e-6, 700e-6), 16384)[0]
+    True
+    >>> _below_unit_slower(s, np.where(s < 16384, 690e-6, 700e-6), 16384)[0]
+    False
+    """
+    if durations_s is None:
+        return None, ""
+    d = np.asarray(durations_s, dtype=np.float64) * 1e6
+    below, whole = (sizes < unit_bytes) & np.isfinite(d), (sizes == unit_bytes) & np.isfinite(d)
+    if below.sum() < 2 or whole.sum() < 2:
+        return None, ""
+    db, dw = float(np.median(d[below])), float(np.median(d[whole]))
+
+    def se(x):
+        return 1.4826 * float(np.median(np.abs(x - np.median(x)))) / np.sqrt(x.size)
+
+    sigma = float(np.hypot(se(d[below]), se(d[whole])))
+    # A read from flash takes tens of µs at the least (000 Table 2: reads are tens of µs).
+    if db - dw > max(20.0, 5 * sigma):
+        return True, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit: they read first"
+    if db - dw + 3 * sigma < 20.0:  # even the upper bound leaves no room for a flash read
+        return False, f"writes below the unit take no longer than one whole unit ({db - dw:+.0f} µs)"
+    return None, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit, not clearly"
+

@@ -85,8 +85,12 @@ def check_top(
     False
     """
     even, even_why = steps_even(levels)
-    if n_package is not None and n_step >= n_package:
-        return TopCheck(True, even, f"{n_step} steps for {n_package} packages: every package has its own step; {even_why}")
+    if n_package is not None and n_step == n_package:
+        # A step per package: none merged, none missing, and the top is every package
+        # whatever the overlap did to the heights (a unit that overlapped in part still rose).
+        return TopCheck(True, True, f"{n_step} steps for {n_package} packages: every package has its own step")
+    if n_package is not None and n_step > n_package:
+        return TopCheck(False, False, f"{n_step} steps for only {n_package} packages: some rises are not packages")
     if n_step < 2:
         return TopCheck(None, even, "a flat staircase fits a unit over every package (003 Fig. 3c) and units that never "
                         "overlap alike")

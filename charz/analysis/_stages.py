@@ -71,7 +71,8 @@ def rmw_stage(traces, table, write_unit_bytes: int | None) -> RmwResult | None:
 
     read_head = np.median(heads(smallest), axis=0)
     noise = float(np.median(table.noise_a[writes]))
-    return detect_rmw(table.size_bytes[writes], heads(writes), read_head, write_unit_bytes, noise)
+    return detect_rmw(table.size_bytes[writes], heads(writes), read_head, write_unit_bytes, noise,
+                      write_durations_s=table.duration_s[writes])
 
 
 @dataclass(frozen=True)

@@ -150,13 +150,27 @@ class DriveModel:
 
     @property
     def scheme(self) -> str:
-        return self.layout().scheme(self.packages_per_unit, self.geometry.dies_per_package)
+        """003's name for the simulated firmware's walk, from its own package order (``_walk``).
 
-    def layout(self):
-        from charz.analysis._latency import Layout
+        The simulator holds its own model of the controller: naming the truth through the
+        analysis's walk enumeration would let the two agree by construction.  Names follow
+        003: with several packages per unit, the unit's own packages (§4.2 Fig. 4: all on
+        one way → channel-only); with one, the walk across units (§5.3, X-25M); one package
+        per channel → channel-only, unless a unit fills the dies of one package first (§5.2,
+        Q Pro: way priority).
+        """
+        from charz.sim._walk import package_walk
 
-        g, f = self.geometry, self.firmware
-        return Layout(g.channels, g.ways, f.block_channels, f.block_ways, f.order)
+        g, f, k = self.geometry, self.firmware, self.packages_per_unit
+        if g.ways == 1:
+            return WAY_PRIORITY if k == 1 and g.dies_per_package > 1 else CHANNEL_ONLY
+        first = package_walk(g.channels, g.ways, f.block_channels, f.block_ways, f.order, max(2, k))
+        if k > 1:
+            unit = first[:k]
+            if len({w for _, w in unit}) == 1:
+                return CHANNEL_ONLY
+            return CHANNEL_PRIORITY if unit[1][0] != unit[0][0] else WAY_PRIORITY
+        return CHANNEL_PRIORITY if first[1][0] != first[0][0] else WAY_PRIORITY
 
     @property
     def n_step(self) -> int:

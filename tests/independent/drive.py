@@ -125,7 +125,12 @@ def random_drive(seed: int) -> Drive:
     walk = WAY_FIRST if (ways > 1 and rng.random() < 0.5) else CHANNEL_FIRST
     if ways == 1:
         walk = ONE_WAY
+    # NAND generations (ONFI 1.0 → 3.0, Toggle 1 → 2): larger pages came with faster channels
+    # and longer MLC programs; SLC programs in a few hundred µs on any of them.
+    chan_mb_s = {4 * KIB: rng.uniform(40.0, 133.0), 8 * KIB: rng.uniform(133.0, 200.0),
+                 16 * KIB: rng.uniform(200.0, 400.0)}[page]
     mlc = rng.random() < 0.7
+    t_prog_mlc = {4 * KIB: (900.0, 1300.0), 8 * KIB: (1200.0, 2000.0), 16 * KIB: (1300.0, 2200.0)}[page]
     return Drive(
         seed=seed,
         channels=channels,
@@ -137,9 +142,9 @@ def random_drive(seed: int) -> Drive:
         walk=walk,
         in_order=bool(rng.random() < 0.4),
         rmw=bool(rng.random() < 0.5),
-        t_xfer_page_us=float(page / KIB * rng.uniform(8.0, 22.0)),  # 40–200 MB/s channels
+        t_xfer_page_us=float(page / chan_mb_s),  # bytes / (MB/s) = µs
         t_switch_us=float(rng.uniform(10.0, 40.0)),
-        t_prog_us=float(rng.uniform(900.0, 1800.0) if mlc else rng.uniform(250.0, 500.0)),
+        t_prog_us=float(rng.uniform(*t_prog_mlc) if mlc else rng.uniform(200.0, 500.0)),
         t_prog_spread=float(rng.uniform(0.08, 0.15)),
         t_read_us=float(rng.uniform(45.0, 75.0)),
         t_latency_us=float(rng.uniform(15.0, 60.0)),
