@@ -164,16 +164,20 @@ class DirectIO:
     def _do(self, op: Op, size_bytes: int, offset_bytes: int,
             before_io: Callable[[Op, int, int], None] | None) -> IOResult:
         chunk = self._view[:size_bytes]
-        if before_io is not None:
-            before_io(op, size_bytes, offset_bytes)
-        wall = time.time_ns()
-        t0 = time.monotonic_ns()
+        # The slice pins the buffer: release it on every way out — also a Ctrl-C inside
+        # before_io (arming the scope can take seconds), or close() cannot free the buffer.
+        t0 = t1 = 0
         try:
+            if before_io is not None:
+                before_io(op, size_bytes, offset_bytes)
+            wall = time.time_ns()
+            t0 = time.monotonic_ns()
             if op == "write":
                 done = os.pwrite(self._fd, chunk, offset_bytes)
             else:
                 # preadv fills our aligned buffer; os.pread would allocate an unaligned one
                 done = os.preadv(self._fd, [chunk], offset_bytes)
+            t1 = time.monotonic_ns()
         except OSError as exc:
             raise WorkloadError(
                 f"O_DIRECT {op} of {size_bytes} bytes at {offset_bytes} on {self.path} failed: {exc.strerror}",
@@ -182,7 +186,6 @@ class DirectIO:
                 code=exc.errno,
             ) from exc
         finally:
-            t1 = time.monotonic_ns()
             chunk.release()
         if done != size_bytes:
             raise WorkloadError(

@@ -151,3 +151,18 @@ def test_loop_device_needs_the_claim_and_then_writes_exactly_there(tmp_path):
             other.close()
     finally:
         loop.close()
+
+
+def test_ctrl_c_inside_the_hook_leaves_the_buffer_closable(scratch):
+    # Ctrl-C while the scope is being armed (inside before_io) used to leave the slice of the
+    # buffer exported, and closing then raised BufferError over the user's interrupt.
+    dio = scratch
+
+    def interrupted(op, size, offset):
+        raise KeyboardInterrupt
+
+    try:
+        dio.write(4096, 0, before_io=interrupted)
+    except KeyboardInterrupt:
+        dio.close()  # as a `with` block's exit does: the interrupted frame is still alive here
+    assert dio.closed
