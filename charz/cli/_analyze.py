@@ -25,6 +25,14 @@ _ORDER = (
 )
 
 
+_SINGULAR = {"steps": "step", "pages": "page", "dies": "die", "packages": "package", "channels": "channel"}
+
+
+def _given_value(v: Any) -> str:
+    """Given numbers as a person writes them: 8e-05, not 7.999999999999999e-05."""
+    return f"{v:.6g}" if isinstance(v, float) else str(v)
+
+
 def _fmt_value(q: dict[str, Any]) -> str:
     v, unit = q.get("value"), q.get("unit", "")
     if v is None:
@@ -45,6 +53,8 @@ def _fmt_value(q: dict[str, Any]) -> str:
         if q.get("uncertainty"):
             text += f" ± {q['uncertainty'] * 1e3:.1f}"
         return text
+    if v == 1:
+        unit = _SINGULAR.get(unit, unit)
     return f"{v} {unit}".strip()
 
 
@@ -56,7 +66,7 @@ def format_summary(profile: dict[str, Any]) -> str:
         f"drive    {dev.get('model', '?')}  serial {dev.get('serial', '?')}",
         f"source   {prov.get('archive', '?')}  ({prov.get('bench_kind', '?')} bench, "
         f"{prov.get('captures_used', 0)}/{prov.get('captures_total', 0)} captures used)",
-        "given    " + ", ".join(f"{k}={v}" for k, v in profile.get("given", {}).items()),
+        "given    " + ", ".join(f"{k}={_given_value(v)}" for k, v in profile.get("given", {}).items()),
         "",
     ]
     results = profile.get("results", {})

@@ -1,0 +1,24 @@
+"""The terminal summary reads as a person writes: singular units, given numbers unmangled."""
+
+import pytest
+
+from charz.cli._analyze import format_summary
+
+pytestmark = pytest.mark.unit
+
+
+def q(value, unit):
+    return {"value": value, "unit": unit, "origin": "inferred", "confidence": "high", "evidence": "e"}
+
+
+def test_one_of_a_unit_is_singular_and_given_floats_are_short():
+    profile = {
+        "device": {"model": "m", "serial": "s"},
+        "provenance": {"archive": "a", "bench_kind": "simulated", "captures_used": 1, "captures_total": 1},
+        "given": {"channels": 8, "t_xfer_page_s": 8 * 1e-5 * (1 - 1e-16)},
+        "results": {"dies_per_package": q(1, "dies"), "step_pages": q(1, "pages"), "n_step": q(20, "steps")},
+    }
+    text = format_summary(profile)
+    assert "1 die " in text + " " and "1 page " in text + " " and "20 steps" in text
+    assert "1 dies" not in text and "1 pages" not in text
+    assert "t_xfer_page_s=8e-05" in text and "7.99999" not in text
