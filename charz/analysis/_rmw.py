@@ -52,6 +52,7 @@ def detect_rmw(
     unit_bytes: int | None,
     noise_a: float,
     write_durations_s: np.ndarray | None = None,
+    read_s: float | None = None,
 ) -> RmwResult:
     """Decide from head distances which write sizes start with a read.
 
@@ -72,6 +73,8 @@ def detect_rmw(
         reads first takes longer than a whole unit (003 Fig. 16); one that does not
         takes no longer.  A "no" needs this view not to show the read; a "yes" from it
         alone is medium.
+    read_s : float, optional
+        Duration of the smallest read measured: a read first must cost at least half of it.
 
     Example
     -------
@@ -94,7 +97,7 @@ def detect_rmw(
     full = ~partial
     if not full.any():
         return RmwResult(None, (), UNDETERMINED, "no write of a whole number of units to compare with", **base)
-    slower, slower_why = _below_unit_slower(sizes, write_durations_s, unit_bytes)
+    slower, slower_why = _below_unit_slower(sizes, write_durations_s, unit_bytes, read_s)
     d_part, d_full = float(np.median(per_size[partial])), float(np.median(per_size[full]))
     spread = max(float(np.std(per_size[partial])), noise_a / 2)
     separation = (d_full - d_part) / spread
@@ -116,7 +119,8 @@ def detect_rmw(
     return RmwResult(None, (), UNDETERMINED, why + " — not decisive", **base)
 
 
-def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_bytes: int) -> tuple[bool | None, str]:
+def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_bytes: int,
+                       read_s: float | None = None) -> tuple[bool | None, str]:
     """Do writes below one unit take clearly longer than one whole unit (they read first)?
 
     ``None`` when the durations cannot say (none given, or no write below or at the unit).
@@ -124,9 +128,11 @@ def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_b
     Example
     -------
     >>> s = np.repeat([4096, 8192, 16384], 3)
-    >>> _below_unit_slower(s, np.where(s < 16384, 900e-6, 700e-6), 16384)[0]
+    >>> _below_unit_slower(s, np.where(s < 16384, 900e-6, 700e-6), 16384, 120e-6)[0]
     True
-    >>> _below_unit_slower(s, np.where(s < 16384, 690e-6, 700e-6), 16384)[0]
+    >>> _below_unit_slower(s, np.where(s < 16384, 730e-6, 700e-6), 16384, 120e-6)[0] is None  # 30 µs: cannot say
+    True
+    >>> _below_unit_slower(s, np.where(s < 16384, 705e-6, 700e-6), 16384, 120e-6)[0]
     False
     """
     if durations_s is None:
@@ -141,10 +147,15 @@ def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_b
         return 1.4826 * float(np.median(np.abs(x - np.median(x)))) / np.sqrt(x.size)
 
     sigma = float(np.hypot(se(d[below]), se(d[whole])))
-    # A read from flash takes tens of µs at the least (000 Table 2: reads are tens of µs).
-    if db - dw > max(20.0, 5 * sigma):
+    # Reading first costs at least a flash read: tens of µs (000 Table 2), ≥ 20 µs on any NAND.
+    # A "yes" from the durations alone needs half the smallest read measured too, since a
+    # firmware path a few tens of µs slower for partial units is not a read.
+    floor = 20.0
+    least = max(floor, 0.5 * read_s * 1e6) if read_s else floor
+    if db - dw > max(least, 5 * sigma):
         return True, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit: they read first"
-    if db - dw + 3 * sigma < 20.0:  # even the upper bound leaves no room for a flash read
-        return False, f"writes below the unit take no longer than one whole unit ({db - dw:+.0f} µs)"
+    if db - dw + 3 * sigma < floor:  # even the upper bound leaves no room for a flash read
+        return False, (f"writes below the unit take {db - dw:+.0f} µs beside one whole unit: too little for a "
+                       f"flash read (≥ {floor:.0f} µs)")
     return None, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit, not clearly"
 

@@ -72,7 +72,7 @@ def rmw_stage(traces, table, write_unit_bytes: int | None) -> RmwResult | None:
     read_head = np.median(heads(smallest), axis=0)
     noise = float(np.median(table.noise_a[writes]))
     return detect_rmw(table.size_bytes[writes], heads(writes), read_head, write_unit_bytes, noise,
-                      write_durations_s=table.duration_s[writes])
+                      write_durations_s=table.duration_s[writes], read_s=2 * head_s)
 
 
 @dataclass(frozen=True)
