@@ -55,3 +55,26 @@ def test_captions_use_the_archives_time_reference():
     report = build_report({"results": {}}, Measured.of(op=[]), [cap])
     captions = " ".join(s.caption for s in report.sections)
     assert "time from the trigger" in captions and "from the request" not in captions and "{t0}" not in captions
+
+
+def test_given_table_has_units(tmp_path):
+    from charz.report._html import _key_value_table
+
+    html = _key_value_table({"channels": 8, "page_size_bytes": 8192, "t_xfer_page_s": 8.2e-05,
+                             "host_rate_bytes_per_s": 3e8, "rail_v": 5.0}, units=True)
+    for cell in ("8 channels", "8 KiB (8192 B)", "82 µs", "300 MB/s", "5 V"):
+        assert f"<td>{cell}</td>" in html
+
+
+def test_burst_count_axis_is_whole_numbers_from_zero():
+    from charz.report._fig_reads import read_bursts_figure
+
+    t = np.arange(200) * 4e-6
+    curves = [Curve("4 KiB", t, np.full(200, 0.1), size_bytes=4096), Curve("16 KiB", t, np.full(200, 0.1), size_bytes=16384)]
+    bursts = {"sizes_bytes": [4096, 8192, 16384], "bursts": [1, 1, 1]}     # the 840: one burst at every size
+    fig = read_bursts_figure(curves, window_samples=100, bursts=bursts, read_unit_bytes=None)
+    counts_ax = fig.axes[-1]
+    low, high = counts_ax.get_ylim()
+    assert low == 0 and high >= 2
+    ticks = [v for v in counts_ax.get_yticks() if low <= v <= high]
+    assert ticks and all(float(v).is_integer() for v in ticks)
