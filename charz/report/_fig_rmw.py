@@ -57,10 +57,11 @@ def rmw_figure(curves: Sequence[Curve], rmw: Mapping[str, Any], *, unit_bytes: i
         right.scatter(kib[~affected], dist[~affected] * 1e3, color=DOTS, zorder=3, label="starts unlike the read")
         if affected.any():
             right.scatter(kib[affected], dist[affected] * 1e3, color=FIT, zorder=3, label="starts like the read (RMW)")
-        if unit_bytes:
-            for k in range(1, int(kib.max() * 1024 // unit_bytes) + 1):
+        multiples = int(kib.max() * 1024 // unit_bytes) if unit_bytes else 0
+        if 0 < multiples <= 12:   # more lines than that hide the points (a one-page unit)
+            for k in range(1, multiples + 1):
                 right.axvline(k * unit_bytes / 1024, color="0.5", ls=":", lw=0.8)
-        right.set_xlabel("write size (KiB); dotted: multiples of the write unit")
+        right.set_xlabel("write size (KiB)" + ("; dotted: multiples of the write unit" if 0 < multiples <= 12 else ""))
         right.set_ylabel("head distance to the read (mA rms)")
         right.set_ylim(bottom=0)
         right.legend(fontsize=8, loc="lower right")
