@@ -78,3 +78,13 @@ def test_manifest_errors(tmp_path, capsys):
     from charz.archive import read_archive
     cap = read_archive(tmp_path / "s").captures[0]
     assert cap.size_bytes == 4096 and cap.channel("current").to_si() == pytest.approx([1.0, 2.0])
+
+
+def test_imported_session_feeds_report_and_tune(session, tmp_path):
+    files, back = tmp_path / "files", tmp_path / "back"
+    assert run(["export", str(session), "--out", str(files), "--format", "isf", "--quiet"]) == 0
+    assert run(["import", str(files), "--out", str(back), "--quiet"]) == 0
+    assert run(["analyze", str(back)]) == 0
+    assert run(["report", str(back), "-o", str(tmp_path / "report")]) == 0
+    assert (tmp_path / "report" / "report.html").is_file()
+    assert run(["tune", str(back / "profile.toml"), "--fs", "ext4"]) == 0
