@@ -33,6 +33,9 @@ _COMMAND_MODULES = (
     "charz.cli._tune",
     "charz.cli._validate",
     "charz.cli._report",
+    "charz.cli._import",
+    "charz.cli._show",
+    "charz.cli._diff",
 )
 
 # soft_wrap: a long path in a message stays one piece, to copy from a terminal or a CI log.

@@ -5,6 +5,8 @@ parse → build → run → pure ``format_*`` → print.
 
 from __future__ import annotations
 
+import importlib
+
 import json
 from typing import Optional
 
@@ -111,6 +113,7 @@ def _preset_source(preset: str, seed: int):  # noqa: ANN202 - a CurrentSource
 def register(app: typer.Typer) -> None:
     scope_app = typer.Typer(help="Oscilloscope bring-up.", no_args_is_help=True)
     app.add_typer(scope_app, name="scope")
+    importlib.import_module("charz.cli._scope_list").register(scope_app)  # charz scope list
 
     @scope_app.command("check")
     def check(

@@ -12,6 +12,9 @@ Figures (``_fig_*``)
     allocation_figure   measured durations vs each allocation candidate, residuals (003 §4.2)
     read_bursts_figure  w = 100 read waveforms stacked; bursts per size if counted (003 Fig. 9/11/13/15)
     validation_figure   MB/s and J/MB per record size, aligned vs not (003 Fig. 18)
+    rmw_figure          heads of a small write, a unit write and a unit read; head distances (003 Fig. 16)
+    power_figure        energy per request; peak power per write vs M_peak × rail (003 §7 Power Budget)
+    capture_figure      one capture, samples and w = 20 average (charz show)
 
 Evidence (``_evidence``, ``_curve``)
     Measured            the per-capture columns the report draws
@@ -34,7 +37,7 @@ Example
 >>> from charz.report import build_report, Measured
 >>> report = build_report({"results": {}}, Measured.of(op=[]), [])
 >>> [s.drawn for s in report.sections]
-[False, False, False, False, False]
+[False, False, False, False, False, False, False]
 """
 
 from charz.report._build import build_report, validation_rows

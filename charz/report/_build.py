@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+import numpy as np
 from matplotlib.figure import Figure
 
 from charz.analysis import W_PATTERN, W_PEAK
@@ -22,8 +23,11 @@ from charz.report._evidence import (
     time_span_s,
     write_peaks,
 )
+from charz.report._curve import Curve
 from charz.report._fig_allocation import allocation_figure
+from charz.report._fig_power import power_figure
 from charz.report._fig_reads import read_bursts_figure
+from charz.report._fig_rmw import rmw_figure
 from charz.report._fig_steps import staircase_figure
 from charz.report._fig_validation import validation_figure
 from charz.report._fig_waveforms import overlay_figure
@@ -177,6 +181,48 @@ def _validation(profile, measured, captures) -> Drawn:
     return validation_figure(rows), None
 
 
+def _rmw(profile, measured: Measured, captures) -> Drawn:
+    rmw = profile.get("rmw")
+    if not isinstance(rmw, Mapping):
+        return None, "the profile has no read-modify-write table (it needs writes and reads of one unit)"
+    unit = _value(profile, "write_io_unit_bytes")
+    page = _page_size(profile)
+    writes = np.unique(measured.size_bytes[measured.usable & (measured.op == "write")])
+    reads = np.unique(measured.size_bytes[measured.usable & (measured.op == "read")])
+    picks: list[tuple[str, str, int]] = []
+    if unit and reads.size:
+        read_size = int(reads[np.argmin(np.abs(reads - unit))])
+        picks.append(("read", f"read {size_label(read_size)}", read_size))
+    small = int(page) if page and page in writes else (int(writes.min()) if writes.size else None)
+    if small is not None:
+        picks.append(("write", f"write {size_label(small)}", small))
+    if unit and unit in writes and unit != small:
+        picks.append(("write", f"write {size_label(unit)} (one unit)", int(unit)))
+    by_index = {c.index: c for c in captures}
+    curves, indices = [], []
+    for op, label, size in picks:
+        hit = representative_captures(measured, op, [size])
+        if size in hit and hit[size] in by_index:
+            c = smoothed_curve(by_index[hit[size]], W_PEAK)
+            curves.append(Curve(label, c.t_s, c.current_a, size_bytes=size))
+            indices.append(hit[size])
+    span = time_span_s(measured, indices[:1]) if indices else None
+    verdict = {True: "yes", False: "no", None: "undetermined"}[rmw.get("detected")]
+    return rmw_figure(curves, rmw, unit_bytes=unit, t_range_s=span, time_reference=_time_reference(captures),
+                      verdict=f"{verdict} ({rmw.get('confidence', '?')})"), None
+
+
+def _power(profile, measured: Measured, captures) -> Drawn:
+    power = profile.get("power")
+    if not isinstance(power, Mapping) or not (power.get("rail_v") or {}).get("value"):
+        return None, "the profile has no power table (the rail voltage is unknown)"
+    rail = power["rail_v"]
+    writes = measured.usable & (measured.op == "write")
+    return power_figure(power.get("energy") or [], write_sizes_bytes=measured.size_bytes[writes],
+                        write_peaks_a=measured.peak_a[writes], rail_v=float(rail["value"]),
+                        rail_origin=str(rail.get("origin", "?")), m_peak_a=_value(profile, "M_peak_a")), None
+
+
 # key, title, what the figure shows and how to hold it against 003, the results it is evidence for,
 # the drawer, and where the profile explains the table drawn
 _SECTIONS: tuple[tuple[str, str, str, tuple[str, ...], Callable[..., Drawn], Callable[..., str]], ...] = (
@@ -190,7 +236,7 @@ _SECTIONS: tuple[tuple[str, str, str, tuple[str, ...], Callable[..., Drawn], Cal
      _staircase, lambda p: _reason(p, "steps")),
     ("2-write-waveforms", "Write waveforms by size",
      "One capture per selected size (one page, the last size of each step, the first size with every package "
-     "busy, the largest), smoothed with the w = 20 moving average, time from the request. As in 003 Fig. 8, "
+     "busy, the largest), smoothed with the w = 20 moving average, time from the {t0}. As in 003 Fig. 8, "
      "10, 12 and 14, the peak only climbs when a write crosses a step boundary, while the duration grows with "
      "every I/O unit.",
      ("n_step", "step_pages", "idle_a", "m_peak_a", "M_peak_a"),
@@ -215,6 +261,20 @@ _SECTIONS: tuple[tuple[str, str, str, tuple[str, ...], Callable[..., Drawn], Cal
      "and Table 4.",
      ("write_io_unit_bytes",),
      _validation, _validation_summary),
+    ("6-read-modify-write", "Read-modify-write",
+     "Left, as 003 Fig. 16: the start of a one-page write, a one-unit write and a read of about one unit, "
+     "w = 20 moving average, time from the {t0}. A drive that writes whole units reads the rest of the unit "
+     "before a smaller write, so that write starts like the read; a whole-unit write does not. Right: the rms "
+     "distance between each write size's first samples and the read's, which the analysis decided on; red "
+     "sizes start like the read.",
+     ("write_io_unit_bytes",),
+     _rmw, lambda p: str((p.get("rmw") or {}).get("reason", ""))),
+    ("7-power-budget", "Energy per request and Power Budget",
+     "Left: the energy of one request, rail voltage × current integrated over the request, per size. "
+     "Right: the peak power of every write capture (rail voltage × its w = 20 peak current); the line is "
+     "M_peak × rail voltage, the Power Budget (003 §7) a supply must allow when every package programs at once.",
+     ("M_peak_a", "m_peak_a", "idle_a"),
+     _power, lambda p: str(((p.get("power") or {}).get("rail_v") or {}).get("note", ""))),
 )
 
 
@@ -224,6 +284,8 @@ def _section(key, title, caption, result_keys, draw, explain, profile, measured,
     except ValueError as exc:  # a profile table that contradicts itself: say so, draw the rest
         fig, note = None, f"could not be drawn: {exc}"
     png = figure_png(fig) if fig is not None else None
+    # One time reference for every figure and caption: the archive's own t = 0.
+    caption = caption.replace("{t0}", _time_reference(captures))
     return Section(key, title, caption, result_keys, png, note, explain(profile))
 
 

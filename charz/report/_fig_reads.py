@@ -11,7 +11,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from charz.report._curve import Curve
 from charz.report._numbers import size_label
@@ -117,6 +117,12 @@ def read_bursts_figure(
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
         ax.set_xlabel("read size (KiB, log scale)")
         ax.set_ylabel("bursts per read")
+        # Counts are whole numbers: integer ticks from 0, never a 0.96-1.04 axis around one value.
+        top = float(np.nanmax(counts)) if np.size(counts) else 1.0
+        if read_unit_bytes:
+            top = max(top, float(np.ceil(sizes.max() / read_unit_bytes)))
+        ax.set_ylim(0, max(2.0, top) * 1.1 + 0.2)
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(True, alpha=0.25)
         ax.legend(fontsize=8, loc="upper left")
     return fig

@@ -15,7 +15,7 @@ import html
 from typing import Any, Iterable, Mapping
 
 from charz.report._model import Report, Section
-from charz.report._numbers import RESULT_LABELS, format_quantity, ordered_result_keys
+from charz.report._numbers import RESULT_LABELS, format_given, format_quantity, ordered_result_keys
 
 __all__ = ["render_html"]
 
@@ -78,10 +78,11 @@ def _results_table(results: Mapping[str, Any], keys: Iterable[str], *, anchor: b
             f"<th>evidence</th></tr></thead><tbody>{rows}</tbody></table>")
 
 
-def _key_value_table(pairs: Mapping[str, Any]) -> str:
+def _key_value_table(pairs: Mapping[str, Any], *, units: bool = False) -> str:
     if not pairs:
         return "<p>none recorded</p>"
-    rows = "".join(f"<tr><th>{_text(k)}</th><td>{_text(v)}</td></tr>" for k, v in pairs.items())
+    rows = "".join(f"<tr><th>{_text(k)}</th><td>{_text(format_given(k, v) if units else v)}</td></tr>"
+                   for k, v in pairs.items())
     return f"<table><tbody>{rows}</tbody></table>"
 
 
@@ -161,7 +162,7 @@ def render_html(report: Report) -> str:
         "<p>Every number the profile holds: its value, whether it was given, measured or inferred, how sure "
         "charz is, and what decided it. An undetermined result says why.</p>"
         + _results_table(results, ordered_result_keys(results), anchor=True)
-        + "<h3>Given (spec sheet, datasheet, command line)</h3>" + _key_value_table(profile.get("given") or {})
+        + "<h3>Given (spec sheet, datasheet, command line)</h3>" + _key_value_table(profile.get("given") or {}, units=True)
         + "</section>",
     ]
     body += [_figure_section(i, s, results) for i, s in enumerate(report.sections, 1)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-__all__ = ["RESULT_LABELS", "format_quantity", "ordered_result_keys", "size_label"]
+__all__ = ["RESULT_LABELS", "format_given", "format_quantity", "ordered_result_keys", "size_label"]
 
 # The order a reader meets the results in: the paper's chain (steps → Eq. 1/2 → allocation),
 # then the timing and currents that support it.  Keys not listed follow in file order.
@@ -116,3 +116,32 @@ def format_quantity(q: Mapping[str, Any] | None, *, with_evidence: bool = True) 
             text += f" — {evidence}"
         return text
     return _format_value(value, q.get("unit", ""), q.get("uncertainty"))
+
+
+_COUNTS = {"channels": "channel", "packages": "package", "dies_per_package": "die"}
+
+
+def format_given(key: str, value: Any) -> str:
+    """A given value with its unit, read from the key's SI suffix (``_bytes``, ``_s``, ``_v`` ...).
+
+    Examples
+    --------
+    >>> [format_given(k, v) for k, v in [("channels", 8), ("page_size_bytes", 4096), ("t_prog_s", 9e-4),
+    ...  ("host_rate_bytes_per_s", 3e8), ("rail_v", 5.0), ("packages", 1)]]
+    ['8 channels', '4 KiB (4096 B)', '900 µs', '300 MB/s', '5 V', '1 package']
+    """
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return str(value)
+    if key in _COUNTS:
+        return f"{value:g} {_COUNTS[key]}{'' if value == 1 else 's'}"
+    if key.endswith("_bytes_per_s"):
+        return f"{value / 1e6:.4g} MB/s"
+    if key.endswith("_bytes"):
+        return f"{size_label(value)} ({value:g} B)" if value >= 1024 else f"{value:g} B"
+    if key.endswith("_s"):
+        return f"{value * 1e6:.4g} µs"
+    if key.endswith("_v"):
+        return f"{value:.4g} V"
+    if key.endswith("_a"):
+        return f"{value * 1e3:.4g} mA"
+    return f"{value:g}"

@@ -20,7 +20,8 @@ from charz.profile import read_profile
 pytestmark = pytest.mark.system
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-FIGURES = ("1-peak-staircase", "2-write-waveforms", "3-allocation", "4-read-bursts")
+FIGURES = ("1-peak-staircase", "2-write-waveforms", "3-allocation", "4-read-bursts", "6-read-modify-write",
+           "7-power-budget")
 
 
 def png_size(data: bytes) -> tuple[int, int]:
@@ -83,7 +84,7 @@ def test_report_from_an_analysed_session_draws_every_figure(full_session, capsys
         width, height = png_size(data)
         assert width >= 600 and height >= 300, key
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert 100_000 < len(page) < 3_000_000  # four figures inline, nothing else heavy
+    assert 100_000 < len(page) < 3_000_000  # six figures inline, nothing else heavy
     assert "http://" not in page and "https://" not in page
     images = re.findall(r'<img src="data:image/png;base64,([^"]+)"', page)
     assert len(images) == len(FIGURES)

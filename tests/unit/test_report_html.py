@@ -117,6 +117,11 @@ def full_profile() -> dict:
                        "aligned_vs_4k": {"baseline_record_size_bytes": 4096, "aligned_record_size_bytes": 32768,
                                          "mb_per_s_change_pct": 200.0, "energy_change_pct": -60.0},
                        "source": "model", "notes": ["every figure is 'model'", "rail voltage 5 V (assumed)"]},
+        "rmw": {"detected": True, "confidence": "high", "reason": "heads of writes below the unit match the read",
+                "affected_sizes_bytes": [p * PAGE for p in range(1, 8)], "sizes_bytes": [p * PAGE for p in sizes],
+                "head_distance_a": [0.005 if p % 8 else 0.05 for p in sizes]},
+        "power": {"rail_v": {"value": 5.0, "origin": "assumed", "note": "assumed: 003 multiplies by 5 V"},
+                  "energy": [{"op": "write", "size_bytes": p * PAGE, "energy_j": 1e-3 * (1 + p // 8)} for p in sizes]},
         "warnings": ["2 capture(s): <script>alert(1)</script> see https://example.invalid/x and http://h/y"],
     }
 
@@ -167,7 +172,7 @@ def page(report) -> str:
 def test_every_figure_is_drawn_from_a_full_profile(report):
     assert [(s.key, s.drawn) for s in report.sections] == [
         ("1-peak-staircase", True), ("2-write-waveforms", True), ("3-allocation", True),
-        ("4-read-bursts", True), ("5-validation", True)]
+        ("4-read-bursts", True), ("5-validation", True), ("6-read-modify-write", True), ("7-power-budget", True)]
     assert report.sections[0].evidence == "2 levels, boundaries every 8 pages"
     assert report.sections[4].evidence.splitlines() == [
         "32 KiB records against 4 KiB: +200 % MB/s, -60 % energy (003 Table 4 reports this ratio)",
@@ -229,7 +234,7 @@ def test_free_text_is_escaped_and_never_an_address(page):
 
 def test_images_decode_as_png(page):
     uris = [value for tag, _, value in Page(page).refs if tag == "img"]
-    assert len(uris) == 5
+    assert len(uris) == 7
     for uri in uris:
         png = base64.b64decode(uri.split(",", 1)[1], validate=True)
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -246,17 +251,19 @@ def test_warnings_and_damaged_files_are_listed(page):
 def test_missing_sections_become_notes_and_the_rest_is_drawn():
     captures, measured = sweep()
     profile = full_profile()
-    for key in ("allocation", "reads", "validation", "steps"):
+    for key in ("allocation", "reads", "validation", "steps", "power"):
         profile.pop(key)
     report = build_report(profile, measured, captures)
     drawn = {s.key: s.drawn for s in report.sections}
     assert drawn == {"1-peak-staircase": False, "2-write-waveforms": True, "3-allocation": False,
-                     "4-read-bursts": True, "5-validation": False}
+                     "4-read-bursts": True, "5-validation": False, "6-read-modify-write": True,
+                     "7-power-budget": False}
     page = render_html(report)
     assert "Not drawn: the profile has no steps table" in page
+    assert "Not drawn: the profile has no power table" in page
     assert "Not drawn: the profile has no allocation candidates (channel-only)" in page
     assert "Not drawn: the profile has no validation section (charz validate adds one)" in page
-    assert page.count("<img ") == 2
+    assert page.count("<img ") == 3   # waveforms, reads, read-modify-write
 
 
 def test_reads_draw_without_the_burst_counts():

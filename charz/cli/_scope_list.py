@@ -1,0 +1,63 @@
+"""``charz scope list``: the VISA resources pyvisa-py can see, and what it cannot look for."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import typer
+
+from charz.cli._common import console
+
+# pip package for the module pyvisa-py says is missing ("No module named 'usb'")
+_PIP = {"usb": "pyusb", "serial": "pyserial", "gpib": "gpib-ctypes", "pyvicp": "pyvicp",
+        "psutil": "psutil", "zeroconf": "zeroconf"}
+
+
+def _missing(info: dict) -> list[str]:
+    """One line per resource kind pyvisa-py cannot use, with the install that enables it."""
+    by_fix: dict[str, list[str]] = {}
+    for kind, state in info.items():
+        if kind == "Version":
+            continue
+        text = " ".join(state) if isinstance(state, list) else str(state)
+        if isinstance(state, list) or "Please install" in text:
+            mod = re.search(r"No module named '([\w.]+)'", text)
+            name = mod.group(1).split(".")[0] if mod else None
+            if name is None:
+                wanted = re.search(r"Please install (\w[\w-]*)", text)
+                name = wanted.group(1).lower() if wanted else None
+            fix = f"pip install {_PIP.get(name, name)}" if name else text
+            by_fix.setdefault(fix, []).append(kind)
+        for found in re.findall(r"(\w+ not installed)", text):     # discovery limits of an available kind
+            module = found.split()[0]
+            by_fix.setdefault(f"pip install {_PIP.get(module, module)}", []).append(f"{kind} discovery")
+    return [f"{', '.join(kinds)}: {fix}" for fix, kinds in by_fix.items()]
+
+
+def format_list(resources: tuple[str, ...], info: dict) -> str:
+    lines = [f"VISA resources seen by pyvisa-py {info.get('Version', '?')}:"]
+    lines += [f"  {r}" for r in resources] or ["  none found"]
+    missing = _missing(info)
+    if missing:
+        lines += ["", "not searched, or only partly (a Python package is missing):"] + [f"  {m}" for m in missing]
+    lines += ["", "Raw-socket scopes (TCPIP::host::port::SOCKET) are never discovered:",
+              "give their address to charz scope check."]
+    return "\n".join(lines)
+
+
+def register(scope_app: typer.Typer) -> None:
+    @scope_app.command("list")
+    def list_() -> None:
+        """List the VISA resources pyvisa-py finds, and which backends it lacks."""
+        import pyvisa
+
+        with warnings.catch_warnings():       # pyvisa-py's discovery warnings are in the list below
+            warnings.simplefilter("ignore")
+            rm = pyvisa.ResourceManager("@py")
+            try:
+                resources = tuple(rm.list_resources("?*"))
+                info = dict(rm.visalib.get_debug_info())
+            finally:
+                rm.close()
+        console.print(format_list(resources, info))

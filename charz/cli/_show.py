@@ -1,0 +1,41 @@
+"""``charz show DIR [INDEX]``: one capture as a PNG, and a few lines about it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from charz.cli._common import console
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("show")
+    def show(
+        session: Path = typer.Argument(..., help="Session directory."),
+        index: int = typer.Argument(0, min=0, help="Capture number (0 first)."),
+        output: Optional[Path] = typer.Option(None, "--output", "-o", help="PNG to write (default SESSION/capture-NNNNNN.png)."),
+    ) -> None:
+        """Plot one capture (PNG) and print what it is: op, size, timing, current range."""
+        from charz.archive import read_archive, write_atomic
+        from charz.errors import UsageError
+        from charz.report._fig_capture import capture_figure, capture_summary
+        from charz.report._style import figure_png
+
+        archive = read_archive(session, verify=False)
+        n = len(archive.captures)
+        if index >= n:
+            raise UsageError(f"{session} has {n} capture{'s' if n != 1 else ''}; there is no capture {index}",
+                             hint=f"give an index from 0 to {n - 1}" if n else "the session has no captures yet")
+        cap = archive.captures[index]
+        if not any(ch.name == "current" for ch in cap.channels):
+            raise UsageError(f"capture {index} has no current channel")
+        png = figure_png(capture_figure(cap))
+        out = output or session / f"capture-{index:06d}.png"
+        try:
+            write_atomic(out, lambda f: f.write(png))
+        except OSError as exc:
+            raise UsageError(f"cannot write {out}: {exc.strerror or exc}", hint="choose another file with -o") from None
+        console.print(capture_summary(cap))
+        console.print(f"figure   {out}")
