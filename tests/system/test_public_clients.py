@@ -72,3 +72,36 @@ def test_pymeasure_sees_an_unknown_header_in_the_error_queue():
             dso.adapter.close()
     code, _, message = error.strip().partition(",")
     assert int(code) == -113 and "header" in message.lower()
+
+
+@pytest.fixture
+def device_manager(tmp_path, monkeypatch):
+    """tm_devices' DeviceManager is a process-wide singleton: one per test, closed after.
+
+    STANDALONE keeps it off any VISA runtime but pyvisa-py; its log files go to tmp_path.
+    """
+    tm_devices = pytest.importorskip("tm_devices")
+    monkeypatch.setenv("TM_OPTIONS", "STANDALONE")
+    monkeypatch.chdir(tmp_path)
+    dm = tm_devices.DeviceManager(verbose=False)
+    dm.visa_library = "@py"
+    try:
+        yield dm
+    finally:
+        dm.remove_all_devices()
+        dm.close()
+
+
+@pytest.mark.parametrize("width", [1, 2])
+def test_tm_devices_curve_query_reads_what_charz_fetched(device_manager, width):
+    with MockScopeServer(SawtoothSource(), dialect="tek-mso5") as server:
+        record = charz_capture(server, width=width)
+        scope = device_manager.add_scope("127.0.0.1", connection_type="SOCKET", port=server.port)
+        assert scope.model == "MSO54"
+        codes = scope.curve_query(1)  # DATa:SOUrce:AVAILable?, set_and_check, ENC ASCII, CURVe?
+        width_now = int(scope.query("DATa:WIDth?"))
+        errors = scope.query("*ESR?")
+    assert width_now == width and errors == "0"
+    assert len(codes) == record.n_points
+    assert np.array_equal(np.asarray(codes), record.codes.astype(np.int64))
+    assert len(set(record.codes.tolist())) > 100  # a sawtooth, not a constant
