@@ -179,7 +179,11 @@ class KeysightDialect(Dialect):
         if self.wav.format == "ASCII":
             values = (transfer_codes(adc, self.model.adc_bits, 1).astype(np.float64)
                       * fe.scale / self.model.codes_per_div + fe.offset)
-            return Reply(",".join(f"{v:+.6E}" for v in values).encode("ascii"), "text", unit.text)
+            # "BYTE, WORD and ASCii formatted waveform records are transmitted using the
+            # arbitrary block program data format" (InfiniiVision Programmer's Guide,
+            # :WAVeform Commands, "Data Format for Transfer"): #8NNNNNNNN, then the text.
+            text = ",".join(f"{v:+.6E}" for v in values).encode("ascii")
+            return Reply(b"#8" + f"{len(text):08d}".encode() + text, "block", unit.text)
         width = 2 if self.wav.format == "WORD" else 1
         codes = transfer_codes(adc, self.model.adc_bits, width)
         if self.wav.unsigned:

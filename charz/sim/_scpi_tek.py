@@ -195,7 +195,10 @@ class TekDialect(Dialect):
 
     def _word(self, key: str) -> str:
         mnemonic = _ENUM_WORDS.get(key, key)
-        return mnemonic.upper() if (self.header_on and self.verbose) else _short(mnemonic)
+        # 4/5/6 Series: VERBose alone sets argument length (a real MSO5 answers DATa:ENCdg?
+        # with ASCII under HEADer OFF, which tm_devices' set_and_check relies on).
+        long_form = self.verbose and (self.header_on or self.mso)
+        return mnemonic.upper() if long_form else _short(mnemonic)
 
     def _units(self, ch: int) -> str:
         c = self.s.channels[ch]
@@ -269,6 +272,15 @@ class TekDialect(Dialect):
         return Wait(lambda alive: self.engine.wait_done(None, alive), lambda: Reply(b"1"))
 
     # ------------------------------------------------------------ waveform transfer
+
+    def _available(self) -> str:
+        # 4/5/6 Series manual, DATa:SOUrce:AVAILable?: the sources holding a waveform,
+        # comma-separated, NONE if there are none (tm_devices' curve_query asks it first).
+        acq = self.engine.latest()
+        chans = [] if acq is None else sorted(
+            ch for ch in acq.frame.channels  # type: ignore[attr-defined]
+            if ch in self.s.channels and self.s.channels[ch].displayed)
+        return ",".join(f"CH{ch}" for ch in chans) or "NONE"
 
     def _record(self) -> tuple[object, FrontEnd, int, int]:
         acq = self.engine.latest()
@@ -444,6 +456,7 @@ class TekDialect(Dialect):
               query=lambda u, x: "1" if self.engine.running() else "0"),
             Q("ACQuire:NUMACq", query=lambda u, x: str(self.engine.count)),
             Q("DATa", set=self._data_init, query=self._data_query, raw=True),
+            Q("DATa:SOUrce:AVAILable", query=lambda u, x: self._available()),
             Q("DATa:SOUrce", set=self._data_source, query=lambda u, x: f"CH{self.data.source}"),
             Q("DATa:ENCdg", set=self._data_encoding, query=lambda u, x: self._word(self.data.encoding)),
             Q("DATa:WIDth", set=self._data_width, query=lambda u, x: str(self.data.width)),

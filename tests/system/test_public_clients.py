@@ -1,0 +1,107 @@
+"""Public vendor clients, not charz's drivers, read the mock scope.
+
+PyMeasure's ``KeysightDSOX1102G`` (its own command strings, its own parsing of the
+preamble and of the ASCii ``:WAVeform:DATA?`` block) reads the same acquisition
+charz's driver fetched; samples and scaling must agree.  The mock is held to what
+these clients send, not to what charz sends.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from charz.scope import ScopeSettings, open_scope
+from charz.sim._scpi_demo import SawtoothSource
+from charz.sim.scope_server import MockScopeServer
+
+pytestmark = pytest.mark.system
+
+pymeasure_keysight = pytest.importorskip("pymeasure.instruments.keysight")
+
+
+def charz_capture(server: MockScopeServer, width: int):
+    settings = ScopeSettings(vertical_scale=0.1, vertical_position_div=-3.0, record_length=10_000,
+                             sample_interval_s=2e-6, trigger_level=0.35, width_bytes=width)
+    scope = open_scope(server.resource, timeout_s=2.0)
+    try:
+        scope.configure(settings)
+        scope.arm()
+        io = server.host_io("write", 32768, 4096 * 256)
+        assert io["triggered"], io
+        scope.wait(timeout_s=2.0)
+        return scope.fetch()
+    finally:
+        scope.close()
+
+
+def test_pymeasure_infiniivision_reads_what_charz_fetched():
+    with MockScopeServer(SawtoothSource(), dialect="keysight") as server:
+        record = charz_capture(server, width=1)
+        dso = pymeasure_keysight.KeysightDSOX1102G(
+            server.resource, visa_library="@py", read_termination="\n", write_termination="\n")
+        try:
+            dso.waveform_source = "channel1"
+            pre = dso.waveform_preamble
+            data = np.asarray(dso.waveform_data, dtype=np.float64)  # sets ASCii itself
+            pre_ascii = dso.waveform_preamble
+            errors = dso.ask(":SYSTem:ERRor?")
+        finally:
+            dso.adapter.close()
+    assert pre["format"] == "BYTE" and pre_ascii["format"] == "ASCII"
+    assert pre["points"] == pre_ascii["points"] == record.n_points == len(data)
+    assert pre["xincrement"] == pytest.approx(record.x_incr_s, rel=1e-9)
+    assert pre["xorigin"] == pytest.approx(record.x_zero_s, rel=1e-9, abs=1e-15)
+    assert pre["yincrement"] == pytest.approx(record.y_mult, rel=1e-9)
+    assert pre["yorigin"] == pytest.approx(record.y_zero, rel=1e-9, abs=1e-15)
+    # The ASCii values carry 7 significant digits: equal to charz's scaled codes to that.
+    values = record.values()
+    assert np.abs(data - values).max() <= 1e-6 * np.abs(values).max()
+    assert len(set(record.codes.tolist())) > 100  # a sawtooth, not a constant
+    assert errors.startswith("+0,")
+
+
+def test_pymeasure_sees_an_unknown_header_in_the_error_queue():
+    with MockScopeServer(SawtoothSource(), dialect="keysight") as server:
+        dso = pymeasure_keysight.KeysightDSOX1102G(
+            server.resource, visa_library="@py", read_termination="\n", write_termination="\n")
+        try:
+            dso.write(":BOGus:HEADer 1")  # a real scope stays silent and queues -113
+            error = dso.ask(":SYSTem:ERRor?")
+        finally:
+            dso.adapter.close()
+    code, _, message = error.strip().partition(",")
+    assert int(code) == -113 and "header" in message.lower()
+
+
+@pytest.fixture
+def device_manager(tmp_path, monkeypatch):
+    """tm_devices' DeviceManager is a process-wide singleton: one per test, closed after.
+
+    STANDALONE keeps it off any VISA runtime but pyvisa-py; its log files go to tmp_path.
+    """
+    tm_devices = pytest.importorskip("tm_devices")
+    monkeypatch.setenv("TM_OPTIONS", "STANDALONE")
+    monkeypatch.chdir(tmp_path)
+    dm = tm_devices.DeviceManager(verbose=False)
+    dm.visa_library = "@py"
+    try:
+        yield dm
+    finally:
+        dm.remove_all_devices()
+        dm.close()
+
+
+@pytest.mark.parametrize("width", [1, 2])
+def test_tm_devices_curve_query_reads_what_charz_fetched(device_manager, width):
+    with MockScopeServer(SawtoothSource(), dialect="tek-mso5") as server:
+        record = charz_capture(server, width=width)
+        scope = device_manager.add_scope("127.0.0.1", connection_type="SOCKET", port=server.port)
+        assert scope.model == "MSO54"
+        codes = scope.curve_query(1)  # DATa:SOUrce:AVAILable?, set_and_check, ENC ASCII, CURVe?
+        width_now = int(scope.query("DATa:WIDth?"))
+        errors = scope.query("*ESR?")
+    assert width_now == width and errors == "0"
+    assert len(codes) == record.n_points
+    assert np.array_equal(np.asarray(codes), record.codes.astype(np.int64))
+    assert len(set(record.codes.tolist())) > 100  # a sawtooth, not a constant
