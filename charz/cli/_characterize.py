@@ -60,7 +60,9 @@ def _given(preset_given: dict, **overrides) -> dict:
 
 def format_outcome(result) -> str:
     s = result.stats
+    link = getattr(s, "link_retries", 0)
     lines = [f"captures: {s.captured} taken, {s.retried} retried, {s.flagged} kept with warnings"
+             + (f", {link} scope-link {'retry' if link == 1 else 'retries'}" if link else "")
              + (f", steps never captured: {s.missed}" if s.missed else "")]
     lines += [f"  note: {n}" for n in s.notes[:10]]
     if result.profile_path:

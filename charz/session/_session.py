@@ -139,6 +139,8 @@ def _run_plan(bench, writer, plan: SweepPlan, autoset_meta: dict, ui: SessionUI)
     with ui.progress(len(captured), len(captured) - remaining, f"characterizing ({config.kind} bench)") as tick:
         runner = Runner(bench, writer, write_settings=write_s, read_settings=read_s, spare=spare,
                         progress=lambda step: tick(), log=ui.log)
+        # Glitches ridden out while connecting and during autoset belong to no capture.
+        runner.stats.notes.extend(f"set-up: {text}" for text in runner.link_retries())
         # A fill only needs to happen once; after a resume it is done if any read is.
         fills_done = {s.id for s in steps if s.op == "fill" and any(c.id in done for c in captured if c.op == "read")}
         return runner.run(steps, done | fills_done)
@@ -257,6 +259,7 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
             "captured": previous.get("captured", 0) + stats.captured,
             "retried": previous.get("retried", 0) + stats.retried,
             "flagged": previous.get("flagged", 0) + stats.flagged,
+            "link_retries": previous.get("link_retries", 0) + stats.link_retries,
             "missed_steps": stats.missed,
             "notes": list(previous.get("notes", [])) + stats.notes,
             "wall_s": round(previous.get("wall_s", 0.0) + stats.wall_s, 3),
