@@ -76,11 +76,16 @@ class RetryingScope:
     """
 
     def __init__(self, driver: Any, reopen: Callable[[], Any], *, sleep: Callable[[float], None] = time.sleep):
-        self._driver = driver
         self._reopen = reopen
         self._sleep = sleep
         self.retries: list[str] = []  # taken by the session (capture warnings, summary)
         self.total_retries = 0
+        self._use(driver)
+
+    def _use(self, driver: Any) -> None:
+        self._driver = driver
+        # fetch_record's own second fetch of a damaged block is a retry too: it says so here.
+        driver.retry_notes = self.retries
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._driver, name)
@@ -90,7 +95,8 @@ class RetryingScope:
         return self._driver
 
     def take_retries(self) -> list[str]:
-        out, self.retries = self.retries, []
+        out = list(self.retries)
+        self.retries.clear()  # the same list the driver appends to
         return out
 
     def close(self) -> None:
@@ -104,8 +110,8 @@ class RetryingScope:
             self._driver.close()
         except Exception:  # noqa: BLE001 - the old session is being dropped anyway
             pass
-        self._driver = open_with_retry(self._reopen, resource=self._driver.resource,
-                                       note=self.retries.append, sleep=self._sleep)
+        self._use(open_with_retry(self._reopen, resource=self._driver.resource,
+                                  note=self.retries.append, sleep=self._sleep))
         self.total_retries += 1
         self.retries.append(f"scope link: {what} failed ({_describe(why)}); reconnected and repeated it")
         return settings
