@@ -11,6 +11,7 @@ from typing import List, Optional
 import typer
 
 from charz.cli._common import console, damage_hints, progress_bar
+from charz.cli._stop import kept_line, stoppable
 from charz.errors import UsageError
 
 
@@ -154,12 +155,13 @@ def register(app: typer.Typer) -> None:
         if mock:
             from charz.sim import mock_bench as mock_provider
         try:
-            result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
-                                   device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
-                                                        allow_signatures=allow_signatures, standby=standby))
-        except KeyboardInterrupt:
-            ui.err.print(f"interrupted: every completed capture is kept in {out}; continue with: charz resume {out}")
-            raise typer.Exit(130)
+            with stoppable():
+                result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
+                                       device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
+                                                            allow_signatures=allow_signatures, standby=standby))
+        except KeyboardInterrupt as exc:
+            ui.err.print(kept_line(out), markup=False)
+            raise typer.Exit(getattr(exc, "exit_code", 130))
         _report(result)
 
     @app.command()
@@ -177,10 +179,10 @@ def register(app: typer.Typer) -> None:
         ui = CliUI(quiet)
         try:
             # The provider is only used if the session was recorded on the mock bench.
-            with damage_hints(reading=False):
+            with damage_hints(reading=False), stoppable():
                 result = resume_session(session, ui=ui, analyze=analyze,
                                         device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench)
-        except KeyboardInterrupt:
-            ui.err.print(f"interrupted again: captures are kept; continue with: charz resume {session}")
-            raise typer.Exit(130)
+        except KeyboardInterrupt as exc:
+            ui.err.print(kept_line(session), markup=False)
+            raise typer.Exit(getattr(exc, "exit_code", 130))
         _report(result)

@@ -267,6 +267,20 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
     return stats
 
 
+def captures_kept(out: Path) -> tuple[int, int]:
+    """(captures committed, captures the plan asks for) of a session directory."""
+    import json
+
+    meta = json.loads((Path(out) / "session.json").read_text())
+    plan = SweepPlan.from_dict(meta["plan"])
+    wanted = {s.id for s in plan.captured_steps}
+    steps = set()
+    for record in (Path(out) / "captures").glob("[0-9]*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            steps.add(int(json.loads(record.read_text())["step"]))
+    return len(steps & wanted), len(wanted)
+
+
 def _max_request(plan: SweepPlan) -> int:
     largest = max(list(plan.write_sizes) + list(plan.read_sizes) + [MIB])
     return -(-largest // 4096) * 4096
