@@ -170,6 +170,7 @@ def register(app: typer.Typer) -> None:
         confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
         analyze: bool = typer.Option(True, help="Analyze the session at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+        mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: faults for this resume (none by default)."),
     ) -> None:
         """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
         from charz.session import DeviceOptions, resume_session
@@ -181,7 +182,8 @@ def register(app: typer.Typer) -> None:
             # The provider is only used if the session was recorded on the mock bench.
             with damage_hints(reading=False), stoppable():
                 result = resume_session(session, ui=ui, analyze=analyze,
-                                        device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench)
+                                        device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
+                                        mock_faults=tuple(mock_fault or ()))
         except KeyboardInterrupt as exc:
             ui.err.print(kept_line(session), markup=False)
             raise typer.Exit(getattr(exc, "exit_code", 130))

@@ -201,8 +201,12 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
 
 
 def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOptions(), analyze: bool = True,
-                   mock=None) -> SessionResult:
-    """Continue an interrupted session: same bench, same plan, same drive, only the missing steps."""
+                   mock=None, mock_faults: tuple[str, ...] = ()) -> SessionResult:
+    """Continue an interrupted session: same bench, same plan, same drive, only the missing steps.
+
+    A mock bench's faults are not carried over: a resume injects only ``mock_faults``
+    (none by default), so "fault, fix, resume" can be rehearsed; a change is recorded.
+    """
     from charz.archive import ArchiveWriter
 
     out = Path(out)
@@ -212,6 +216,14 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
             raise UsageError(f"{out} was not recorded by charz characterize",
                              hint="continue a simulation with: charz simulate --resume --out DIR")
         config = BenchConfig.from_dict(meta.get("bench", {}))
+        if config.kind == MOCK and tuple(mock_faults) != config.mock_faults:
+            before = list(config.mock_faults)
+            config = replace(config, mock_faults=tuple(mock_faults))
+            changes = list(meta["bench"].get("changes", [])) + [
+                {"at": "resume", "field": "mock_faults", "from": before, "to": list(mock_faults)}]
+            writer.update_metadata(bench={**meta["bench"], "mock_faults": list(mock_faults), "changes": changes})
+            ui.log(f"mock faults on this resume: {', '.join(mock_faults) or 'none'} (were: {', '.join(before) or 'none'})")
+            meta = writer.metadata
         plan = SweepPlan.from_dict(meta["plan"])
         ui.log(f"resuming {out}: {len(writer.completed_steps())} of {len(plan.captured_steps)} captures done")
         expect = None if config.target_is_scratch else (meta.get("drive") or {}).get("serial")
