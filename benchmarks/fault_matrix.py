@@ -57,7 +57,8 @@ def main() -> int:
     want = answers(tmp / "clean")
     _, total = kept(tmp / "clean")
     # calibration requests come first (the autoset's), then one request per capture
-    stages = {"set-up": "", "mid-sweep": f",at_capture={total // 2}", "last capture": f",at_capture={total + 1}"}
+    calib = len(json.loads((tmp / "clean" / "session.json").read_text())["bench"]["autoset"]["calibration_requests"])
+    stages = {"set-up": "", "mid-sweep": f",at_capture={calib + total // 2}", "last capture": f",at_capture={calib + total}"}
     print(f"{'fault':18} {'stage':13} {'outcome':16} {'retries':>7} {'lost':>4} {'answers':>8} tracebacks")
     bad = 0
     for name in a.kinds.split(","):

@@ -152,7 +152,9 @@ def parse_fault(spec: str | dict[str, Any] | Fault) -> Fault:
         if unknown:
             raise ValueError(f"unknown fault parameters {sorted(unknown)}")
         return Fault(**spec)
-    kind, _, rest = str(spec).partition(":")
+    text = str(spec)
+    sep = ":" if ":" in text.split(",")[0] or "," not in text else ","  # "no_reply,at=3" too
+    kind, _, rest = text.partition(sep)
     params: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
