@@ -129,6 +129,13 @@ def register(app: typer.Typer) -> None:
         given = _given(preset_given, channels=channels, packages=packages,
                        page_size_bytes=parse_size(page_size) if page_size else None, t_xfer_page_us=t_xfer_us,
                        t_prog_us=t_prog_us, t_switch_us=t_switch_us, host_rate_bytes_per_s=host_rate)
+        from charz.archive._given import check_given, check_rail_v
+
+        try:  # the same ranges the archive holds them to, said before anything starts
+            given = check_given(given, where="given values", prefix="")
+            check_rail_v(rail_v, where="given values", field="rail_v")
+        except ValueError as exc:
+            raise UsageError(str(exc), hint="check the value against the spec sheet (units: bytes, µs, volts)") from None
         missing = [k for k in ("channels", "packages", "page_size_bytes") if k not in given]
         if missing:
             raise UsageError(f"the analysis needs the drive's {', '.join(missing)}",

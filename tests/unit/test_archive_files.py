@@ -138,7 +138,7 @@ def test_create_refuses_what_is_not_fresh(tmp_path, rng):
     write_session(tmp_path / "archive", [make_capture(rng)])
     with pytest.raises(ArchiveError, match="archive already") as info:
         ArchiveWriter.create(tmp_path / "archive", {})
-    assert "open_append" in info.value.hint
+    assert "charz resume" in info.value.hint  # the command a user types, not the API
 
     (tmp_path / "file").write_text("x")
     with pytest.raises(ArchiveError, match="not a directory"):
