@@ -25,6 +25,8 @@ KINDS = {
     "reply 3 s late": "slow:delay_s=3",
     "truncated_block": "truncated_block",
     "long_block": "long_block",
+    # not transient: every reply lost from then on; the session must stop cleanly and resume
+    "no_reply, always": "no_reply:count=None",
 }
 
 
@@ -69,7 +71,7 @@ def main() -> int:
             got_before, _ = kept(out) if (out / "session.json").exists() else (0, total)
             outcome = "survived" if r.returncode == 0 else f"stopped (exit {r.returncode})"
             if r.returncode:
-                rr = run(["resume", str(out), "--quiet"])
+                rr = run(["resume", str(out), "--quiet"])  # without faults (none unless given)
                 trace = trace or "Traceback" in rr.stderr
                 if rr.returncode:
                     outcome += ", resume failed"
