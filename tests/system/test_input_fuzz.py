@@ -130,3 +130,28 @@ def test_out_of_range_given_values_on_the_command_line_are_refused_before_anythi
     err = capsys.readouterr().err
     assert code == 2, err  # a usage error
     assert not (out / "session.json").exists()  # said before the session began
+
+
+@pytest.fixture(scope="module")
+def profile_text(base, tmp_path_factory):
+    out = tmp_path_factory.mktemp("profile") / "p.toml"
+    proc = subprocess.run([sys.executable, "-m", "charz", "analyze", str(base), "--output", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out.read_text()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=st.sampled_from(["1e12", "-5", "0", '"sixteen"', "[]", "{}", "nan", "inf", "3.5", "true", "4096",
+                              "1099511627776", '""']),
+       nth=st.integers(0, 40))
+def test_a_mutated_profile_is_refused_or_tuned_never_a_traceback(profile_text, tmp_path, capsys, value, nth):
+    lines = profile_text.splitlines()
+    spots = [i for i, line in enumerate(lines) if line.startswith("value = ")]
+    i = spots[nth % len(spots)]
+    lines[i] = f"value = {value}"
+    path = tmp_path / "p.toml"
+    path.write_text("\n".join(lines) + "\n")
+    code = run(["tune", str(path), "--fs", "all"])  # anything but SystemExit fails the test
+    capsys.readouterr()
+    assert code in (0, 3), code
