@@ -34,6 +34,7 @@ TIME_REFERENCES = ("request", "trigger")
 DTYPES = {"int8": np.dtype("int8"), "int16": np.dtype("<i2")}
 RESERVED_METADATA = ("schema", "created_utc", "tool")
 METADATA_SECTIONS = ("drive", "bench", "plan")
+CAPTURE_OPS = ("write", "read", "idle")  # what the analysis knows how to read
 
 # Lower case only: "Current" and "current" would be one file on a case-insensitive
 # file system (macOS, Windows shares), silently overwriting a channel.
@@ -226,7 +227,7 @@ CAPTURE_FIELDS = (
     _Field("schema", "string", f'`"{CAPTURE_SCHEMA}"`: format and major version of this record', _schema(CAPTURE_SCHEMA)),
     _Field("index", "integer ≥ 0", "position in the session; equals the number in the file name", _count),
     _Field("step", "integer ≥ 0 or null", "id of the plan step that asked for this capture", _optional_count),
-    _Field("op", "string", '`"write"`, `"read"`, `"idle"` or another non-empty string', _text),
+    _Field("op", "string", '`"write"`, `"read"` or `"idle"`', _one_of(*CAPTURE_OPS)),
     _Field("size_bytes", "integer ≥ 0", "request size", _count),
     _Field("offset_bytes", "integer ≥ 0", "request offset on the device", _count),
     _Field("repeat", "integer ≥ 0", "repetition of this step, 0 first", _count),
@@ -512,7 +513,23 @@ def validate_session(value: Any) -> dict:
     """Check the content of ``session.json``; returns a normalised copy."""
     checked = _parse_object(value, SESSION_FIELDS, "session")
     rest = _json_object({k: v for k, v in value.items() if k not in checked}, "session")
+    _check_given(checked)
     return {**checked, **rest}
+
+
+def _check_given(session: dict) -> None:
+    """The user's values about the drive and the bench, within physical ranges."""
+    from charz.archive._given import check_given, check_rail_v
+
+    try:
+        given = (session.get("drive") or {}).get("given")
+        if given is not None:
+            check_given(given, where="")
+        rail = (session.get("bench") or {}).get("rail_v")
+        if rail is not None:
+            check_rail_v(rail, where="")
+    except ValueError as exc:
+        raise FormatError(str(exc)) from None
 
 
 def _caller_metadata(metadata: Any) -> dict:

@@ -40,6 +40,12 @@ SALVAGE_HINT = (
     "The other captures are probably intact: read_archive(path, tolerant=True) reads "
     "them and lists the damaged ones in .damaged.  Keep a copy of the damaged file."
 )
+# --tolerant skips damaged captures; it cannot stand in for the session's own metadata.
+SESSION_HINT = (
+    f"{SESSION_FILE} holds the session's metadata (what was given, the bench, the plan), not a "
+    "capture, so --tolerant does not help: fix the field named above in the file (it is JSON "
+    "text) or restore it from a copy; the captures are not affected."
+)
 _NEWER_HINT = "It was written by a newer charz; upgrade charz to read it."
 
 
@@ -154,13 +160,13 @@ def read_session(root: Path) -> dict:
             f"{root} is not a charz archive (no {SESSION_FILE})",
             hint="Give the session directory, the one holding session.json.",
         )
-    record = read_json(path, hint=f"{SESSION_FILE} holds only the session's metadata. {SALVAGE_HINT}")
+    record = read_json(path, hint=SESSION_HINT)
     try:
         return validate_session(record)
     except UnsupportedVersion as exc:
         raise ArchiveError(f"{path}: {exc}", hint=_NEWER_HINT) from None
     except FormatError as exc:
-        raise ArchiveCorrupt(path, str(exc), hint=SALVAGE_HINT) from None
+        raise ArchiveCorrupt(path, str(exc), hint=SESSION_HINT) from None
 
 
 def read_json(path: Path, *, hint: str = SALVAGE_HINT) -> Any:
@@ -229,7 +235,7 @@ def _parse_entry(index: int, path: Path) -> Entry:
     except UnsupportedVersion as exc:
         raise ArchiveError(f"{path}: {exc}", hint=_NEWER_HINT) from None
     except FormatError as exc:
-        raise ArchiveCorrupt(path, str(exc), hint=SALVAGE_HINT) from None
+        raise ArchiveCorrupt(path, str(exc), hint=SESSION_HINT) from None
     if recorded != index:
         raise ArchiveCorrupt(path, f"holds index {recorded}, its name says {index}", hint=SALVAGE_HINT)
     return Entry(index, path, record, files)

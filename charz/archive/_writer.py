@@ -252,8 +252,8 @@ class ArchiveWriter:
                 ) from exc
             raise ArchiveError(
                 f"cannot write capture {index} to {self._captures}: {exc.strerror or exc}",
-                hint=f"Check free space and permissions; captures before {index} are intact: once "
-                f"there is room, continue with: charz resume {self._root}",
+                hint=f"Free some space (or fix the permissions); captures before {index} are intact: "
+                f"continue with: charz resume {self.path}",
             ) from exc
         finally:
             if not committed:
@@ -375,7 +375,7 @@ def _refuse_unless_fresh(root: Path) -> None:
     if (root / SESSION_FILE).exists():
         raise ArchiveError(
             f"{root} is a charz archive already",
-            hint=f"Continue it with: charz resume {root} — or choose another session path.",
+            hint=f"Continue it with: charz resume {root}, or choose another session path.",
         )
     try:
         names = os.listdir(root)

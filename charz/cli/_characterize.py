@@ -11,6 +11,7 @@ from typing import List, Optional
 import typer
 
 from charz.cli._common import console, damage_hints, progress_bar
+from charz.cli._stop import kept_line, stoppable
 from charz.errors import UsageError
 
 
@@ -60,7 +61,9 @@ def _given(preset_given: dict, **overrides) -> dict:
 
 def format_outcome(result) -> str:
     s = result.stats
+    link = getattr(s, "link_retries", 0)
     lines = [f"captures: {s.captured} taken, {s.retried} retried, {s.flagged} kept with warnings"
+             + (f", {link} scope-link {'retry' if link == 1 else 'retries'}" if link else "")
              + (f", steps never captured: {s.missed}" if s.missed else "")]
     lines += [f"  note: {n}" for n in s.notes[:10]]
     if result.profile_path:
@@ -126,6 +129,13 @@ def register(app: typer.Typer) -> None:
         given = _given(preset_given, channels=channels, packages=packages,
                        page_size_bytes=parse_size(page_size) if page_size else None, t_xfer_page_us=t_xfer_us,
                        t_prog_us=t_prog_us, t_switch_us=t_switch_us, host_rate_bytes_per_s=host_rate)
+        from charz.archive._given import check_given, check_rail_v
+
+        try:  # the same ranges the archive holds them to, said before anything starts
+            given = check_given(given, where="given values", prefix="")
+            check_rail_v(rail_v, where="given values", field="rail_v")
+        except ValueError as exc:
+            raise UsageError(str(exc), hint="check the value against the spec sheet (units: bytes, µs, volts)") from None
         missing = [k for k in ("channels", "packages", "page_size_bytes") if k not in given]
         if missing:
             raise UsageError(f"the analysis needs the drive's {', '.join(missing)}",
@@ -152,12 +162,13 @@ def register(app: typer.Typer) -> None:
         if mock:
             from charz.sim import mock_bench as mock_provider
         try:
-            result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
-                                   device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
-                                                        allow_signatures=allow_signatures, standby=standby))
-        except KeyboardInterrupt:
-            ui.err.print(f"interrupted: every completed capture is kept in {out}; continue with: charz resume {out}")
-            raise typer.Exit(130)
+            with stoppable():
+                result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
+                                       device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
+                                                            allow_signatures=allow_signatures, standby=standby))
+        except KeyboardInterrupt as exc:
+            ui.err.print(kept_line(out), markup=False)
+            raise typer.Exit(getattr(exc, "exit_code", 130))
         _report(result)
 
     @app.command()
@@ -166,6 +177,7 @@ def register(app: typer.Typer) -> None:
         confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
         analyze: bool = typer.Option(True, help="Analyze the session at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+        mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: faults for this resume (none by default)."),
     ) -> None:
         """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
         from charz.session import DeviceOptions, resume_session
@@ -175,10 +187,11 @@ def register(app: typer.Typer) -> None:
         ui = CliUI(quiet)
         try:
             # The provider is only used if the session was recorded on the mock bench.
-            with damage_hints(reading=False):
+            with damage_hints(reading=False), stoppable():
                 result = resume_session(session, ui=ui, analyze=analyze,
-                                        device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench)
-        except KeyboardInterrupt:
-            ui.err.print(f"interrupted again: captures are kept; continue with: charz resume {session}")
-            raise typer.Exit(130)
+                                        device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
+                                        mock_faults=tuple(mock_fault or ()))
+        except KeyboardInterrupt as exc:
+            ui.err.print(kept_line(session), markup=False)
+            raise typer.Exit(getattr(exc, "exit_code", 130))
         _report(result)

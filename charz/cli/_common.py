@@ -60,6 +60,8 @@ def damage_hints(*, reading: bool):
     try:
         yield
     except ArchiveCorrupt as exc:
+        if Path(exc.path).name == "session.json":
+            raise  # the session's own metadata: --tolerant (for captures) does not help; its hint says so
         if reading:
             exc.hint = ("the other captures are probably intact: add --tolerant to skip the damaged ones "
                         "(each is listed); keep a copy of the damaged file")

@@ -49,6 +49,15 @@ def write_profile(profile: dict[str, Any], path: str | os.PathLike) -> Path:
     return path
 
 
+# JSON Schema counts 1e12 (a float) as an integer; tune's arithmetic on sizes does not: an
+# integer field must hold an integer (issue 16: a hand-edited 1e12 gave a traceback).
+_StrictValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator,
+    type_checker=jsonschema.Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)),
+)
+
+
 def validate_profile(profile: Any, *, origin: str = "profile") -> dict[str, Any]:
     """Check a parsed profile against ``charz.profile/1``; ProfileError says where it is wrong."""
     if not isinstance(profile, dict):
@@ -57,7 +66,7 @@ def validate_profile(profile: Any, *, origin: str = "profile") -> dict[str, Any]
     if schema != PROFILE_SCHEMA_ID:
         hint = "this file is not a charz profile" if schema is None else "re-run charz analyze with this version of charz"
         raise ProfileError(f"{origin}: schema is {schema!r}, this charz reads {PROFILE_SCHEMA_ID!r}", hint=hint)
-    validator = jsonschema.Draft202012Validator(build_schema())
+    validator = _StrictValidator(build_schema())
     errors = sorted(validator.iter_errors(profile), key=lambda e: list(e.absolute_path))
     if errors:
         first = errors[0]

@@ -195,6 +195,9 @@ def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
         except (ScopeTransferError, ScopeTimeout) as exc:
             last_error = exc
             steps._resync()
+            notes = getattr(steps, "retry_notes", None)  # set by charz.scope._retry: every retry is told
+            if attempt == 1 and notes is not None:
+                notes.append(f"scope link: the waveform block was damaged ({exc}); fetched it again")
             if attempt == 2:
                 raise ScopeTransferError(
                     f"{steps.resource}: the waveform block was damaged twice ({exc})",

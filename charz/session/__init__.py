@@ -25,10 +25,10 @@ from charz.session._plan import (
     parse_size,
     parse_sizes,
 )
-from charz.session._session import SCRATCH_NAME, DeviceOptions, SessionResult, SessionUI, resume_session, start_session
+from charz.session._session import SCRATCH_NAME, DeviceOptions, captures_kept, SessionResult, SessionUI, resume_session, start_session
 
 __all__ = [
-    "SCRATCH_NAME", "Bench", "BenchConfig", "DeviceOptions", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep",
+    "SCRATCH_NAME", "Bench", "BenchConfig", "DeviceOptions", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep", "captures_kept",
     "default_read_sizes", "default_write_sizes", "open_bench", "parse_size", "parse_sizes", "resume_session",
     "start_session",
 ]

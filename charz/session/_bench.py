@@ -101,6 +101,7 @@ def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, 
     so runtime code never imports the simulator).
     """
     from charz.scope import open_scope
+    from charz.scope._retry import RetryingScope, open_with_retry
     from charz.workload import open_direct
 
     stack = contextlib.ExitStack()
@@ -112,7 +113,18 @@ def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, 
                 raise UsageError("a mock bench needs the simulator", hint="run it through charz characterize --mock")
             link = stack.enter_context(mock(config))
             resource, notify, replay = link.resource, link.notify, link.replay
-        scope = stack.enter_context(open_scope(resource, visa_library=config.visa_library))
+        # The scope link's retry policy (charz.scope._retry): a glitch at connection or in
+        # an idempotent operation is ridden out once; what it did is in scope.retries.
+        setup_notes: list[str] = []
+
+        def reopen():
+            return open_scope(resource, visa_library=config.visa_library)
+
+        driver = open_with_retry(reopen, resource=resource, note=setup_notes.append)
+        scope = RetryingScope(driver, reopen)
+        scope.retries.extend(setup_notes)
+        scope.total_retries += len(setup_notes)
+        stack.callback(scope.close)
         create = span_bytes if config.target_is_scratch else None
         io = stack.enter_context(open_direct(config.target, claim=claim, create_size_bytes=create,
                                              max_request_bytes=max_request_bytes))

@@ -30,6 +30,7 @@ class RunStats:
     captured: int = 0
     retried: int = 0
     flagged: int = 0
+    link_retries: int = 0  # scope-link glitches ridden out (charz.scope._retry)
     missed: list[int] = field(default_factory=list)  # steps that never produced a usable capture
     notes: list[str] = field(default_factory=list)
     wall_s: float = 0.0
@@ -226,6 +227,7 @@ class Runner:
                 if verdict != "ok":
                     warnings = [f"kept after {attempt} attempts: {verdict}"] + warnings
                     st.flagged += 1
+                warnings = self.link_retries(step) + warnings
                 self.commits.submit(to_capture(step, record, io_result, offset, attempt, warnings, earlier))
                 st.archive_s += time.perf_counter() - t5  # waiting for the previous commit, if any
                 self._early_checks(step, window)
@@ -241,6 +243,15 @@ class Runner:
         st.missed.append(step.id)
         st.notes.append(f"step {step.id} ({step.op} {step.size_bytes} B) never triggered: {'; '.join(last_warnings)}")
         self.progress(step)
+
+    def link_retries(self, step: Step | None = None) -> list[str]:
+        """The scope-link retries since the last call: logged, counted, returned as warnings."""
+        take = getattr(self.bench.scope, "take_retries", None)
+        notes = take() if take is not None else []
+        for text in notes:
+            self.log(f"step {step.id}: {text}" if step is not None else text)
+        self.stats.link_retries += len(notes)  # one sentence per retry
+        return notes
 
     def _early_checks(self, step: Step, window) -> None:
         """After the first writes, say what the analysis would warn about, while it can still be fixed."""

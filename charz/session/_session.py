@@ -139,6 +139,8 @@ def _run_plan(bench, writer, plan: SweepPlan, autoset_meta: dict, ui: SessionUI)
     with ui.progress(len(captured), len(captured) - remaining, f"characterizing ({config.kind} bench)") as tick:
         runner = Runner(bench, writer, write_settings=write_s, read_settings=read_s, spare=spare,
                         progress=lambda step: tick(), log=ui.log)
+        # Glitches ridden out while connecting and during autoset belong to no capture.
+        runner.stats.notes.extend(f"set-up: {text}" for text in runner.link_retries())
         # A fill only needs to happen once; after a resume it is done if any read is.
         fills_done = {s.id for s in steps if s.op == "fill" and any(c.id in done for c in captured if c.op == "read")}
         return runner.run(steps, done | fills_done)
@@ -199,8 +201,12 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
 
 
 def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOptions(), analyze: bool = True,
-                   mock=None) -> SessionResult:
-    """Continue an interrupted session: same bench, same plan, same drive, only the missing steps."""
+                   mock=None, mock_faults: tuple[str, ...] = ()) -> SessionResult:
+    """Continue an interrupted session: same bench, same plan, same drive, only the missing steps.
+
+    A mock bench's faults are not carried over: a resume injects only ``mock_faults``
+    (none by default), so "fault, fix, resume" can be rehearsed; a change is recorded.
+    """
     from charz.archive import ArchiveWriter
 
     out = Path(out)
@@ -210,6 +216,14 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
             raise UsageError(f"{out} was not recorded by charz characterize",
                              hint="continue a simulation with: charz simulate --resume --out DIR")
         config = BenchConfig.from_dict(meta.get("bench", {}))
+        if config.kind == MOCK and tuple(mock_faults) != config.mock_faults:
+            before = list(config.mock_faults)
+            config = replace(config, mock_faults=tuple(mock_faults))
+            changes = list(meta["bench"].get("changes", [])) + [
+                {"at": "resume", "field": "mock_faults", "from": before, "to": list(mock_faults)}]
+            writer.update_metadata(bench={**meta["bench"], "mock_faults": list(mock_faults), "changes": changes})
+            ui.log(f"mock faults on this resume: {', '.join(mock_faults) or 'none'} (were: {', '.join(before) or 'none'})")
+            meta = writer.metadata
         plan = SweepPlan.from_dict(meta["plan"])
         ui.log(f"resuming {out}: {len(writer.completed_steps())} of {len(plan.captured_steps)} captures done")
         expect = None if config.target_is_scratch else (meta.get("drive") or {}).get("serial")
@@ -257,11 +271,26 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
             "captured": previous.get("captured", 0) + stats.captured,
             "retried": previous.get("retried", 0) + stats.retried,
             "flagged": previous.get("flagged", 0) + stats.flagged,
+            "link_retries": previous.get("link_retries", 0) + stats.link_retries,
             "missed_steps": stats.missed,
             "notes": list(previous.get("notes", [])) + stats.notes,
             "wall_s": round(previous.get("wall_s", 0.0) + stats.wall_s, 3),
         })
     return stats
+
+
+def captures_kept(out: Path) -> tuple[int, int]:
+    """(captures committed, captures the plan asks for) of a session directory."""
+    import json
+
+    meta = json.loads((Path(out) / "session.json").read_text())
+    plan = SweepPlan.from_dict(meta["plan"])
+    wanted = {s.id for s in plan.captured_steps}
+    steps = set()
+    for record in (Path(out) / "captures").glob("[0-9]*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            steps.add(int(json.loads(record.read_text())["step"]))
+    return len(steps & wanted), len(wanted)
 
 
 def _max_request(plan: SweepPlan) -> int:

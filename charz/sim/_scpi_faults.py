@@ -23,15 +23,32 @@ Every fault fires ``count`` times (None: until cleared) and, when ``match`` is g
 only on program units whose text starts with it (case-insensitive), e.g.
 ``match="CURV"`` for ``no_reply`` on ``CURVe?`` only.
 
+A schedule says *when* a fault may strike (all given conditions must hold), so a
+fault can be rehearsed mid-sweep rather than always at the set-up:
+
+* ``at=N``: the Nth matching opportunity (e.g. the 40th ``CURVe?`` with ``match``)
+  is the first one struck; the earlier ones pass;
+* ``at_capture=k``: only once the drive has been told of k host requests (the
+  autoset's calibration requests count too);
+* ``after_s`` / ``until_s``: only within this window, in seconds since the mock
+  started;
+* ``rate=p``: each opportunity is struck with probability p (seeded by ``seed``,
+  so a run is repeatable).
+
 Example
 -------
->>> parse_fault("slow:delay_s=0.5,count=3")
-Fault(kind='slow', count=3, match=None, delay_s=0.5, fraction=0.5, extra_bytes=64, mode='garbage', code=221, message='Settings conflict', gain=50.0, idn='RIGOL TECHNOLOGIES,DS1054Z,DS1ZA000000000,00.04.04', power_cycle=False)
+>>> f = parse_fault("slow:delay_s=0.5,count=3")
+>>> f.kind, f.count, f.delay_s, f.at
+('slow', 3, 0.5, 1)
+>>> parse_fault("drop_mid_block:match=CURV,at_capture=20").at_capture
+20
 """
 
 from __future__ import annotations
 
+import random
 import threading
+import time
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -69,6 +86,13 @@ class Fault:
     gain: float = 50.0
     idn: str = "RIGOL TECHNOLOGIES,DS1054Z,DS1ZA000000000,00.04.04"
     power_cycle: bool = False
+    # the schedule
+    at: int = 1
+    at_capture: int = 0
+    after_s: float = 0.0
+    until_s: float | None = None
+    rate: float = 1.0
+    seed: int = 0
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -81,6 +105,12 @@ class Fault:
             raise ValueError("mode must be 'garbage' or 'missing'")
         if self.delay_s < 0 or self.extra_bytes < 1:
             raise ValueError("delay_s must be >= 0 and extra_bytes >= 1")
+        if self.at < 1 or self.at_capture < 0:
+            raise ValueError("at must be >= 1 (the first opportunity struck) and at_capture >= 0")
+        if self.after_s < 0 or (self.until_s is not None and self.until_s <= self.after_s):
+            raise ValueError("after_s must be >= 0 and until_s, if given, later than after_s")
+        if not 0.0 < self.rate <= 1.0:
+            raise ValueError("rate must be within 0 (exclusive) ... 1")
 
     def applies_to(self, unit_text: str | None) -> bool:
         if self.match is None:
@@ -96,6 +126,8 @@ def _coerce(name: str, text: str) -> Any:
     kind = str(_TYPES[name])
     if name == "count":
         return None if text.lower() in ("none", "inf", "always") else int(text)
+    if name == "until_s":
+        return None if text.lower() in ("none", "inf") else float(text)
     if "bool" in kind:
         return text.lower() in ("1", "true", "yes", "on")
     if "int" in kind:
@@ -120,7 +152,9 @@ def parse_fault(spec: str | dict[str, Any] | Fault) -> Fault:
         if unknown:
             raise ValueError(f"unknown fault parameters {sorted(unknown)}")
         return Fault(**spec)
-    kind, _, rest = str(spec).partition(":")
+    text = str(spec)
+    sep = ":" if ":" in text.split(",")[0] or "," not in text else ","  # "no_reply,at=3" too
+    kind, _, rest = text.partition(sep)
     params: dict[str, Any] = {}
     for item in filter(None, (p.strip() for p in rest.split(","))):
         key, eq, value = item.partition("=")
@@ -134,9 +168,30 @@ def parse_fault(spec: str | dict[str, Any] | Fault) -> Fault:
 class FaultBook:
     """The active faults; thread-safe, counts down as faults fire."""
 
-    def __init__(self, faults: list[Fault] | tuple[Fault, ...] = ()):
+    def __init__(self, faults: list[Fault] | tuple[Fault, ...] = (), *, clock=time.monotonic):
         self._lock = threading.Lock()
         self._faults: list[Fault] = list(faults)
+        self._clock = clock
+        self._t0 = clock()
+        self.ios = 0  # host requests the drive was told of (at_capture)
+        self._random = random.Random(sum(f.seed for f in self._faults))
+
+    def note_io(self) -> None:
+        """A host request reached the simulated drive."""
+        with self._lock:
+            self.ios += 1
+
+    def _due(self, i: int, fault: Fault) -> bool:
+        """Whether the schedule lets ``fault`` (at index i) strike this opportunity."""
+        if self.ios < fault.at_capture:
+            return False
+        elapsed = self._clock() - self._t0
+        if elapsed < fault.after_s or (fault.until_s is not None and elapsed >= fault.until_s):
+            return False
+        if fault.at > 1:  # an opportunity passed: count it down
+            self._faults[i] = replace(fault, at=fault.at - 1)
+            return False
+        return fault.rate >= 1.0 or self._random.random() < fault.rate
 
     def add(self, fault: Fault) -> None:
         with self._lock:
@@ -154,7 +209,7 @@ class FaultBook:
         """The first matching fault of ``kind``, counted as fired; None when there is none."""
         with self._lock:
             for i, fault in enumerate(self._faults):
-                if fault.kind != kind or not fault.applies_to(unit_text):
+                if fault.kind != kind or not fault.applies_to(unit_text) or not self._due(i, fault):
                     continue
                 if fault.count is not None:
                     if fault.count <= 1:

@@ -360,6 +360,7 @@ class MockScopeServer:
             raise ValueError(f"op must be read, write, trim or flush, not {op!r}")
         if int(size_bytes) < 0 or int(offset_bytes) < 0:
             raise ValueError("size_bytes and offset_bytes must be >= 0")
+        self.faults.note_io()  # for faults scheduled at_capture=k
         no_trigger = self.faults.take("no_trigger") is not None
         result = self.engine.host_io(op, int(size_bytes), int(offset_bytes), no_trigger=no_trigger)
         self.last_io = {"op": op, "size_bytes": int(size_bytes), "offset_bytes": int(offset_bytes),

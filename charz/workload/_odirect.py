@@ -104,9 +104,16 @@ class DirectIO:
     def close(self) -> None:
         if self._fd >= 0:
             fd, self._fd = self._fd, -1
-            self._view.release()
-            self._buffer.close()
-            os.close(fd)
+            try:
+                os.close(fd)
+            finally:
+                try:
+                    self._view.release()
+                    self._buffer.close()
+                except BufferError:
+                    # A slice is still held by a frame an interrupt (Ctrl-C) unwound; the
+                    # buffer is anonymous memory holding nothing to keep: the GC frees it.
+                    pass
 
     def __enter__(self) -> DirectIO:
         return self
@@ -164,27 +171,27 @@ class DirectIO:
     def _do(self, op: Op, size_bytes: int, offset_bytes: int,
             before_io: Callable[[Op, int, int], None] | None) -> IOResult:
         chunk = self._view[:size_bytes]
-        # The slice pins the buffer: release it on every way out — also a Ctrl-C inside
-        # before_io (arming the scope can take seconds), or close() cannot free the buffer.
-        t0 = t1 = 0
         try:
+            # Inside the try: an interrupt while the mock is told must still release the slice.
             if before_io is not None:
                 before_io(op, size_bytes, offset_bytes)
             wall = time.time_ns()
             t0 = time.monotonic_ns()
-            if op == "write":
-                done = os.pwrite(self._fd, chunk, offset_bytes)
-            else:
-                # preadv fills our aligned buffer; os.pread would allocate an unaligned one
-                done = os.preadv(self._fd, [chunk], offset_bytes)
-            t1 = time.monotonic_ns()
-        except OSError as exc:
-            raise WorkloadError(
-                f"O_DIRECT {op} of {size_bytes} bytes at {offset_bytes} on {self.path} failed: {exc.strerror}",
-                hint="check dmesg for I/O errors" if exc.errno != 22 else
-                "EINVAL: the device's logical block size or the file system rejects this alignment",
-                code=exc.errno,
-            ) from exc
+            try:
+                if op == "write":
+                    done = os.pwrite(self._fd, chunk, offset_bytes)
+                else:
+                    # preadv fills our aligned buffer; os.pread would allocate an unaligned one
+                    done = os.preadv(self._fd, [chunk], offset_bytes)
+            except OSError as exc:
+                raise WorkloadError(
+                    f"O_DIRECT {op} of {size_bytes} bytes at {offset_bytes} on {self.path} failed: {exc.strerror}",
+                    hint="check dmesg for I/O errors" if exc.errno != 22 else
+                    "EINVAL: the device's logical block size or the file system rejects this alignment",
+                    code=exc.errno,
+                ) from exc
+            finally:
+                t1 = time.monotonic_ns()
         finally:
             chunk.release()
         if done != size_bytes:

@@ -188,3 +188,81 @@ def test_claim_target_refuses_what_check_target_refuses(make_loop, tmp_path):
             pytest.fail("must not get here")
     os.close(os.open(loop.path, os.O_RDWR | os.O_EXCL))       # nothing left claimed
     assert sha256(loop.image) == before
+
+
+def _root_device() -> str | None:
+    """The whole disk holding ``/`` (None when / is not on a block device, e.g. an overlay)."""
+    st = os.stat("/")
+    major, minor = os.major(st.st_dev), os.minor(st.st_dev)
+    sys_dev = f"/sys/dev/block/{major}:{minor}"
+    if not os.path.exists(sys_dev):
+        return None
+    real = os.path.realpath(sys_dev)
+    if os.path.exists(os.path.join(real, "partition")):
+        real = os.path.dirname(real)  # a partition: its disk
+    path = f"/dev/{os.path.basename(real)}"
+    return path if os.path.exists(path) else None
+
+
+def test_the_device_holding_root_is_refused_without_being_opened_for_writing(tmp_path, monkeypatch):
+    need_root()
+    dev = _root_device()
+    if dev is None:
+        pytest.skip("/ is not on a block device here (overlay or tmpfs root)")
+    # Hashing a live root file system before and after says nothing (it writes on its own):
+    # instead, prove the guard never opened the device for writing.
+    opened = []
+    real_open = os.open
+
+    def spy(path, flags, *a, **kw):
+        if os.path.realpath(str(path)) == os.path.realpath(dev):
+            opened.append(flags)
+        return real_open(path, flags, *a, **kw)
+
+    monkeypatch.setattr(os, "open", spy)
+    with pytest.raises(UnsafeTarget) as info:
+        check_target(dev, output_dir=tmp_path / "out", runner=RUNNER)
+    monkeypatch.undo()
+    assert f"{dev}" in str(info.value) and "mounted at /" in str(info.value)
+    assert not [f for f in opened if f & (os.O_WRONLY | os.O_RDWR)], "the guard opened / for writing"
+
+
+@pytest.mark.parametrize("state", ["mounted partition", "swap", "signature", "root"])
+def test_charz_characterize_refuses_the_unsafe_target_and_changes_nothing(state, make_loop, tmp_path):
+    """The whole CLI path: the guard refuses before the scope is even reached (exit 6)."""
+    import subprocess
+    import sys
+
+    need_tools("sfdisk", "partx", "mkfs.ext4", "mount", "mkswap", "swapon", "swapoff")
+    loop = None
+    if state == "root":
+        target = _root_device()
+        if target is None:
+            pytest.skip("/ is not on a block device here")
+    else:
+        loop = make_loop(partscan=state == "mounted partition")
+        target = loop.path
+        if state == "mounted partition":
+            part = loop.partition()
+            loop.mkfs(part)
+            loop.mount(part)
+        elif state == "swap":
+            try:
+                loop.swapon()
+            except AssertionError as exc:
+                pytest.skip(f"swap on a loop device is not possible here: {exc}")
+        else:
+            loop.mkfs()
+    before = sha256(loop.image) if loop else None
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "charz", "characterize", "--device", target,
+                           "--scope", "TCPIP::127.0.0.1::9::SOCKET", "--channels", "8", "--packages", "16",
+                           "--page-size", "4k", "--confirm-serial", "none", "--out", str(out), "--quiet"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 6, proc.stderr
+    assert "Traceback" not in proc.stderr
+    reason = {"mounted partition": "is mounted at", "swap": "in use as swap", "signature": "carries signatures",
+              "root": "mounted at /"}[state]
+    assert reason in proc.stderr
+    if loop:
+        assert sha256(loop.image) == before, "a refused target changed"
