@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 import warnings
 
 import typer
@@ -27,12 +28,17 @@ def _missing(info: dict) -> list[str]:
             if name is None:
                 wanted = re.search(r"Please install (\w[\w-]*)", text)
                 name = wanted.group(1).lower() if wanted else None
-            fix = f"pip install {_PIP.get(name, name)}" if name else text
+            if "could not locate the gpib library" in text:
+                # gpib-ctypes (pulled in by e.g. tm_devices) is there; the C library it loads is not
+                fix = "the system's GPIB library (linux-gpib) is missing"
+            else:
+                fix = f"pip install {_PIP.get(name, name)}" if name else " ".join(text.split())
             by_fix.setdefault(fix, []).append(kind)
         for found in re.findall(r"(\w+ not installed)", text):     # discovery limits of an available kind
             module = found.split()[0]
             by_fix.setdefault(f"pip install {_PIP.get(module, module)}", []).append(f"{kind} discovery")
-    return [f"{', '.join(kinds)}: {fix}" for fix, kinds in by_fix.items()]
+    # A backend's own message can run to a paragraph: fold it to the 80 columns people read in.
+    return [textwrap.fill(f"{', '.join(kinds)}: {fix}", 78, subsequent_indent="    ") for fix, kinds in by_fix.items()]
 
 
 def format_list(resources: tuple[str, ...], info: dict) -> str:
@@ -40,7 +46,7 @@ def format_list(resources: tuple[str, ...], info: dict) -> str:
     lines += [f"  {r}" for r in resources] or ["  none found"]
     missing = _missing(info)
     if missing:
-        lines += ["", "not searched, or only partly (a Python package is missing):"] + [f"  {m}" for m in missing]
+        lines += ["", "not searched, or only partly (something they need is missing):"] + [textwrap.indent(m, "  ") for m in missing]
     lines += ["", "Raw-socket scopes (TCPIP::host::port::SOCKET) are never discovered:",
               "give their address to charz scope check."]
     return "\n".join(lines)
