@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import typer
 from rich.console import Console
@@ -63,6 +64,10 @@ def report_error(exc: CharzError) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
+    # gpib-ctypes (which e.g. tm_devices installs) warns at import when the C library is
+    # absent, before any scope is named; a GPIB resource still fails with its own error, and
+    # `charz scope list` says what is missing.
+    warnings.filterwarnings("ignore", message="GPIB library not found", category=UserWarning)
     # Standalone mode lets Typer report its own usage errors (exit 2); charz's errors pass
     # through it untouched and are reported here.
     try:
