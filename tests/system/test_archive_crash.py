@@ -38,9 +38,26 @@ def start(path: Path, *extra: str) -> subprocess.Popen:
     )
 
 
+# Bytes read from a child's stdout but not yet handed out as lines.  select() on a buffered
+# text stream misses lines that an earlier readline() already pulled into Python's buffer
+# (a child that says "ready" and "stalled" at once left the second unseen for 30 s), so
+# lines are assembled here from raw reads of the pipe.
+_PENDING: dict[int, bytes] = {}
+
+
 def wait_for_line(proc: subprocess.Popen, prefix: str, timeout_s: float = 30.0) -> str:
-    ready, _, _ = select.select([proc.stdout], [], [], timeout_s)
-    line = proc.stdout.readline() if ready else ""
+    buf = _PENDING.get(proc.pid, b"")
+    deadline = time.monotonic() + timeout_s
+    while b"\n" not in buf:
+        remaining = deadline - time.monotonic()
+        ready, _, _ = select.select([proc.stdout], [], [], max(0.0, remaining)) if remaining > 0 else ([], [], [])
+        chunk = os.read(proc.stdout.fileno(), 65536) if ready else b""
+        if not chunk:
+            break
+        buf += chunk
+    raw, sep, rest = buf.partition(b"\n")
+    _PENDING[proc.pid] = rest if sep else buf
+    line = raw.decode() + "\n" if sep else ""
     if not line.startswith(prefix):
         proc.kill()
         _, err = proc.communicate(timeout=10)
@@ -51,6 +68,7 @@ def wait_for_line(proc: subprocess.Popen, prefix: str, timeout_s: float = 30.0) 
 def kill(proc: subprocess.Popen) -> list[str]:
     proc.send_signal(signal.SIGKILL)
     out, err = proc.communicate(timeout=30)
+    out = _PENDING.pop(proc.pid, b"").decode() + out
     assert proc.returncode == -signal.SIGKILL, f"child ended on its own ({proc.returncode}):\n{err}"
     return out.splitlines()
 
