@@ -15,6 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation
+from charz.analysis._rise import RiseResult, unit_rise
 from charz.analysis._saturation import check_top
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
@@ -128,6 +129,7 @@ class Characterization:
     energy: tuple[EnergyRow, ...] = ()
     budget: PowerBudget | None = None
     setup: tuple[SetupWarning, ...] = ()
+    rise: RiseResult | None = None
 
     def __getitem__(self, key: str) -> Quantity:
         return self.quantities[key]
@@ -217,6 +219,56 @@ def _flag_warnings(table: CaptureTable) -> list[str]:
             used = "" if bit & UNUSABLE else " (kept)"
             warnings.append(f"{int(hit.sum())} capture(s): {text}{used} [captures {which}]")
     return warnings
+
+
+def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given) -> RiseResult | None:
+    """:func:`unit_rise` on the usable writes of exactly one unit, or None when it cannot run."""
+    page = given.page_size_bytes
+    if not (page and given.channels and given.packages and given.t_xfer_page_us and given.t_prog_us):
+        return None
+    idx = np.flatnonzero((table.op == "write") & table.usable & (table.size_bytes == unit_pages * page))
+    if idx.size == 0:
+        return None
+    first = traces[idx[0]]
+    dt, n = first.sample_interval_s, first.codes.size
+    t = first.t_first_s + np.arange(n) * dt
+    rows = []
+    for i in idx:
+        tr = traces[i]
+        v = (np.asarray(tr.codes, dtype=np.float64) - tr.y_offset_codes) * tr.y_mult + tr.y_zero - table.local_baseline_a[i]
+        ti = tr.t_first_s + np.arange(tr.codes.size) * tr.sample_interval_s
+        rows.append(v if (tr.codes.size == n and tr.sample_interval_s == dt and tr.t_first_s == first.t_first_s)
+                    else np.interp(t, ti, v))
+    return unit_rise(np.array(rows), t, table.end_s[idx], unit_pages=unit_pages, page_size_bytes=page,
+                     channels=given.channels, packages=given.packages, t_xfer_page_us=given.t_xfer_page_us,
+                     t_prog_us=given.t_prog_us, host_rate_bytes_per_s=given.host_rate_bytes_per_s)
+
+
+def _scheme_quantity(allocation: AllocationResult | None, rise: RiseResult | None, cap: str) -> Quantity:
+    """The allocation from request durations and from the rise: one view decides where the other
+    cannot; views that disagree decide nothing."""
+    by_dur = allocation.scheme if allocation is not None else None
+    by_rise = rise.scheme if rise is not None else None
+    why_dur = allocation.reason if allocation is not None else "durations not compared"
+    why_rise = rise.scheme_reason if rise is not None and rise.scheme_reason else "rise not resolved"
+    if by_dur and by_rise and by_dur != by_rise:
+        return Quantity.undetermined("", INFERRED, f"the views disagree: durations say {by_dur} ({why_dur}); "
+                                     f"the rise says {by_rise} ({why_rise})", decided_by="neither")
+    if by_dur and by_rise:
+        conf = combine_confidence(min(allocation.confidence, rise.scheme_confidence, key=[HIGH, MEDIUM, "low"].index), cap)
+        return Quantity(by_dur, "", INFERRED, confidence=conf, evidence=f"durations: {why_dur}; rise: {why_rise}",
+                        details={"decided_by": "both"})
+    if by_dur:
+        return Quantity(by_dur, "", INFERRED, confidence=combine_confidence(allocation.confidence, cap),
+                        evidence=f"durations: {why_dur}; the rise does not decide ({why_rise})",
+                        details={"decided_by": "durations"})
+    if by_rise:
+        return Quantity(by_rise, "", INFERRED, confidence=combine_confidence(rise.scheme_confidence, cap),
+                        evidence=f"rise: {why_rise}; the durations do not decide ({why_dur})",
+                        details={"decided_by": "rise"})
+    best = allocation.candidates[0].scheme if allocation is not None and allocation.candidates else None
+    return Quantity.undetermined("", INFERRED, f"durations: {why_dur}; rise: {why_rise}", best_guess=best,
+                                 decided_by="neither")
 
 
 def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
@@ -343,62 +395,94 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         return _finish(q, steps, allocation, from_durations, table, warnings)
     top = check_top(size_pages, durations, n_step, step_pages, given.packages, steps.best.levels)
     if not top.even:
+        # Uneven steps: units overlap in part, or two treads merged.  The durations tell the
+        # two apart — every unit adds a jump in duration, merged treads or not — so when their
+        # staircase has the same tread, the unit stands and only Eq. 1 is lost.
+        by_time = unit_from_durations(size_pages, durations)
         why = f"{steps.reason}; but {top.reason}"
         q["n_step"] = Quantity.undetermined("steps", MEASURED, why, best_guess=n_step)
-        q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
-        for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):
-            q[key] = Quantity.undetermined(unit, INFERRED, "the peak staircase is uneven: " + top.reason)
-        return _finish(q, steps, allocation, from_durations, table, warnings)
+        if by_time.unit_pages != step_pages:
+            q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
+            for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):
+                q[key] = Quantity.undetermined(unit, INFERRED, "the peak staircase is uneven: " + top.reason
+                                               + f"; the durations: {by_time.reason}")
+            return _finish(q, steps, allocation, from_durations, table, warnings)
+        steps_conf = combine_confidence(steps_conf, by_time.confidence)
+        step_evidence = f"peak treads, uneven, and duration treads agree ({by_time.reason})"
+        q["step_pages"] = Quantity(step_pages, "pages", MEASURED, confidence=steps_conf, evidence=step_evidence)
+        top = replace(top, all_busy=False, reason="the peak staircase is uneven (" + top.reason + ")")
+    rise = _rise_of_unit(traces, table, step_pages, given) if given.packages else None
     if top.all_busy is not True:
         # Each unit still adds one step, so the tread is the unit (Eq. 2 without Eq. 1);
-        # what the top does not show is how many packages there are per step.
+        # what the top does not show is how many packages there are per step — the rise can.
         q["n_step"] = Quantity.undetermined("steps", MEASURED, f"{steps.reason}; but {top.reason}", best_guess=n_step)
         q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=steps_conf,
                                             evidence=f"D_step = {step_pages} pages ({step_evidence}): each unit adds one step")
-        for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
-            q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 needs the top step to be every package busy: " + top.reason)
-        return _finish(q, steps, allocation, from_durations, table, warnings)
-    if not given.packages:
-        for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B")):
-            q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 and 2 need the package count (give --packages)")
-        q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=steps_conf,
-                                            evidence=f"Eq. 2: I/O unit = D_step = {step_pages} pages ({step_evidence})")
-        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the package count")
-        return _finish(q, steps, allocation, from_durations, table, warnings)
+        if rise is None or rise.packages_per_unit is None:
+            why = "Eq. 1 needs the top step to be every package busy: " + top.reason
+            why += "; the rise of a one-unit write: " + (rise.reason if rise is not None else
+                                                        "needs the channel and package counts and tPROG and page transfer time given")
+            for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
+                q[key] = Quantity.undetermined(unit, INFERRED, why)
+            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
+        ppu = rise.packages_per_unit
+        dies = step_pages // ppu
+        conf = combine_confidence(steps_conf, rise.confidence)
+        q["dies_per_package"] = Quantity(dies, "dies", INFERRED, confidence=conf,
+                                         evidence=f"D_step = {step_pages} pages over {ppu} package(s) per unit: {rise.reason}",
+                                         details={"decided_by": "rise"})
+        q["packages_per_unit"] = Quantity(ppu, "packages", INFERRED, confidence=conf, evidence=rise.reason)
+        unit_pages = step_pages
+    else:
+        if not given.packages:
+            for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B")):
+                q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 and 2 need the package count (give --packages)")
+            q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=steps_conf,
+                                                evidence=f"Eq. 2: I/O unit = D_step = {step_pages} pages ({step_evidence})")
+            q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the package count")
+            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
 
-    du = dies_and_unit(n_step, step_pages, given.packages)
-    if not du.ok:
-        warnings.append("geometry contradicts the data: " + du.problem)
-        q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, du.problem,
-                                                      best_guess=round(n_step * step_pages / given.packages, 2))
-        q["write_io_unit_bytes"] = Quantity.undetermined("B", INFERRED, du.problem, best_guess=step_pages * page)
-        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, du.problem)
-        return _finish(q, steps, allocation, from_durations, table, warnings)
-    q["dies_per_package"] = Quantity(
-        du.dies_per_package, "dies", INFERRED, confidence=steps_conf,
-        evidence=f"Eq. 1: N_die = {n_step} steps × {step_pages} pages / {given.packages} packages",
-    )
-    q["write_io_unit_bytes"] = Quantity(
-        du.write_io_unit_pages * page, "B", INFERRED, confidence=steps_conf,
-        evidence=f"Eq. 2: I/O unit = {given.packages}/{n_step} packages × {du.dies_per_package} dies = {du.write_io_unit_pages} pages",
-    )
-    q["packages_per_unit"] = Quantity(du.packages_per_unit, "packages", INFERRED, confidence=steps_conf,
-                                      evidence=f"{given.packages} packages / {n_step} steps")
+        du = dies_and_unit(n_step, step_pages, given.packages)
+        if not du.ok:
+            warnings.append("geometry contradicts the data: " + du.problem)
+            q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, du.problem,
+                                                          best_guess=round(n_step * step_pages / given.packages, 2))
+            q["write_io_unit_bytes"] = Quantity.undetermined("B", INFERRED, du.problem, best_guess=step_pages * page)
+            q["allocation_scheme"] = Quantity.undetermined("", INFERRED, du.problem)
+            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
+        eq1 = f"Eq. 1: N_die = {n_step} steps × {step_pages} pages / {given.packages} packages"
+        q["write_io_unit_bytes"] = Quantity(
+            du.write_io_unit_pages * page, "B", INFERRED, confidence=steps_conf,
+            evidence=f"Eq. 2: I/O unit = {given.packages}/{n_step} packages × {du.dies_per_package} dies = {du.write_io_unit_pages} pages",
+        )
+        if rise is not None and rise.packages_per_unit is not None and rise.packages_per_unit != du.packages_per_unit:
+            # Two readings of the same drive disagree: neither is trusted.
+            why = (f"{eq1} gives {du.dies_per_package}, but {rise.reason} "
+                   f"({step_pages // rise.packages_per_unit} dies)")
+            warnings.append("dies per package: the staircase's top and the rise of a one-unit write disagree")
+            q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, why, decided_by="neither")
+            q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the dies per package: " + why)
+            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
+        agree = rise is not None and rise.packages_per_unit == du.packages_per_unit
+        q["dies_per_package"] = Quantity(
+            du.dies_per_package, "dies", INFERRED, confidence=steps_conf,
+            evidence=eq1 + (f"; the rise agrees: {rise.reason}" if agree else ""),
+            details={"decided_by": "both" if agree else "staircase"},
+        )
+        q["packages_per_unit"] = Quantity(du.packages_per_unit, "packages", INFERRED, confidence=steps_conf,
+                                          evidence=f"{given.packages} packages / {n_step} steps")
+        dies, unit_pages = du.dies_per_package, du.write_io_unit_pages
+        conf = steps_conf
     if not given.channels:
         q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the channel count (give --channels)")
-        return _finish(q, steps, allocation, from_durations, table, warnings)
+        return _finish(q, steps, allocation, from_durations, table, warnings, rise)
     allocation = infer_allocation(
         size_pages, durations,
-        channels=given.channels, packages=given.packages, dies_per_package=du.dies_per_package,
-        unit_pages=du.write_io_unit_pages, page_size_bytes=page, timing=given.timing(),
+        channels=given.channels, packages=given.packages, dies_per_package=dies,
+        unit_pages=unit_pages, page_size_bytes=page, timing=given.timing(),
     )
-    if allocation.scheme is None:
-        best = allocation.candidates[0].scheme if allocation.candidates else None
-        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, allocation.reason, best_guess=best)
-    else:
-        q["allocation_scheme"] = Quantity(allocation.scheme, "", INFERRED,
-                                          confidence=combine_confidence(allocation.confidence, steps_conf),
-                                          evidence=allocation.reason)
+    q["allocation_scheme"] = _scheme_quantity(allocation, rise, conf)
+    if allocation.scheme is not None and allocation.scheme == q["allocation_scheme"].value:
         best = allocation.candidates[0]
         for name in ("t_xfer_page_us", "t_switch_us", "t_prog_us"):
             if getattr(given, name) is None:
@@ -406,7 +490,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
                                    evidence=f"fitted with the {allocation.scheme} walk to the duration curve")
             else:
                 q[name] = Quantity.given(getattr(given, name), "µs")
-    return _finish(q, steps, allocation, from_durations, table, warnings)
+    return _finish(q, steps, allocation, from_durations, table, warnings, rise)
 
 
 _ALWAYS = {
@@ -418,12 +502,12 @@ _ALWAYS = {
 }
 
 
-def _finish(q, steps, allocation, from_durations, table, warnings) -> Characterization:
+def _finish(q, steps, allocation, from_durations, table, warnings, rise=None) -> Characterization:
     # Every result key is present; what could not be reached says why (the last warning).
     reason = warnings[-1] if warnings else "not reached"
     for key, (unit, origin) in _ALWAYS.items():
         q.setdefault(key, Quantity.undetermined(unit, origin, reason))
-    return Characterization(q, steps, allocation, from_durations, table, tuple(warnings))
+    return Characterization(q, steps, allocation, from_durations, table, tuple(warnings), rise=rise)
 
 
 __all__ = ["Trace", "Given", "CaptureTable", "Characterization", "characterize", "measure_traces"]

@@ -270,7 +270,15 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
         # (or threes)?  If so, each tread's first narrow sub-tread would sit a finer step
         # below the next one.  Test that directly on every tread, with the spread of those
         # differences across treads as the yardstick, so per-size quirks do not count as noise.
-        ruled_out, detail = _finer_ruled_out(sizes, y, se, best)
+        ruled_out, detail, shown = _finer_ruled_out(sizes, y, se, best)
+        finer = _finer_candidate(cands, best)
+        if not ruled_out and shown >= MIN_RISE_Z and finer is not None:
+            # The narrower steps are not merely possible, they are there — in every tread, well
+            # out of the noise; the wider staircase only won because per-package spread made
+            # the narrow steps uneven (003's drives differ by ±15 % per package).
+            why = (f"{finer.n_levels} levels, boundaries every {finer.tread_pages} pages: {detail}, "
+                   f"{shown:.0f} σ in every tread, so the {best.tread_pages}-page treads are pairs of steps")
+            return StepResult(finer.n_levels, finer.tread_pages, MEDIUM, why, finer, best, s, top)
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
@@ -295,7 +303,9 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
 
 
-def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> tuple[bool, str]:
+def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> tuple[bool, str, float]:
+    """Whether narrower treads are ruled out, why, and how many standard errors the
+    narrower steps the data do show stand above zero (every tread's, pooled)."""
     tread = best.tread_pages
     p = _smallest_prime_factor(tread)
     d = tread // p
@@ -309,7 +319,7 @@ def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Sta
             continue
         diffs.append(np.mean(hi) - np.mean(lo))
     if not diffs:
-        return False, "no tread is measured densely enough to rule out narrower steps"
+        return False, "no tread is measured densely enough to rule out narrower steps", 0.0
     diffs = np.asarray(diffs)
     se_repeat = float(np.median(se)) * np.sqrt(2.0 / d) / np.sqrt(diffs.size)
     se_spread = float(np.std(diffs, ddof=1)) / np.sqrt(diffs.size) if diffs.size >= 3 else 0.0
@@ -319,7 +329,16 @@ def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Sta
         f"steps of {d} pages ({finer_rise * 1e3:.1f} mA each) would show inside each tread; "
         f"the data put them at {diffs.mean() * 1e3:.1f} ± {se_mean * 1e3:.1f} mA"
     )
-    return gap >= RESOLVE_Z, detail
+    shown = float(diffs.mean()) / se_mean if bool(np.all(diffs > 0)) else 0.0
+    return gap >= RESOLVE_Z, detail, shown
+
+
+def _finer_candidate(cands, best: Staircase) -> Staircase | None:
+    """The staircase with the next narrower treads and as many more levels, if it has real steps."""
+    p = _smallest_prime_factor(best.tread_pages)
+    want = (best.tread_pages // p, best.n_levels * p)
+    return next((c for c in cands if (c.tread_pages, c.n_levels) == want and c.min_rise_z >= SUGGESTIVE_RISE_Z
+                 and bool(np.all(np.diff(c.levels) > 0))), None)
 
 
 def _smallest_prime_factor(n: int) -> int:

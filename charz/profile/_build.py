@@ -150,6 +150,27 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
                 for c in alloc.candidates
             ],
         })
+    rise = char.rise
+    if rise is not None and rise.t_us.size:
+        fair = [h for h in rise.hypotheses if h.plausible]
+        seen: set[int] = set()
+        per_count = [h for h in fair if not (h.packages_per_unit in seen or seen.add(h.packages_per_unit))]
+        profile["rise"] = _plain({
+            "reason": rise.reason,
+            "scheme_reason": rise.scheme_reason,
+            "packages_per_unit": rise.packages_per_unit,
+            "scheme": rise.scheme,
+            "t_s": rise.t_us * 1e-6,
+            "mean_a": rise.mean_a,
+            "fitted_a": rise.fitted_a,
+            "program_starts_s": [p * 1e-6 for p in (fair[0].program_starts_us if fair else ())],
+            "hypotheses": [
+                {"packages_per_unit": h.packages_per_unit, "dies_per_package": h.dies_per_package,
+                 "channels_of_unit": list(h.channels_of_unit), "schemes": list(h.schemes),
+                 "program_starts_s": [p * 1e-6 for p in h.program_starts_us], "score": round(h.score, 2)}
+                for h in per_count
+            ],
+        })
     reads = char.reads
     if reads is not None:
         profile["reads"] = _plain({

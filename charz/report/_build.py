@@ -25,6 +25,7 @@ from charz.report._evidence import (
 )
 from charz.report._curve import Curve
 from charz.report._fig_allocation import allocation_figure
+from charz.report._fig_rise import rise_figure
 from charz.report._fig_power import power_figure
 from charz.report._fig_reads import read_bursts_figure
 from charz.report._fig_rmw import rmw_figure
@@ -131,6 +132,13 @@ def _allocation(profile, measured, captures) -> Drawn:
         why = format_quantity(scheme) if scheme else "no allocation_scheme result"
         return None, f"the profile has no allocation candidates ({why})"
     return allocation_figure(alloc, chosen_scheme=_value(profile, "allocation_scheme")), None
+
+
+def _rise(profile, measured, captures) -> Drawn:
+    rise = profile.get("rise")
+    if not rise or not rise.get("t_s"):
+        return None, "the rise of a one-unit write was not fitted (needs channels, packages, tPROG and page transfer time)"
+    return rise_figure(rise, time_reference=_time_reference(captures)), None
 
 
 def _reads(profile, measured: Measured, captures) -> Drawn:
@@ -248,6 +256,14 @@ _SECTIONS: tuple[tuple[str, str, str, tuple[str, ...], Callable[..., Drawn], Cal
      "lower panel shows the residuals, where close candidates separate.",
      ("allocation_scheme", "t_xfer_page_s", "t_switch_s", "t_prog_s", "packages_per_unit"),
      _allocation, lambda p: _reason(p, "allocation")),
+    ("3b-rise", "The rise of a one-unit write",
+     "The mean current of the writes of exactly one I/O unit, averaged over 22 µs (one ISPP period), against "
+     "the best fit of every package count and walk: each package of the unit starts programming a channel "
+     "switch after the previous one on another channel, a page transfer later on the same channel, and each "
+     "start is a step up. The step count is the packages per unit (dies = unit / packages); the spacing "
+     "tells the walk where durations alone cannot. The results' decided_by says which view decided.",
+     ("packages_per_unit", "dies_per_package", "allocation_scheme"),
+     _rise, lambda p: str((p.get("rise") or {}).get("reason", ""))),
     ("4-read-bursts", "Read bursts",
      "Read captures of a few sizes, one panel each: the w = 100 moving average 003 uses for patterns (bold) "
      "over the w = 20 average (thin). 003 Fig. 9, 11, 13 and 15 read the read I/O unit from how often the "

@@ -1,0 +1,326 @@
+"""Packages per I/O unit, and how they share channels, from the rise of one-unit writes.
+
+003 reads dies and the allocation off totals: the staircase's top (Eq. 1) and
+request durations.  The time course of one write holds more: each package of the
+unit starts programming at its own moment — a channel-switch delay after the
+previous one when they hang on different channels, a whole page transfer later
+when they share one — and each start is a step up of one package's program
+current that stays for a program time (003 §4.1, §4.2).  So the mean current of
+the writes of exactly one unit, as a function of time from the request, is a
+set of steps whose number is the packages per unit and whose spacing is the walk.
+
+Every hypothesis (packages per unit, and the channel each of them hangs on)
+predicts that time course through the latency recurrence of 003 §4.2 with the
+given page-transfer and program times; the switch delay and the start are
+fitted on a grid.  Amplitudes enter linearly (the controller's busy current,
+the channel transfer current, one program current per package, since packages
+differ), so each hypothesis is a least-squares fit.  Before fitting, data and
+model alike are averaged over 22 µs, about one ISPP period (003's drives and
+ONFI parts pulse every 15–30 µs), which takes the sawtooth out without moving
+any step.  A hypothesis wins when its score (BIC on the number of independent
+22 µs stretches) beats every hypothesis with another package count, and its
+own amplitudes look like packages: every program step clearly positive and
+none far from the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from charz.analysis._latency import CHANNEL_ONLY
+from charz.analysis._allocation import enumerate_walks
+from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+
+SMOOTH_US = 22.0  # one ISPP period: the sawtooth averages out, steps only widen
+GRID_US = 6.0  # the fitted curve is compared every 6 µs, a quarter of the averaging
+PROG_SPREAD = 0.2  # a package's program ends within ±20 % of tPROG (lower/upper pages, die spread)
+DECISIVE = 16.0  # BIC margin for a confident answer
+SUGGESTIVE = 9.0
+AMP_RATIO = 0.35  # the smallest program step against the largest: packages differ by ±15 %, not 2×
+MIN_STEP_Z = 2.0  # a program step must stand this many standard errors above zero
+MAX_DIES = 8
+DURATION_SLACK = 0.3  # tPROG as given against as the drive runs it (lower/upper pages, temperature)
+
+
+@dataclass(frozen=True)
+class RiseHypothesis:
+    packages_per_unit: int
+    dies_per_package: int
+    channels_of_unit: tuple[int, ...]  # the channel of each package of the unit, in walk order
+    schemes: tuple[str, ...]  # 003's names of the walks that give this unit
+    t_switch_us: float
+    t_first_us: float  # host data starts to flow, from the request
+    t_busy_us: float  # the controller's busy current starts
+    program_starts_us: tuple[float, ...]
+    amplitudes_a: tuple[float, ...]  # busy, transfer, then one per package
+    score: float
+    plausible: bool
+    why_not: str = ""
+
+
+@dataclass(frozen=True)
+class RiseResult:
+    packages_per_unit: int | None
+    scheme: str | None
+    confidence: str
+    scheme_confidence: str
+    reason: str
+    scheme_reason: str
+    t_us: np.ndarray = field(default_factory=lambda: np.empty(0))
+    mean_a: np.ndarray = field(default_factory=lambda: np.empty(0))
+    fitted_a: np.ndarray = field(default_factory=lambda: np.empty(0))
+    hypotheses: tuple[RiseHypothesis, ...] = ()
+
+
+def _ramp_up(t: np.ndarray, at: float, width: float) -> np.ndarray:
+    """A step at ``at`` as seen through a ``width`` moving average."""
+    return np.clip((t - at) / width + 0.5, 0.0, 1.0)
+
+
+def _smooth(y: np.ndarray, n: int) -> np.ndarray:
+    if n <= 1:
+        return y
+    c = np.cumsum(np.concatenate([[0.0], y]))
+    out = np.empty_like(y)
+    h = n // 2
+    for i in range(y.size):  # short records: a plain loop is clearer than edge bookkeeping
+        a, b = max(0, i - h), min(y.size, i - h + n)
+        out[i] = (c[b] - c[a]) / (b - a)
+    return out
+
+
+def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
+    """003 §4.2's recurrence for one unit: transfer and program start of each package."""
+    chan_free: dict[int, float] = {}
+    cursor = t0
+    xfer, prog = [], []
+    for k, c in enumerate(channels_of_unit):
+        arrival = t0 + (k + 1) * dies * host_page_us
+        start = max(cursor, chan_free.get(c, -np.inf), arrival)
+        chan_free[c] = start + dies * t_xfer
+        cursor = start + s
+        xfer.append((start, start + dies * t_xfer))
+        prog.append(start + t_xfer)
+    return xfer, prog
+
+
+def _busy(t, t_busy, end_us, width):
+    # The controller is busy from its start to each repeat's own end.
+    return _ramp_up(t, t_busy, width) - np.mean([_ramp_up(t, e, width) for e in end_us], axis=0)
+
+
+def _design(t, busy, xfer, prog, dies, t_xfer, t_prog, width, shared=True):
+    """Columns: busy, transfers, then programs (summed into one when ``shared``)."""
+    x = np.asarray(xfer, dtype=np.float64).reshape(-1, 2)
+    p = np.asarray(prog, dtype=np.float64)
+    tt = t[:, None]
+    xf = (np.clip((tt - x[:, 0]) / width + 0.5, 0.0, 1.0) - np.clip((tt - x[:, 1]) / width + 0.5, 0.0, 1.0)).sum(axis=1)
+    # the package draws its program current until its last die is done, a moment that
+    # spreads by the program-time spread: a linear fall in the mean of repeats
+    end = p + (dies - 1) * t_xfer + t_prog
+    lo = end - PROG_SPREAD * t_prog
+    on = np.clip((tt - p) / width + 0.5, 0.0, 1.0) * (1.0 - np.clip((tt - lo) / (2 * PROG_SPREAD * t_prog), 0.0, 1.0))
+    if shared:  # one program current for every package: packages differ by ±15 %, not by kind
+        return np.column_stack([busy, xf, on.sum(axis=1)])
+    return np.column_stack([busy, xf, on])
+
+
+def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    """Least squares of (busy, transfer, program) under what currents can be: none negative,
+    and a channel moving data draws no more than a program (003 §4.1: programs make the peaks).
+    A violated bound is active at the optimum, so the fit is redone on that bound."""
+    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
+    if coef[0] >= 0 and 0 <= coef[1] <= coef[2]:
+        return coef, float(np.sum((y - X @ coef) ** 2))
+    best: tuple[np.ndarray, float] | None = None
+    b, x, p = X[:, 0], X[:, 1], X[:, 2]
+    for cols, expand in (
+        ((b, p), lambda c: (c[0], 0.0, c[1])),
+        ((b, x + p), lambda c: (c[0], c[1], c[1])),
+        ((x, p), lambda c: (0.0, c[0], c[1])),
+        ((p,), lambda c: (0.0, 0.0, c[0])),
+        ((x + p,), lambda c: (0.0, c[0], c[0])),
+    ):
+        A = np.column_stack(cols)
+        c, *_ = np.linalg.lstsq(A, y, rcond=None)
+        full = np.array(expand(c), dtype=np.float64)
+        if full[0] < 0 or full[1] < 0 or full[1] > full[2] + 1e-12:
+            continue
+        rss = float(np.sum((y - X @ full) ** 2))
+        if best is None or rss < best[1]:
+            best = (full, rss)
+    return best if best is not None else (coef, float(np.sum((y - X @ coef) ** 2)))
+
+
+def _patterns(channels: int, packages: int, ppu: int, dies: int):
+    """Distinct channel patterns of a unit's packages (channels relabelled by first use)."""
+    ways = packages // channels
+    out: dict[tuple[int, ...], set[str]] = {}
+    for scheme, _names, ch, _pkg in enumerate_walks(channels, ways, ppu, ppu, dies):
+        relabel: dict[int, int] = {}
+        key = tuple(relabel.setdefault(int(c), len(relabel)) for c in ch[:ppu])
+        out.setdefault(key, set()).add(scheme)
+    return out
+
+
+def unit_rise(
+    waves_a: np.ndarray,
+    t_s: np.ndarray,
+    end_s: np.ndarray,
+    *,
+    unit_pages: int,
+    page_size_bytes: int,
+    channels: int,
+    packages: int,
+    t_xfer_page_us: float,
+    t_prog_us: float,
+    host_rate_bytes_per_s: float | None = None,
+    noise_a: float = 0.0,
+) -> RiseResult:
+    """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
+
+    ``waves_a`` (R × N) are the repeats' currents above their idle level, on the common
+    time axis ``t_s`` (from the request); ``end_s`` their measured ends.
+
+    Example
+    -------
+    Two packages on two channels, 30 µs apart, drawn by hand:
+
+    >>> t = np.arange(-100e-6, 1500e-6, 2e-6); tu = t * 1e6
+    >>> w = 0.05 * (tu > 20) * (tu < 1100) + 0.04 * ((tu > 100) & (tu < 1000)) + 0.045 * ((tu > 130) & (tu < 1030))
+    >>> r = unit_rise(np.tile(w, (3, 1)), t, np.full(3, 1100e-6), unit_pages=2, page_size_bytes=8192,
+    ...               channels=2, packages=4, t_xfer_page_us=50.0, t_prog_us=900.0)
+    >>> r.packages_per_unit, r.confidence
+    (2, 'high')
+    """
+    waves = np.atleast_2d(np.asarray(waves_a, dtype=np.float64))
+    t_us = np.asarray(t_s, dtype=np.float64) * 1e6
+    ends_us = np.asarray(end_s, dtype=np.float64) * 1e6
+    dt = float(np.median(np.diff(t_us)))
+    mean = waves.mean(axis=0)
+    width = max(SMOOTH_US, dt)
+    sm = _smooth(mean, max(1, int(round(width / dt))))
+    # the early pre-trigger part only: a trigger on the rising current puts its start just before 0
+    before = t_us < t_us[0] + 0.4 * max(0.0, -t_us[0])
+    sigma = float(np.std(sm[before])) if before.sum() > 8 else noise_a / np.sqrt(waves.shape[0])
+    peak = float(np.max(sm))
+    # the controller's start: where the mean first leaves the idle level
+    # (on the averaged curve a step shows half an average early; the grid below looks past it)
+    onset = float(t_us[np.argmax(sm > max(0.03 * peak, 8 * sigma))])
+    end = float(np.median(ends_us))
+    # Up to where programs may start to end: what lies beyond is the program-time spread,
+    # which no hypothesis predicts better than another.
+    t_end = max(onset + 0.6 * t_prog_us, end - (1.0 - PROG_SPREAD) * t_prog_us)
+    step = max(1, int(round(GRID_US / dt)))
+    sel = np.flatnonzero((t_us >= onset - 3 * width) & (t_us <= t_end))[::step]
+    t, y = t_us[sel], sm[sel]
+    n_eff = max(4.0, (t[-1] - t[0]) / width)
+    host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
+
+    hyps: list[RiseHypothesis] = []
+    for ppu in (1, 2, 4, 8, 16):
+        if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
+            continue
+        dies = unit_pages // ppu
+        for pattern, schemes in _patterns(channels, packages, ppu, dies).items():
+            best = None
+            # coarse grid, then a finer one around the best point
+            grids = [(np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0), np.arange(2.0, 63.0, 6.0))]
+            for rnd in range(2):
+                if rnd == 1:
+                    _, tb0, g0, s0 = best
+                    grids = [(np.arange(tb0 - onset - 4, tb0 - onset + 4.1, 2.0), np.arange(max(0, g0 - 4), g0 + 4.1, 2.0),
+                              np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))]
+                for tbs, gs, ss in grids:
+                    for tb in tbs:
+                        t_b = onset + tb
+                        busy = _busy(t, t_b, ends_us, width)
+                        for g in gs:
+                            for s in (ss if ppu > 1 else ss[:1]):
+                                xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
+                                X = _design(t, busy, xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
+                                coef, rss = _fit(X, y)
+                                if best is None or rss < best[0]:
+                                    best = (rss, t_b, g, s)
+            rss, t_b, g, s = best
+            xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
+            X = _design(t, _busy(t, t_b, ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
+            coef, rss = _fit(X, y)
+            resid = y - X @ coef
+            k = X.shape[1] + 3
+            score = n_eff * np.log(max(rss, 1e-30) / t.size) + k * np.log(n_eff)
+            # standard errors of the amplitudes on the independent-stretch scale
+            s2 = rss / max(1.0, t.size - X.shape[1]) * (t.size / n_eff)
+            try:
+                cov = np.linalg.inv(X.T @ X) * s2
+                se = np.sqrt(np.clip(np.diag(cov), 0, None))
+            except np.linalg.LinAlgError:
+                se = np.full(X.shape[1], np.inf)
+            amps = coef[2:]
+            why = ""
+            last = max(p + (dies - 1) * t_xfer_page_us + t_prog_us for p in prog)
+            if abs(last - end) > DURATION_SLACK * t_prog_us + 2 * width:
+                why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
+            elif np.any(amps <= MIN_STEP_Z * se[2:]):
+                why = "a package's program step does not show"
+            elif amps.min() < AMP_RATIO * amps.max():
+                why = f"program steps of {amps.min() * 1e3:.0f}–{amps.max() * 1e3:.0f} mA are not alike packages"
+            hyps.append(RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),
+                                       tuple(float(p) for p in prog), tuple(float(c) for c in coef), float(score),
+                                       not why, why))
+            del resid
+    hyps.sort(key=lambda h: h.score)
+    if not hyps:
+        return RiseResult(None, None, UNDETERMINED, UNDETERMINED, "no package count divides the unit and the drive",
+                          "", t, y, np.empty(0), ())
+    # Only hypotheses whose steps look like packages compete: one with a step of nothing,
+    # or of negative current, is a smaller hypothesis with spare freedom to fit ripple.
+    fair = [h for h in hyps if h.plausible]
+    if not fair:
+        b = hyps[0]
+        return RiseResult(None, None, UNDETERMINED, UNDETERMINED,
+                          f"no package count explains the rise of a one-unit write ({b.packages_per_unit} "
+                          f"package(s) fit best, but {b.why_not})", "", t, y, np.empty(0), tuple(hyps))
+    best = fair[0]
+    xfer, prog = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
+                         t_xfer_page_us, host_page_us)
+    fitted = _design(t, _busy(t, best.t_busy_us, ends_us, width), xfer, prog, best.dies_per_package,
+                     t_xfer_page_us, t_prog_us, width) @ np.array(best.amplitudes_a)
+    desc = (f"{best.packages_per_unit} package(s) starting at "
+            + ", ".join(f"{p - best.program_starts_us[0]:.0f}" for p in best.program_starts_us) + " µs")
+    # Every other package count is a rival, plausible or not: an implausible one that fits
+    # better means the rise holds something no hypothesis explains.
+    rival = next((h for h in hyps if h.packages_per_unit != best.packages_per_unit), None)
+    margin = np.inf if rival is None else rival.score - best.score
+    conf = HIGH if margin >= DECISIVE else MEDIUM if margin >= SUGGESTIVE else UNDETERMINED
+    if margin < 0:
+        reason = (f"the rise of a one-unit write fits {desc} best among plausible counts, but "
+                  f"{rival.packages_per_unit} package(s) fit it better ({rival.why_not})")
+    else:
+        reason = (f"the rise of a one-unit write shows {desc}"
+                  + ("" if rival is None else f"; {rival.packages_per_unit} package(s) fit worse by {margin:.0f}"))
+    ppu = best.packages_per_unit if conf != UNDETERMINED else None
+    # The channel pattern: decided only against every other pattern of the same package count.
+    scheme, s_conf, s_reason = None, UNDETERMINED, "one package per unit: the rise shows no walk"
+    if ppu and ppu > 1:
+        same = [h for h in fair if h.packages_per_unit == ppu]
+        other = next((h for h in same[1:] if set(h.schemes) != set(best.schemes)), None)
+        labels = set(best.schemes)
+        if len(labels) != 1:
+            s_reason = f"the unit's channel pattern fits walks named {', '.join(sorted(labels))}"
+        else:
+            label = next(iter(labels))
+            m = np.inf if other is None else other.score - best.score
+            s_conf = HIGH if m >= DECISIVE else MEDIUM if m >= SUGGESTIVE else UNDETERMINED
+            pat = "every package on its own channel" if len(set(best.channels_of_unit)) == ppu else (
+                f"packages on channels {'-'.join(str(c) for c in best.channels_of_unit)}")
+            gaps = np.diff(best.program_starts_us)
+            s_reason = (f"program starts {gaps.min():.0f}–{gaps.max():.0f} µs apart fit {pat} ({label})"
+                        + ("" if other is None else f"; {'/'.join(other.schemes)} fits worse by {m:.0f}"))
+            scheme = label if s_conf != UNDETERMINED else None
+    return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps))
+
+
+__all__ = ["RiseHypothesis", "RiseResult", "unit_rise", "CHANNEL_ONLY"]

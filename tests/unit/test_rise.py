@@ -1,0 +1,94 @@
+"""The rise of a one-unit write, on waveforms drawn here by hand from 003 §4.1–4.2.
+
+Each package's program current switches on at its start and off a program time later;
+the controller's busy current and the channel transfers sit under it; a sawtooth ripple,
+noise and per-package spread are added.  Nothing comes from charz's simulator.
+"""
+
+import numpy as np
+import pytest
+
+from charz.analysis._rise import unit_rise
+
+pytestmark = pytest.mark.unit
+
+DT = 2e-6
+
+
+def draw(starts_us, *, prog_us=900.0, amps=None, busy=0.05, xfer=0.012, xfer_us=40.0, ripple=0.1, noise=0.002,
+         repeats=5, seed=0, dies=1):
+    """Program ``starts_us`` (the first die's page has crossed the channel; the others follow)."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(-200e-6, 2.5e-3, DT)
+    tu = t * 1e6
+    amps = amps if amps is not None else [0.05] * len(starts_us)
+    rows, ends = [], []
+    for _ in range(repeats):
+        jit = rng.uniform(-3, 3)
+        u = tu - jit
+        end = max(starts_us) + prog_us * rng.uniform(0.95, 1.1) + 10
+        w = busy * ((u > min(starts_us) - xfer_us - 20) & (u < end))  # the controller wakes first
+        for s, a in zip(starts_us, amps):
+            w = w + xfer * ((u > s - xfer_us) & (u < s + (dies - 1) * xfer_us))
+            on = (u > s) & (u < s + prog_us * rng.uniform(0.9, 1.1))
+            w = w + a * on * (1 + ripple * (((u - s) / 22.0) % 1.0 - 0.5) * 2)
+        rows.append(w + rng.normal(0, noise, u.size))
+        ends.append((end + jit) * 1e-6)
+    return np.array(rows), t, np.array(ends)
+
+
+def test_four_packages_on_four_channels_are_four():
+    starts = [60 + 25 * k for k in range(4)]
+    w, t, e = draw(starts, amps=[0.05, 0.058, 0.044, 0.053])
+    r = unit_rise(w, t, e, unit_pages=4, page_size_bytes=8192, channels=4, packages=8,
+                  t_xfer_page_us=40.0, t_prog_us=900.0)
+    assert r.packages_per_unit == 4, r.reason
+    # 25 µs apart: a 2 × 2 block would reuse a channel only after 50 µs, when its 40 µs
+    # transfer is over, so that walk predicts the same rise — undetermined, not a guess
+    assert r.scheme in ("channel-only", None), r.scheme_reason
+
+
+def test_starts_closer_than_a_transfer_mean_different_channels():
+    w, t, e = draw([60.0, 78.0], amps=[0.05, 0.056], xfer_us=60.0)
+    r = unit_rise(w, t, e, unit_pages=2, page_size_bytes=8192, channels=2, packages=4,
+                  t_xfer_page_us=60.0, t_prog_us=900.0)
+    assert r.packages_per_unit == 2, r.reason
+    assert r.scheme == "channel-only", r.scheme_reason
+    w, t, e = draw([60.0, 120.0], amps=[0.05, 0.056], xfer_us=60.0)
+    r = unit_rise(w, t, e, unit_pages=2, page_size_bytes=8192, channels=2, packages=4,
+                  t_xfer_page_us=60.0, t_prog_us=900.0)
+    assert r.packages_per_unit == 2, r.reason
+    assert r.scheme in ("way-priority", None), r.scheme_reason  # a switch delay of 60 µs would do as well
+
+
+def test_one_package_is_not_read_as_several():
+    w, t, e = draw([80.0], amps=[0.07], dies=2)
+    r = unit_rise(w, t, e, unit_pages=2, page_size_bytes=8192, channels=4, packages=8,
+                  t_xfer_page_us=40.0, t_prog_us=900.0)
+    assert r.packages_per_unit in (1, None), r.reason
+
+
+def test_packages_that_start_together_are_not_counted_wrong():
+    # two packages switching on at the same instant look like one larger package: the
+    # rise must not claim a count it cannot see (2 is right, 1 would be wrong)
+    w, t, e = draw([80.0, 80.0], amps=[0.05, 0.05])
+    r = unit_rise(w, t, e, unit_pages=2, page_size_bytes=8192, channels=2, packages=4,
+                  t_xfer_page_us=40.0, t_prog_us=900.0)
+    assert r.packages_per_unit in (2, None), r.reason
+
+
+def test_serial_packages_on_one_channel_are_found_by_the_duration():
+    # a slow channel: each package starts after the previous one finished programming
+    starts = [60 + 330 * k for k in range(4)]
+    w, t, e = draw(starts, prog_us=300.0, xfer_us=80.0, amps=[0.05, 0.055, 0.045, 0.05])
+    r = unit_rise(w, t, e, unit_pages=4, page_size_bytes=16384, channels=2, packages=8,
+                  t_xfer_page_us=80.0, t_prog_us=300.0)
+    assert r.packages_per_unit in (4, None), r.reason
+
+
+def test_needs_the_timing_it_compares_against():
+    w, t, e = draw([60.0, 85.0])
+    r = unit_rise(w, t, e, unit_pages=3, page_size_bytes=8192, channels=2, packages=4,
+                  t_xfer_page_us=40.0, t_prog_us=900.0)
+    # 3 pages over 2 or 4 packages: no count divides both; 1 package × 3 dies or 3 packages
+    assert r.packages_per_unit in (1, None)
