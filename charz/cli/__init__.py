@@ -57,9 +57,12 @@ _register_all()
 
 
 def report_error(exc: CharzError) -> int:
-    err_console.print(f"[bold red]error:[/] {exc.message}")
+    from rich.markup import escape
+
+    # escape: a message or hint is text, not markup ("pip install 'charz[usb]'" keeps its brackets)
+    err_console.print(f"[bold red]error:[/] {escape(exc.message)}")
     if exc.hint:
-        err_console.print(f"[yellow]what to do:[/] {exc.hint}")
+        err_console.print(f"[yellow]what to do:[/] {escape(exc.hint)}")
     return exc.exit_code
 
 
