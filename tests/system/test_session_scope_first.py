@@ -100,6 +100,19 @@ def test_a_wrong_scope_address_stops_before_the_confirmation_and_resume_scope_fi
     assert again.returncode == 5, again.stderr
     assert "starting it anew" in again.stderr and "not empty" not in again.stderr
 
+    # A resume that still cannot reach it: the settings given are recorded all the same, and
+    # the hint says the same way on.
+    wrong2 = f"TCPIP::127.0.0.1::{closed_port()}::SOCKET"
+    still = charz("resume", str(out), "--scope", wrong2, "--channel", "CH2", "--visa-library", "@py",
+                  "--confirm-serial", loop.kname)
+    assert still.returncode == 5 and f"charz resume {out} --scope" in still.stderr, still.stderr
+    assert "ALL DATA" not in still.stderr and sha256(loop.image) == before
+    changes = json.loads((out / "session.json").read_text())["bench"]["changes"]
+    assert [(c["field"], c["from"], c["to"]) for c in changes] == [
+        ("scope_resource", wrong, wrong2), ("channel", "CH1", "CH2")]  # @py was already the library
+    back = charz("resume", str(out), "--channel", "CH1")  # the probe is on CH1 after all
+    assert back.returncode == 5
+
     with MockScopeServer(SimulatedBench(load_preset("mxp"))) as server:
         probe = BlockStatProbe(loop.kname, server.control_port)
         probe.start()
@@ -120,9 +133,10 @@ def test_a_wrong_scope_address_stops_before_the_confirmation_and_resume_scope_fi
     assert probe.writes >= 2  # the calibration write and the capture reached the loop device
     meta = json.loads((out / "session.json").read_text())
     assert meta["bench"]["scope_resource"] == server.resource
-    [change] = meta["bench"]["changes"]
+    change = meta["bench"]["changes"][-1]
     assert (change["at"], change["field"], change["from"], change["to"]) == (
-        "resume", "scope_resource", wrong, server.resource)
+        "resume", "scope_resource", wrong2, server.resource)
+    assert meta["bench"]["channel"] == "CH1" and len(meta["bench"]["changes"]) == 4
     assert len(list((out / "captures").glob("[0-9]*.json"))) == 1
     assert sha256(loop.image) != before
 
