@@ -111,8 +111,8 @@ def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: Sess
         typed = ui.confirm(confirmation.text, confirmation.token_name)
         confirmation.check(typed)
     else:  # confirmed by a script: still say, in the log, what was confirmed (and ask nothing)
-        confirmation.check(typed)
         ui.log(confirmation.text)
+        confirmation.check(typed)
         ui.log(confirmation.confirmed_line("--confirm-serial"))
     with initialize(plan, runner=runner, hold=hold, confirm_serial=typed) as init:
         drive = {
