@@ -114,6 +114,12 @@ def test_a_wrong_scope_address_stops_before_the_confirmation_and_resume_scope_fi
     assert back.returncode == 5
 
     with MockScopeServer(SimulatedBench(load_preset("mxp"))) as server:
+        # The scope answers now; a serial that does not match still stops it, showing the drive.
+        wrong_serial = charz("resume", str(out), "--scope", server.resource, "--confirm-serial", "sdz")
+        assert wrong_serial.returncode == 6, wrong_serial.stderr
+        assert f"'sdz' is not the device name of {loop.path}" in wrong_serial.stderr
+        assert f"of {loop.path}: ALL DATA ON IT WILL BE LOST" in wrong_serial.stderr
+        assert "confirmed by" not in wrong_serial.stderr and sha256(loop.image) == before
         probe = BlockStatProbe(loop.kname, server.control_port)
         probe.start()
         try:
@@ -136,7 +142,7 @@ def test_a_wrong_scope_address_stops_before_the_confirmation_and_resume_scope_fi
     change = meta["bench"]["changes"][-1]
     assert (change["at"], change["field"], change["from"], change["to"]) == (
         "resume", "scope_resource", wrong2, server.resource)
-    assert meta["bench"]["channel"] == "CH1" and len(meta["bench"]["changes"]) == 4
+    assert meta["bench"]["channel"] == "CH1" and len(meta["bench"]["changes"]) == 4  # wrong2 → server once
     assert len(list((out / "captures").glob("[0-9]*.json"))) == 1
     assert sha256(loop.image) != before
 
