@@ -107,7 +107,8 @@ def advise(
 
 def _vetted(advice: Advice, ctx: Context) -> Advice:
     # Every printed command is checked against the tool's limits and what this host mounts.
-    return vet(advice, ctx.block_size_bytes, ctx.host) if ctx.host is not None else advice
+    size = ctx.limits.size_bytes if ctx.limits is not None else None
+    return vet(advice, ctx.block_size_bytes, ctx.host, size) if ctx.host is not None else advice
 
 
 def make_context(profile: dict[str, Any], *, limits: QueueLimits | KernelLimits | None,

@@ -12,6 +12,11 @@ XFS (mkfs.xfs(8): ``-b size`` 512–65536, at least 1024 with CRCs, the default)
     A block above the page mounts from Linux 6.12 (large block size support); before,
     "File system with blocksize N bytes. Only pagesize (4096) or less will currently
     work."  A block above the page on an older kernel → refused.
+    mkfs.xfs (xfsprogs ≥ 5.19) refuses a file system under 300 MiB ("Filesystem must be
+    larger than 300MB"): with ``--device`` its size is known, and a smaller one → refused.
+    With a stripe unit, a device under 1 GiB may stop it too: the log (at least 64 MiB)
+    must fit in one allocation group, and aligning to the stripe makes more, smaller ones
+    (512 MiB stops xfsprogs 6.1, 600 MiB does not) → warned.
 btrfs (mkfs.btrfs(8): ``-s`` a power of two from 4 KiB to 64 KiB)
     Below 4 KiB → refused (mkfs.btrfs stops).  The kernel mounts the sector sizes it lists
     in ``/sys/fs/btrfs/features/supported_sectorsizes``; any other → refused, with that
@@ -32,6 +37,8 @@ from charz.tune._model import Advice
 from charz.tune._sizes import KiB, human
 
 BTRFS_FEATURES = "/sys/fs/btrfs/features/supported_sectorsizes"
+XFS_MIN_BYTES = 300 * 1024 * KiB  # xfsprogs >= 5.19
+XFS_STRIPED_LOG_ROOM_BYTES = 1024 * 1024 * KiB
 XFS_LARGE_BLOCKS_KERNEL = (6, 12)  # XFS block size > page size (LBS), Linux 6.12
 BTRFS_SECTOR_MIN, BTRFS_SECTOR_MAX = 4 * KiB, 64 * KiB
 
@@ -121,9 +128,35 @@ def check_block_size(target: str, block: int, host: Host) -> Verdict:
     return Verdict(tuple(refused), tuple(warnings))
 
 
-def vet(advice: Advice, block: int, host: Host) -> Advice:
+def check_device_size(advice: Advice, size_bytes: int | None) -> Verdict:
+    """Refusals and warnings for the size of the device the commands name (pure).
+
+    >>> from charz.tune._model import Command
+    >>> a = Advice("xfs", "unit", "", (Command(("mkfs.xfs", "-b", "size=4096", "-d", "su=32k,sw=4", "DEV")),))
+    >>> check_device_size(a, 256 * 2**20).refused[0][:46]
+    'mkfs.xfs refuses a file system under 300 MiB: '
+    >>> check_device_size(a, 512 * 2**20).warnings[0][:40]
+    'mkfs.xfs with a stripe unit may stop on '
+    >>> check_device_size(a, 2**40)
+    Verdict(refused=(), warnings=())
+    """
+    if advice.target != "xfs" or size_bytes is None or not advice.commands:
+        return Verdict()
+    if size_bytes < XFS_MIN_BYTES:
+        return Verdict((f"mkfs.xfs refuses a file system under 300 MiB: the device holds {human(size_bytes)} "
+                        "(xfsprogs 5.19 and later)",))
+    striped = any(a.startswith("su=") for c in advice.commands for a in c.argv)
+    if striped and size_bytes < XFS_STRIPED_LOG_ROOM_BYTES:
+        return Verdict(warnings=(f"mkfs.xfs with a stripe unit may stop on {human(size_bytes)} ('Log size must be "
+                                 "at least 64MB': aligned allocation groups are too small for the log); on a "
+                                 "device this small drop -d su,sw",))
+    return Verdict()
+
+
+def vet(advice: Advice, block: int, host: Host, size_bytes: int | None = None) -> Advice:
     """``advice`` with its commands withdrawn (and why) if the tool or the kernel would refuse them."""
-    verdict = check_block_size(advice.target, block, host)
+    a, b = check_block_size(advice.target, block, host), check_device_size(advice, size_bytes)
+    verdict = Verdict(a.refused + b.refused, a.warnings + b.warnings)
     if verdict.refused:
         return replace(advice, headline=f"no {advice.target} command: {verdict.refused[0].split(':')[0]}",
                        commands=(), disagreements=(), refused=verdict.refused,

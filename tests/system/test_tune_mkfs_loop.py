@@ -77,3 +77,34 @@ def test_printed_commands_run_and_mount_withdrawn_ones_would_not(fs, block, tmp_
                                                  "yet what it made mounts here")
     finally:
         loop.close()
+
+
+@pytest.mark.parametrize("size_mib", [256, 512])
+def test_xfs_on_a_small_device_is_refused_or_warned_as_mkfs_xfs_decides(size_mib, tmp_path):
+    # mkfs.xfs: nothing under 300 MiB; with a stripe unit, a small device may leave no room
+    # for the 64 MiB log.  Whatever mkfs.xfs does with the command, charz said it beforehand.
+    need_root()
+    need_tools("losetup", "mkfs.xfs")
+    profile = tmp_path / "mxp.toml"
+    from charz.profile import write_profile
+
+    write_profile(preset_profile("mxp"), profile)
+    loop = LoopDevice(tmp_path, size_bytes=size_mib * MIB)
+    try:
+        proc = _run([sys.executable, "-m", "charz", "tune", str(profile), "--fs", "xfs", "--device", loop.path,
+                     "--json"])
+        assert proc.returncode == 0, proc.stderr
+        [advice] = json.loads(proc.stdout)["advice"]
+        if advice["refused"]:
+            assert not advice["commands"] and "300 MiB" in advice["refused"][0]
+            ctx = make_context(preset_profile("mxp"), limits=None, device=loop.path)
+            [command] = _ADVISORS["xfs"](ctx).commands
+            assert _run(list(command.argv)).returncode != 0, command.display
+        else:
+            [command] = advice["commands"]
+            made = _run(command["argv"])
+            if made.returncode != 0:
+                assert any("may stop" in w for w in advice["warnings"]), (command["display"], made.stderr)
+        assert (size_mib < 300) == bool(advice["refused"])
+    finally:
+        loop.close()
