@@ -57,9 +57,12 @@ _register_all()
 
 
 def report_error(exc: CharzError) -> int:
-    err_console.print(f"[bold red]error:[/] {exc.message}")
+    from rich.markup import escape
+
+    # escape: a message or hint is text, not markup ("pip install 'charz[usb]'" keeps its brackets)
+    err_console.print(f"[bold red]error:[/] {escape(exc.message)}")
     if exc.hint:
-        err_console.print(f"[yellow]what to do:[/] {exc.hint}")
+        err_console.print(f"[yellow]what to do:[/] {escape(exc.hint)}")
     return exc.exit_code
 
 
@@ -68,6 +71,9 @@ def main(argv: list[str] | None = None) -> None:
     # absent, before any scope is named; a GPIB resource still fails with its own error, and
     # `charz scope list` says what is missing.
     warnings.filterwarnings("ignore", message="GPIB library not found", category=UserWarning)
+    from charz.cli._common import announce_compiles
+
+    announce_compiles()  # the first run after an install compiles for ~10 s: say so, not sit silent
     # Standalone mode lets Typer report its own usage errors (exit 2); charz's errors pass
     # through it untouched and are reported here.
     try:

@@ -32,7 +32,8 @@ class CliUI:
         if not sys.stdin.isatty():
             return None  # scripts pass --confirm-serial; ConfirmationRequired then says so
         self.err.print(text, markup=False)
-        return typer.prompt(f"type the drive's {token_name} to go on")
+        return typer.prompt(f"type the drive's {token_name} to go on (Ctrl-C stops; nothing is written yet)",
+                            err=True)
 
     @contextlib.contextmanager
     def progress(self, total: int, done: int, description: str):
@@ -178,6 +179,11 @@ def register(app: typer.Typer) -> None:
         analyze: bool = typer.Option(True, help="Analyze the session at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
         mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: faults for this resume (none by default)."),
+        scope: Optional[str] = typer.Option(None, help="The scope's VISA resource now, if it changed (recorded)."),
+        channel: Optional[str] = typer.Option(None, help="The probe's scope channel now, if it changed (recorded)."),
+        visa_library: Optional[str] = typer.Option(None, help="The VISA library on this host, if it changed (recorded)."),
+        device: Optional[Path] = typer.Option(None, help="The drive's device path now, if it changed (its serial "
+                                                         "is checked; recorded)."),
     ) -> None:
         """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
         from charz.session import DeviceOptions, resume_session
@@ -190,7 +196,9 @@ def register(app: typer.Typer) -> None:
             with damage_hints(reading=False), stoppable():
                 result = resume_session(session, ui=ui, analyze=analyze,
                                         device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
-                                        mock_faults=tuple(mock_fault or ()))
+                                        mock_faults=tuple(mock_fault or ()),
+                                        changes={"scope": scope, "channel": channel, "visa_library": visa_library,
+                                                 "device": str(device) if device else None})
         except KeyboardInterrupt as exc:
             ui.err.print(kept_line(session), markup=False)
             raise typer.Exit(getattr(exc, "exit_code", 130))

@@ -71,3 +71,75 @@ def damage_hints(*, reading: bool):
                         f"files out of {path.parent} and resume again (charz takes that capture anew); "
                         "to use what is intact now: charz analyze SESSION --tolerant")
         raise
+
+
+def announce_compiles() -> None:
+    """Say on stderr when numba compiles charz's analysis kernel, and how long it took.
+
+    The kernel is compiled the first time it runs after an install (about 10 s on two
+    cores) and cached (``cache=True``: beside the package, in ``~/.cache/numba`` when that is
+    read-only, or in ``NUMBA_CACHE_DIR``); later runs load it in a fraction of a second and
+    print nothing.  Without this line that first run sat silent.  numba's own compile
+    events say when compiling really happens, so a cached run stays quiet.  Importing numba
+    costs about a second, so the listener is installed when something else imports numba
+    (commands that never analyse never pay for it).  ``benchmarks/first_run.py`` measures.
+    """
+    import sys
+
+    if "numba" in sys.modules:
+        _listen_to_compiles()
+    elif not any(isinstance(f, _AfterNumba) for f in sys.meta_path):
+        sys.meta_path.insert(0, _AfterNumba())
+
+
+class _AfterNumba:
+    """A meta-path finder that steps aside for the real numba and registers the listener once it is imported."""
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.util
+        import sys
+
+        if name != "numba":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _listen_to_compiles()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _listen_to_compiles() -> None:
+    import sys
+    import time
+
+    from numba.core import event
+
+    class Notice(event.Listener):
+        depth = 0
+        started = 0.0
+        said = False
+
+        def on_start(self, ev) -> None:
+            if self.depth == 0:
+                self.started = time.perf_counter()
+                if not self.said:
+                    sys.stderr.write("compiling charz's analysis kernel (numba; the first run after an install "
+                                     "only,\nthen cached) ...\n")
+                    sys.stderr.flush()
+            self.depth += 1
+
+        def on_end(self, ev) -> None:
+            self.depth -= 1
+            if self.depth == 0 and not self.said:
+                self.said = True
+                sys.stderr.write(f"compiled in {time.perf_counter() - self.started:.1f} s\n")
+                sys.stderr.flush()
+
+    event.register("numba:compile", Notice())

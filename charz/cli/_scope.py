@@ -6,6 +6,7 @@ parse → build → run → pure ``format_*`` → print.
 from __future__ import annotations
 
 import importlib
+import textwrap
 
 import json
 from typing import Optional
@@ -29,8 +30,41 @@ def _si(x: float, unit: str) -> str:
     return f"{x / scale:.4g} {prefix}{unit}"
 
 
-def format_check(result) -> str:  # noqa: ANN001 - a charz.scope.CheckResult
+#: A request the size of a few write units: long enough to see, on any drive.
+TRIGGER_IO_BYTES = 128 * 1024
+
+
+def trigger_lines(device: str | None, timeout_s: float) -> list[str]:
+    r"""How to make the drive draw current while the check waits (pure; ≤ 80 columns).
+
+    dd's ``iflag=direct`` / ``oflag=direct`` open the device with O_DIRECT, as charz's own
+    requests are: the page cache would otherwise absorb the request and the drive never
+    see it.
+
+    >>> print(*trigger_lines("/dev/sdb", 2.0), sep="\n")
+    trigger   nothing drew current in the 2 s wait: run the check again with
+              --timeout 30 and, while it waits, make the drive do one request
+              from another terminal, e.g. a read (it changes nothing):
+                dd if=/dev/sdb of=/dev/null bs=128k count=1 iflag=direct
+              or a write (it destroys the first 128 KiB of the drive):
+                dd if=/dev/zero of=/dev/sdb bs=128k count=1 oflag=direct
+    """
+    dev = device or "/dev/sdX"
+    bs = f"bs={TRIGGER_IO_BYTES // 1024}k count=1"
+    return [
+        f"trigger   nothing drew current in the {timeout_s:.2g} s wait: run the check again with",
+        f"          --timeout 30 and, while it waits, make the drive do one request",
+        f"          from another terminal, e.g. a read (it changes nothing):",
+        f"            dd if={dev} of=/dev/null {bs} iflag=direct",
+        f"          or a write (it destroys the first 128 KiB of the drive):",
+        f"            dd if=/dev/zero of={dev} {bs} oflag=direct",
+    ] + ([] if device else ["          (give --device to put the drive's name in these lines)"])
+
+
+def format_check(result, device: str | None = None) -> str:  # noqa: ANN001 - a charz.scope.CheckResult
     """The report of ``charz scope check`` as plain text (pure).
+
+    ``device`` names the drive in the lines that say how to make it do a request.
 
     Example
     -------
@@ -62,12 +96,17 @@ def format_check(result) -> str:  # noqa: ANN001 - a charz.scope.CheckResult
         f"          \"{result.description}\"",
         "errors    " + ("; ".join(f"{c} {m}" for c, m in result.errors) if result.errors else "none"),
     ]
+    if result.forced:
+        lines += trigger_lines(device, result.waited_s)
     if result.ok:
         lines.append("verdict   OK: ready to characterize")
     else:
         lines.append("verdict   fix before characterizing:")
         lines += [f"          - {a}" for a in result.advice]
-    return "\n".join(lines)
+    # 80 columns: a long resource or advice folds under its own column
+    return "\n".join(textwrap.fill(line, 80, subsequent_indent=" " * (12 if line.startswith("          - ") else 10),
+                                   break_long_words=False, break_on_hyphens=False)
+                     if len(line) > 80 else line for line in lines)
 
 
 def format_mock_banner(server) -> str:  # noqa: ANN001 - a MockScopeServer
@@ -76,17 +115,25 @@ def format_mock_banner(server) -> str:  # noqa: ANN001 - a MockScopeServer
     Example
     -------
     >>> print(format_mock_banner(server))                             # doctest: +SKIP
-    mock scope tek (tek_dpo3000), source PulseTrainSource
+    mock scope tek (tek_dpo3000), source SimulatedBench
     resource      TCPIP::127.0.0.1::4000::SOCKET
-    control port  4001 (JSON lines: {"io": {"op": "write", "size_bytes": 32768, "offset_bytes": 0}})
+    control port  4001 (JSON lines; the simulated drive's "bus")
+    faults        none
+    ...
     """
     faults = ", ".join(f.kind for f in server.faults.active()) or "none"
+    io = '{"io": {"op": "write", "size_bytes": 32768, "offset_bytes": 0}}'
     return "\n".join([
         f"mock scope {server.dialect_name} ({server.model.name}), source {type(server.source).__name__}",
         f"resource      {server.resource}",
-        f"control port  {server.control_port} (JSON lines: "
-        '{"io": {"op": "write", "size_bytes": 32768, "offset_bytes": 0}})',
+        f"control port  {server.control_port} (JSON lines; the simulated drive's \"bus\")",
         f"faults        {faults}",
+        "The mock cannot see your disks: a request reaches its simulated drive only",
+        "through the control port.  To see one, run in another terminal",
+        f"  charz scope check {server.resource} --timeout 30",
+        "and, while it waits, send a 32 KiB write (bash):",
+        f"  echo '{io}' \\",
+        f"    > /dev/tcp/127.0.0.1/{server.control_port}",
         "Ctrl-C stops it.",
     ])
 
@@ -134,6 +181,8 @@ def register(app: typer.Typer) -> None:
         timeout: float = typer.Option(2.0, help="Seconds to wait for a trigger before forcing one."),
         headers: bool = typer.Option(True, help="Tek: ask for reply headers (checks every reply)."),
         as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+        device: Optional[str] = typer.Option(None, help="The drive on the probe: named in the lines that say "
+                                                        "how to make it do a request (nothing is sent to it)."),
     ) -> None:
         """Identify the scope, take one acquisition and say what to fix (exit 1 if anything)."""
         from charz.scope import open_scope, run_check
@@ -151,7 +200,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             typer.echo(json.dumps(result.to_dict(), default=str, indent=2))
         else:
-            console.print(format_check(result), markup=False)
+            console.print(format_check(result, device), markup=False)
         if not result.ok:
             raise typer.Exit(code=1)  # something to fix: scripts can tell
 
@@ -159,7 +208,8 @@ def register(app: typer.Typer) -> None:
     def mock_scope(
         port: int = typer.Option(0, help="SCPI port on 127.0.0.1 (0: a free one)."),
         control_port: int = typer.Option(0, help="Control port (JSON lines) on 127.0.0.1 (0: a free one)."),
-        preset: Optional[str] = typer.Option(None, help="Simulated drive behind the probe (charz simulate --list)."),
+        preset: str = typer.Option("mxp", help="Simulated drive behind the probe (charz simulate --list), as "
+                                               "characterize --mock; 'pulse' for a plain pulse train."),
         seed: int = typer.Option(0, help="Seed of the simulated drive."),
         dialect: str = typer.Option("tek", help="tek, tek-mdo, tek-mso5 or keysight."),
         fault: Optional[list[str]] = typer.Option(None, help="Fault to inject, kind[:key=value,...]; repeatable."),
@@ -169,7 +219,7 @@ def register(app: typer.Typer) -> None:
         """Run the mock oscilloscope on loopback until Ctrl-C."""
         from charz.sim.scope_server import MockScopeServer
 
-        source = _preset_source(preset, seed) if preset else None
+        source = None if preset == "pulse" else _preset_source(preset, seed)  # None: the server's pulse train
         server = MockScopeServer(source, dialect=dialect, port=port, control_port=control_port,
                                  faults=fault or (), probe=probe, time_scale=1.0 if realtime else 0.0)
         server.start()

@@ -37,6 +37,31 @@ def parse_io_size(text: str, option: str) -> int:
         raise UsageError(f"{option}: {exc.message}", hint=exc.hint) from None
 
 
+def load_profile(path: Path) -> tuple[dict, str, str | None]:
+    """A profile from a file or a session directory, as analyze and report take them.
+
+    Returns (profile, where it came from, a note for stderr or None).  A session without a
+    ``profile.toml`` is analysed now (nothing is written), as ``charz report`` does.
+    """
+    from charz.profile import read_profile
+
+    if not path.is_dir():
+        return read_profile(path), str(path), None
+    for name in ("profile.toml", "profile.json"):
+        if (path / name).is_file():
+            return read_profile(path / name), str(path / name), None
+    if not (path / "session.json").is_file():
+        raise UsageError(f"{path} is a directory with neither a profile.toml nor a session.json",
+                         hint="give a profile file, or a session directory from charz characterize, simulate or import")
+    from charz.cli._common import damage_hints
+    from charz.profile._pipeline import analyze_archive
+
+    with damage_hints(reading=True):
+        _, profile, _ = analyze_archive(path)
+    return profile, f"{path} (analysed now)", (f"{path} has no profile.toml: analysed the session now, as charz "
+                                               f"analyze would (nothing written; charz analyze {path} keeps it)")
+
+
 def _device_path(device: str) -> str:
     return device if device.startswith("/") else f"/dev/{device}"
 
@@ -44,7 +69,7 @@ def _device_path(device: str) -> str:
 def register(app: typer.Typer) -> None:
     @app.command()
     def tune(
-        profile: Path = typer.Argument(..., help="Profile from charz analyze (TOML, or .json)."),
+        profile: Path = typer.Argument(..., help="Profile from charz analyze (TOML, or .json), or a session directory."),
         fs: str = typer.Option(..., "--fs", help=_FS_HELP),
         device: Optional[str] = typer.Option(None, help="Block device whose queue limits to read (read-only) and "
                                                         "to name in the commands, e.g. /dev/sda or nvme0n1."),
@@ -56,7 +81,6 @@ def register(app: typer.Typer) -> None:
         sysfs_root: str = typer.Option("/sys", hidden=True, help="Root of the sysfs tree (tests point it at a fake one)."),
     ) -> None:
         """Print file-system, RAID and partitioning commands aligned to the measured I/O unit (runs nothing)."""
-        from charz.profile import read_profile
         from charz.session._plan import parse_size
         from charz.tune import TARGETS, build_report, format_report, read_limits, with_overrides
 
@@ -67,12 +91,14 @@ def register(app: typer.Typer) -> None:
         min_io_bytes = parse_io_size(min_io, "--min-io") if min_io is not None else None
         opt_io_bytes = parse_io_size(opt_io, "--opt-io") if opt_io is not None else None
         # build
-        data = read_profile(profile)
+        data, where, note = load_profile(profile)
+        if note:
+            typer.echo(note, err=True)
         limits = read_limits(device, sysfs_root=sysfs_root) if device else None
         limits = with_overrides(limits, min_io_bytes=min_io_bytes, opt_io_bytes=opt_io_bytes)
         # run
         report = build_report(data, fs=fs, limits=limits, block_size_bytes=block_bytes, data_disks=data_disks,
-                              device=_device_path(device) if device else None, profile_path=str(profile))
+                              device=_device_path(device) if device else None, profile_path=where)
         # format, print
         if json_out:
             typer.echo(json.dumps(report.to_dict(), indent=2))

@@ -1,12 +1,14 @@
 """The gate before destroying data: show the drive, require its serial typed back.
 
-Pure functions: the CLI prints :attr:`Confirmation.text` and reads a line; scripts
-pass ``confirm_serial=`` instead.  A device without a serial (loop, virtio) is
-confirmed with its kernel name.
+Pure functions: the CLI prints :attr:`Confirmation.text` and asks for the serial
+(its prompt says what to type); scripts pass ``--confirm-serial`` instead, and are
+then asked nothing.  A device without a serial (loop, virtio) is confirmed with its
+kernel name.
 """
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 
 from typing import TYPE_CHECKING
@@ -27,6 +29,11 @@ class Confirmation:
     expected: str
     #: "serial number" or "device name", for the prompt.
     token_name: str
+    path: str = "the drive"
+
+    def confirmed_line(self, option: str = "--confirm-serial") -> str:
+        """What a log says when a script confirmed (nothing is asked then)."""
+        return f"confirmed by {option}: {self.expected} is the {self.token_name} of {self.path}"
 
     def check(self, typed: str | None) -> None:
         """Raise :class:`ConfirmationRequired` unless ``typed`` matches exactly.
@@ -36,13 +43,14 @@ class Confirmation:
         """
         if typed is None:
             raise ConfirmationRequired(
-                f"{self.action} needs confirmation\n{self.text}",
-                hint=f"type the {self.token_name} back, or pass confirm_serial={self.expected!r} in scripts",
+                f"{self.path} needs confirmation, and there is no terminal to ask it at; nothing was "
+                f"written\n{self.text}",
+                hint=f"type the {self.token_name} at the prompt, or pass --confirm-serial "
+                     f"{shlex.quote(self.expected)} in scripts",
             )
         if typed.strip() != self.expected:
             raise ConfirmationRequired(
-                f"{self.action} not confirmed: {typed.strip()!r} is not the {self.token_name} "
-                f"of this drive",
+                f"not confirmed: {typed.strip()!r} is not the {self.token_name} of {self.path}",
                 hint=f"the {self.token_name} is shown in the confirmation text; nothing was changed",
             )
 
@@ -70,8 +78,12 @@ def confirmation_for(identity: DriveIdentity, action: str, report: TargetReport 
       model:  CHARZ SSD
       serial: CZ42
       size:   128,035,676,160 bytes (128.0 GB, 119.2 GiB)
-    Type the serial number to confirm.
     >>> c.check("CZ42")
+    >>> c.confirmed_line()
+    'confirmed by --confirm-serial: CZ42 is the serial number of /dev/sdb'
+
+    The text names what goes (``action``) and the drive; it does not ask to type anything:
+    the prompt does, and a script that passed ``--confirm-serial`` is asked nothing.
 
     With the guard's findings (a signature accepted with ``allow_signatures``):
 
@@ -100,8 +112,8 @@ def confirmation_for(identity: DriveIdentity, action: str, report: TargetReport 
         if report.signatures:
             lines.append(f"  signatures: {'; '.join(sig.describe() for sig in report.signatures)}")
         lines += [f"  note: {note}" for note in report.notes]
-    lines.append(f"Type the {token_name} to confirm.")
-    return Confirmation(action=action, text="\n".join(lines), expected=expected, token_name=token_name)
+    return Confirmation(action=action, text="\n".join(lines), expected=expected, token_name=token_name,
+                        path=identity.path)
 
 
 def check_confirmation(identity: DriveIdentity, typed: str | None, action: str) -> None:

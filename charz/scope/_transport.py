@@ -120,6 +120,33 @@ _HINT_CONNECTION = (
 )
 
 
+# pyvisa-py says a ValueError for a resource it cannot open for want of a Python package
+# or a library (pyvisa_py/usb.py, serial.py, gpib.py, tcpip.py): the resource is fine, the
+# install is not.  Message text → (what is missing, what to do).
+_MISSING_BACKEND = (
+    ("Please install PyUSB", "pyvisa-py needs PyUSB for USB resources, and it is not installed",
+     "pip install pyusb libusb-package (or: pip install 'charz[usb]'); then charz scope list shows the scope"),
+    ("PyUSB does not seem to be properly installed", "PyUSB finds no libusb library",
+     "pip install libusb-package (or: apt install libusb-1.0-0)"),
+    ("Please install PySerial", "pyvisa-py needs PySerial for serial (ASRL) resources",
+     "pip install pyserial"),
+    ("Please install PyVICP", "pyvisa-py needs PyVICP for VICP resources", "pip install pyvicp"),
+    ("Please install linux-gpib", "pyvisa-py finds no GPIB library",
+     "install linux-gpib (Linux) or pip install gpib-ctypes with its C library"),
+    ("No device found", "no USB instrument with that vendor id, product id and serial is connected",
+     "check the cable and that the scope's USB port is set to USBTMC (Utility > I/O); charz scope list "
+     "shows what is connected; as a non-root user a udev rule must give access to the device"),
+)
+
+
+def _value_error(resource: str, exc: ValueError) -> ScopeConnectionError:
+    text = str(exc)
+    for marker, what, fix in _MISSING_BACKEND:
+        if marker in text:
+            return ScopeConnectionError(f"{resource}: {what}", hint=fix)
+    return ScopeConnectionError(f"{resource!r} is not a VISA resource string: {text}", hint=_HINT_RESOURCE)
+
+
 def visa_error(exc: BaseException, what: str, resource: str) -> ScopeError:
     """Translate a pyvisa / socket failure into the charz hierarchy, keeping its code.
 
@@ -205,9 +232,8 @@ class PyVisaTransport:
             inst = rm.open_resource(resource, open_timeout=int(open_timeout_s * 1000))
         except (pyvisa.errors.Error, OSError) as exc:
             raise visa_error(exc, "opening the connection", resource) from exc
-        except ValueError as exc:  # pyvisa: unparseable resource name
-            raise ScopeConnectionError(f"{resource!r} is not a VISA resource string: {exc}",
-                                       hint=_HINT_RESOURCE) from exc
+        except ValueError as exc:  # pyvisa: unparseable resource name, or a backend pyvisa-py lacks
+            raise _value_error(resource, exc) from exc
         except Exception as exc:  # noqa: BLE001 - narrowed below, everything else re-raised
             # pyvisa-py raises a plain Exception("could not connect: ...") when the TCP
             # connect times out (pyvisa_py/tcpip.py); nothing more specific exists.

@@ -76,11 +76,19 @@ class Bench:
 
     config: BenchConfig
     scope: Any  # charz.scope.Scope
-    io: Any  # charz.workload.DirectIO
+    io: Any  # charz.workload.DirectIO (None until open_target)
     notify: Callable[[str, int, int], None] | None = None  # mock: tell the simulated drive
     scope_identity: str = ""
     replay: Callable[[list[tuple[str, int, int]]], None] | None = None  # mock: rebuild drive state
     _stack: contextlib.ExitStack = field(default_factory=contextlib.ExitStack)
+
+    def open_target(self, *, span_bytes: int, max_request_bytes: int, claim=None) -> None:
+        """Open the O_DIRECT target (a scratch file is created at ``span_bytes``)."""
+        from charz.workload import open_direct
+
+        create = span_bytes if self.config.target_is_scratch else None
+        self.io = self._stack.enter_context(open_direct(self.config.target, claim=claim, create_size_bytes=create,
+                                                        max_request_bytes=max_request_bytes))
 
     def close(self) -> None:
         self._stack.close()
@@ -92,17 +100,18 @@ class Bench:
         self.close()
 
 
-def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, claim=None, mock=None) -> Bench:
-    """Connect the scope and open the target.
+def connect_scope(config: BenchConfig, *, mock=None) -> Bench:
+    """Reach and identify the scope (``*IDN?``); the target is not opened yet.
 
-    ``claim`` is the guard's exclusive hold when the target is a block device.  For a mock
-    bench, ``mock`` is a context-manager factory taking the config and yielding a link with
-    ``resource``, ``notify`` and ``replay`` (``charz.sim.mock_bench``; the CLI passes it,
-    so runtime code never imports the simulator).
+    A session calls this before it asks to confirm anything or touches the drive: a wrong
+    VISA address then costs nothing but the message.  ``Bench.io`` is None until
+    :meth:`Bench.open_target`.  For a mock bench, ``mock`` is a context-manager factory
+    taking the config and yielding a link with ``resource``, ``notify`` and ``replay``
+    (``charz.sim.mock_bench``; the CLI passes it, so runtime code never imports the
+    simulator).
     """
     from charz.scope import open_scope
     from charz.scope._retry import RetryingScope, open_with_retry
-    from charz.workload import open_direct
 
     stack = contextlib.ExitStack()
     try:
@@ -125,10 +134,21 @@ def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, 
         scope.retries.extend(setup_notes)
         scope.total_retries += len(setup_notes)
         stack.callback(scope.close)
-        create = span_bytes if config.target_is_scratch else None
-        io = stack.enter_context(open_direct(config.target, claim=claim, create_size_bytes=create,
-                                             max_request_bytes=max_request_bytes))
-        return Bench(config, scope, io, notify, str(scope.identity), replay, stack)
+        return Bench(config, scope, None, notify, str(scope.identity), replay, stack)
     except BaseException:
         stack.close()
         raise
+
+
+def open_bench(config: BenchConfig, *, span_bytes: int, max_request_bytes: int, claim=None, mock=None) -> Bench:
+    """Connect the scope (:func:`connect_scope`), then open the target (:meth:`Bench.open_target`).
+
+    ``claim`` is the guard's exclusive hold when the target is a block device.
+    """
+    bench = connect_scope(config, mock=mock)
+    try:
+        bench.open_target(span_bytes=span_bytes, max_request_bytes=max_request_bytes, claim=claim)
+    except BaseException:
+        bench.close()
+        raise
+    return bench

@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol
 
 from charz import __version__
 from charz.errors import UsageError
-from charz.session._bench import MOCK, BenchConfig, open_bench
+from charz.session._bench import MOCK, BenchConfig
 from charz.session._plan import MIB, SweepPlan
 
 CALIBRATION_REGION_BYTES = 16 * MIB
@@ -63,47 +63,90 @@ def _span(plan: SweepPlan) -> tuple[int, int, int]:
 
 
 @contextlib.contextmanager
-def _prepared_target(config: BenchConfig, out: Path, options: DeviceOptions, ui: SessionUI, *, expect_serial: str | None = None):
-    """Yield (claim, drive metadata, initialization record) for the bench's O_DIRECT target."""
+def _claimed(config: BenchConfig, out: Path, options: DeviceOptions):
+    """The guard's exclusive hold on the block device (None for a scratch file).
+
+    Checking and claiming read the device and write nothing: done first, an unsafe
+    target is refused before anything else happens.
+    """
     if config.target_is_scratch:
-        yield None, {"model": "scratch file", "serial": None, "path": config.target,
-                     "note": "a file on the host's file system stands in for the drive's LBAs"}, {
+        yield None
+        return
+    from charz.device import SubprocessRunner, claim_target
+
+    with claim_target(config.target, output_dir=out, allow_signatures=options.allow_signatures,
+                      runner=SubprocessRunner()) as hold:
+        yield hold
+
+
+def _destroys(options: DeviceOptions, span_bytes: int) -> str:
+    """What the confirmation says is about to go (before ": ALL DATA ON IT WILL BE LOST")."""
+    if options.erase:
+        return f"--erase {options.erase} erases the whole of"
+    return f"the characterization sweep overwrites the first {span_bytes // MIB} MiB of"
+
+
+@contextlib.contextmanager
+def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: SessionUI, *, span_bytes: int,
+                     expect_serial: str | None = None):
+    """Yield (drive metadata, initialization record) for the claimed target: identify,
+    confirm, initialize (003 Table 3), restored on the way out."""
+    if config.target_is_scratch:
+        yield {"model": "scratch file", "serial": None, "path": config.target,
+               "note": "a file on the host's file system stands in for the drive's LBAs"}, {
             "device": config.target, "plan": "none: a scratch file has no drive settings", "applied": [], "skipped": []}
         return
-    from charz.device import SubprocessRunner, claim_target, confirmation_for, identify, initialize, plan_initialization
+    from charz.device import SubprocessRunner, confirmation_for, identify, initialize, plan_initialization
 
     runner = SubprocessRunner()
-    with claim_target(config.target, output_dir=out, allow_signatures=options.allow_signatures, runner=runner) as hold:
-        ident = identify(hold.path, runner=runner)
-        if expect_serial is not None and ident.serial != expect_serial:
-            raise UsageError(f"{config.target} is now serial {ident.serial!r}, but this session measured {expect_serial!r}",
-                             hint="resume only on the drive the session started on")
-        plan = plan_initialization(ident, erase=options.erase, standby=options.standby)
-        ui.log(plan.describe())
-        action = "writing the characterization sweep (and any erase) destroys all data on"
-        confirmation = confirmation_for(ident, action, hold.report)
-        typed = options.confirm_serial
-        if typed is None:
-            typed = ui.confirm(confirmation.text, confirmation.token_name)
-        else:  # confirmed by a script: still say, in the log, what was confirmed
-            ui.log(confirmation.text)
+    ident = identify(hold.path, runner=runner)
+    if expect_serial is not None and ident.serial != expect_serial:
+        raise UsageError(f"{config.target} is now serial {ident.serial!r}, but this session measured {expect_serial!r}",
+                         hint="resume only on the drive the session started on (--device names where it is now)")
+    plan = plan_initialization(ident, erase=options.erase, standby=options.standby)
+    ui.log(plan.describe())
+    confirmation = confirmation_for(ident, _destroys(options, span_bytes), hold.report)
+    typed = options.confirm_serial
+    if typed is None:
+        typed = ui.confirm(confirmation.text, confirmation.token_name)
         confirmation.check(typed)
-        with initialize(plan, runner=runner, hold=hold, confirm_serial=typed) as init:
-            drive = {
-                "model": ident.model,
-                "serial": ident.serial,
-                "firmware": ident.firmware,
-                "size_bytes": ident.size_bytes,
-                "transport": str(ident.transport),
-                "path": ident.path,
-                "queue_limits": _plain(ident.queue),
-                # What was on it when the user confirmed (the guard's findings under the claim).
-                "found_before": {
-                    "partitions": list(hold.report.partitions) if hold.report else [],
-                    "signatures": [sig.describe() for sig in hold.report.signatures] if hold.report else [],
-                },
-            }
-            yield hold, drive, init.record()
+    else:  # confirmed by a script: still say, in the log, what was confirmed (and ask nothing)
+        ui.log(confirmation.text)
+        confirmation.check(typed)
+        ui.log(confirmation.confirmed_line("--confirm-serial"))
+    with initialize(plan, runner=runner, hold=hold, confirm_serial=typed) as init:
+        drive = {
+            "model": ident.model,
+            "serial": ident.serial,
+            "firmware": ident.firmware,
+            "size_bytes": ident.size_bytes,
+            "transport": str(ident.transport),
+            "path": ident.path,
+            "queue_limits": _plain(ident.queue),
+            # What was on it when the user confirmed (the guard's findings under the claim).
+            "found_before": {
+                "partitions": list(hold.report.partitions) if hold.report else [],
+                "signatures": [sig.describe() for sig in hold.report.signatures] if hold.report else [],
+            },
+        }
+        yield drive, init.record()
+
+
+@contextlib.contextmanager
+def _connected(config: BenchConfig, out: Path, mock):
+    from charz.errors import ScopeError
+    from charz.session._bench import connect_scope
+
+    try:
+        bench = connect_scope(config, mock=mock)
+    except ScopeError as exc:
+        if config.kind != MOCK:
+            fix = (f"nothing was written to {config.target} and the session is kept: once the scope answers, "
+                   f"continue with: charz resume {out} --scope RESOURCE (also --channel, --visa-library)")
+            exc.hint = f"{exc.hint}; {fix}" if exc.hint else fix
+        raise
+    with bench:
+        yield bench
 
 
 def _plain(obj: Any) -> Any:
@@ -181,7 +224,9 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
 
     out = Path(out)
     if out.exists() and any(out.iterdir()):
-        raise UsageError(f"{out} exists and is not empty", hint=f"choose a new --out, or continue it with: charz resume {out}")
+        if not _start_anew(out, ui):
+            raise UsageError(f"{out} exists and is not empty",
+                             hint=f"choose a new --out, or continue it with: charz resume {out}")
     if config.target_is_scratch and os.path.lexists(config.target):
         # The sweep writes over a scratch file's first hundreds of MB: only a file this
         # session makes may be one (a resume finds its own and goes on).
@@ -200,12 +245,91 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
     return _finish(out, config, stats, analyze)
 
 
+_ARCHIVE_ENTRIES = {"session.json", "session.lock", "captures"}
+
+
+def _start_anew(out: Path, ui: SessionUI) -> bool:
+    """True (and ``out`` emptied) when it holds only a session of ``charz characterize`` that
+    never got going: no capture, no drive setting changed, no autoset — e.g. the scope was
+    not reached.  Nothing measured is lost; the new command's options replace the old ones.
+    Anything else in ``out`` is left alone (False)."""
+    import json
+
+    from charz.archive import ArchiveWriter
+    from charz.errors import ArchiveError
+
+    entries = {p.name for p in out.iterdir()}
+    if not entries <= _ARCHIVE_ENTRIES or "session.json" not in entries:
+        return False
+    captures = out / "captures"
+    if captures.exists() and (not captures.is_dir() or any(captures.iterdir())):
+        return False
+    try:
+        meta = json.loads((out / "session.json").read_text())
+    except (OSError, ValueError):
+        return False
+    bench = meta.get("bench") if isinstance(meta, dict) else None
+    if meta.get("tool_command") != "charz characterize" or not isinstance(bench, dict) \
+            or bench.get("initializations") or bench.get("autoset"):
+        return False
+    try:  # the lock: a session another charz is starting right now is not ours to clear
+        writer = ArchiveWriter.open_append(out)
+    except ArchiveError:
+        return False
+    with writer:
+        if writer.records:
+            return False
+        (out / "session.json").unlink()
+        if captures.exists():
+            captures.rmdir()
+    (out / "session.lock").unlink(missing_ok=True)
+    ui.log(f"{out} held a session that never started (no capture, the drive untouched): starting it anew")
+    return True
+
+
+#: Bench settings a resume may change (a scope's new address, the probe on another channel,
+#: another host's VISA library, the drive under a new name): option name → BenchConfig field.
+RESUME_SETTINGS = {"scope": "scope_resource", "channel": "channel", "visa_library": "visa_library",
+                   "device": "target"}
+
+
+def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: SessionUI) -> BenchConfig:
+    """Apply a resume's bench settings, each recorded in ``bench.changes`` with when and what it was."""
+    import datetime
+
+    wanted = {RESUME_SETTINGS[k]: v for k, v in changes.items() if v is not None}
+    if not wanted:
+        return config
+    if config.kind == MOCK:
+        names = ", ".join("--" + k.replace("_", "-") for k, v in changes.items() if v is not None)
+        raise UsageError(f"{names}: a mock-bench session has no scope address, channel or device to change",
+                         hint="the mock bench is rebuilt by itself on resume: charz resume DIR")
+    if "target" in wanted and config.target_is_scratch:
+        raise UsageError("--device: this session wrote to a scratch file, not a device")
+    meta = writer.metadata
+    bench = dict(meta["bench"])
+    log = list(bench.get("changes", []))
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for field_name, value in wanted.items():
+        before = getattr(config, field_name)
+        if value == before:
+            continue
+        log.append({"at": "resume", "utc": now, "field": field_name, "from": before, "to": value})
+        bench[field_name] = value
+        ui.log(f"{field_name.replace('_', ' ')}: {value} (was {before}; recorded in the session)")
+    new = BenchConfig.from_dict(bench)
+    writer.update_metadata(bench={**bench, "changes": log})
+    return new
+
+
 def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOptions(), analyze: bool = True,
-                   mock=None, mock_faults: tuple[str, ...] = ()) -> SessionResult:
+                   mock=None, mock_faults: tuple[str, ...] = (), changes: dict[str, Any] | None = None) -> SessionResult:
     """Continue an interrupted session: same bench, same plan, same drive, only the missing steps.
 
     A mock bench's faults are not carried over: a resume injects only ``mock_faults``
     (none by default), so "fault, fix, resume" can be rehearsed; a change is recorded.
+    ``changes`` maps :data:`RESUME_SETTINGS` names (scope, channel, visa_library, device) to
+    new values (None: unchanged); each change is recorded in the archive's ``bench.changes``.
     """
     from charz.archive import ArchiveWriter
 
@@ -216,6 +340,8 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
             raise UsageError(f"{out} was not recorded by charz characterize",
                              hint="continue a simulation with: charz simulate --resume --out DIR")
         config = BenchConfig.from_dict(meta.get("bench", {}))
+        config = _apply_changes(writer, config, changes or {}, ui)
+        meta = writer.metadata
         if config.kind == MOCK and tuple(mock_faults) != config.mock_faults:
             before = list(config.mock_faults)
             config = replace(config, mock_faults=tuple(mock_faults))
@@ -238,17 +364,21 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
     meta = writer.metadata
     calibration, _, total = _span(plan)
     with contextlib.ExitStack() as stack:
-        claim, drive, init_record = stack.enter_context(_prepared_target(config, out, device, ui, expect_serial=expect_serial))
+        claim = stack.enter_context(_claimed(config, out, device))
+        # The scope is reached and identified before anything is asked or written: a wrong
+        # address costs only the message, and `charz resume OUT --scope RES` goes on.
+        bench = stack.enter_context(_connected(config, out, mock))
+        ui.log(f"scope: {bench.scope_identity} ({config.kind} bench)")
+        drive, init_record = stack.enter_context(_prepared_target(config, claim, device, ui, span_bytes=total,
+                                                                  expect_serial=expect_serial))
         runs = list((meta.get("bench") or {}).get("initializations", [])) + [init_record]
         writer.update_metadata(drive={**drive, "given": (meta.get("drive") or {}).get("given", {})},
                                bench={**meta["bench"], "initializations": runs})
-        bench = stack.enter_context(open_bench(config, span_bytes=total, max_request_bytes=_max_request(plan), claim=claim,
-                                               mock=mock))
+        bench.open_target(span_bytes=total, max_request_bytes=_max_request(plan), claim=claim)
         capacity = getattr(bench.io, "capacity_bytes", None)
         if capacity is not None and capacity < total:
             raise UsageError(f"{config.target} holds {capacity} B; the plan needs {total} B",
                              hint="use fewer repeats or sizes, or a larger target")
-        ui.log(f"scope: {bench.scope_identity} ({config.kind} bench)")
         auto = writer.metadata["bench"].get("autoset")
         if bench.replay is not None and auto:
             # The simulated drive remembers every request it saw (each die's page count, its

@@ -18,6 +18,7 @@ from charz.tune._mdadm import advise_mdadm
 from charz.tune._model import Advice
 from charz.tune._partition import advise_partition
 from charz.tune._sizes import KiB, is_pow2
+from charz.tune._tool_limits import Host, read_host, vet
 from charz.tune._xfs import advise_xfs
 from charz.tune._zfs import advise_zfs
 
@@ -66,6 +67,7 @@ def advise(
     block_size_bytes: int = DEFAULT_BLOCK_BYTES,
     data_disks: int | None = None,
     device: str | None = None,
+    host: Host | None = None,
 ) -> Advice:
     """Commands for ``fs`` (ext4, xfs, zfs, btrfs, mdadm, lvm, partition) from a profile.
 
@@ -84,6 +86,9 @@ def advise(
         RAID 5/6 data members, for mdadm's full-stripe note.
     device
         The device path to put in the commands; ``DEV`` when None.
+    host
+        The machine the commands are for (:func:`charz.tune._tool_limits.read_host`, the
+        running one when None): commands it cannot run or mount are withdrawn, with why.
 
     Example
     -------
@@ -95,20 +100,27 @@ def advise(
     '32 KiB write unit / 4 KiB block: allocations start on unit boundaries; from results.write_io_unit_bytes = 32 KiB (inferred, high); block size = 4 KiB (--block-size default)'
     """
     advisor = _ADVISORS[_arg_fs(fs)]
-    return advisor(make_context(profile, limits=limits, block_size_bytes=block_size_bytes, data_disks=data_disks,
-                                device=device))
+    ctx = make_context(profile, limits=limits, block_size_bytes=block_size_bytes, data_disks=data_disks,
+                       device=device, host=host)
+    return _vetted(advisor(ctx), ctx)
+
+
+def _vetted(advice: Advice, ctx: Context) -> Advice:
+    # Every printed command is checked against the tool's limits and what this host mounts.
+    size = ctx.limits.size_bytes if ctx.limits is not None else None
+    return vet(advice, ctx.block_size_bytes, ctx.host, size) if ctx.host is not None else advice
 
 
 def make_context(profile: dict[str, Any], *, limits: QueueLimits | KernelLimits | None,
                  block_size_bytes: int = DEFAULT_BLOCK_BYTES, data_disks: int | None = None,
-                 device: str | None = None) -> Context:
+                 device: str | None = None, host: Host | None = None) -> Context:
     """The profile validated and its basis decided once, with the user's options checked:
     what every target's advisor works from."""
     return Context(basis_of(profile), as_kernel_limits(limits), _arg_block_size(block_size_bytes),
-                   _arg_data_disks(data_disks), device or "DEV")
+                   _arg_data_disks(data_disks), device or "DEV", host or read_host())
 
 
 def advise_targets(ctx: Context, targets: tuple[str, ...]) -> tuple[Advice, ...]:
     """Each target's advice from one context (``targets`` checked first, so a typo costs nothing)."""
     advisors = [_ADVISORS[_arg_fs(t)] for t in targets]
-    return tuple(advisor(ctx) for advisor in advisors)
+    return tuple(_vetted(advisor(ctx), ctx) for advisor in advisors)

@@ -5,8 +5,8 @@ Rules
 * btrfs has **no stripe unit on one device**: there is no ``stride``/``su`` to give it,
   and its data extents are aligned to the sector size only.  Said so, every time.
 * ``-s`` (sectorsize, the data allocation unit) = the block size.  It cannot follow a
-  32 KiB unit: a sector size other than the CPU page (4 KiB on x86) may not mount
-  (mkfs.btrfs(8); subpage support is limited), so anything but 4 KiB is warned about.
+  32 KiB unit: the kernel mounts only the sector sizes it supports (usually the CPU page,
+  4 KiB on x86; mkfs.btrfs(8)); ``_tool_limits`` withdraws a command it would refuse.
 * ``-n`` (nodesize, the metadata tree block; a power of two, a multiple of the
   sectorsize, 16 KiB by default, at most 64 KiB) = the write unit when the unit is a power
   of two from 16 KiB to 64 KiB, so metadata writes are whole units (MXP, Q Pro: 32 KiB).
@@ -64,9 +64,7 @@ def advise_btrfs(ctx: Context) -> Advice:
     warnings = list(ctx.basis_warnings())
     notes = ["btrfs has no stripe unit on a single device: there is nothing like stride or su to set; "
              "data is aligned to the sector size only"]
-    if block != 4096:
-        warnings.append(f"sectorsize {human(block)} differs from the 4 KiB x86 page: the file system may not mount "
-                        "(mkfs.btrfs(8)); use --block-size 4k unless the host's page size is the same")
+    # Whether mkfs.btrfs takes the sector size and this kernel mounts it: _tool_limits.vet.
     options = [Option.of("-s", block, "B", "sectorsize = the file-system block size", ctx.block_source)]
     node = None
     if basis.kind == UNIT:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from charz.tune._basis import FALLBACK, NONE, Basis
 from charz.tune._limits import KernelLimits
 from charz.tune._model import Advice, KernelDefault, Source
+from charz.tune._tool_limits import Host
 
 DEFAULT_BLOCK_BYTES = 4096
 
@@ -20,6 +21,8 @@ class Context:
     block_size_bytes: int = DEFAULT_BLOCK_BYTES
     data_disks: int | None = None
     device: str = "DEV"
+    #: The machine the commands are for (page size, kernel): what it can mount (``_tool_limits``).
+    host: Host | None = None
 
     @property
     def block_source(self) -> Source:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from collections.abc import Sequence
 
 from charz.tune._basis import FALLBACK, NONE
@@ -33,6 +35,8 @@ def format_advice(advice: Advice, *, said: frozenset[str] = frozenset()) -> str:
     """
     tag = {FALLBACK: " [FALLBACK]", NONE: " [NO ADVICE]"}.get(advice.basis, "")
     lines = [f"== {advice.target}{tag}: {advice.headline}"]
+    lines += [textwrap.fill(f"  ✗ refused: {r}", 80, subsequent_indent="    ", break_long_words=False,
+                            break_on_hyphens=False) for r in advice.refused]
     for w in advice.warnings:
         # a caveat the report's header already printed is not repeated per target
         lines.append("  ! (see the basis above)" if w in said else f"  ! {w}")

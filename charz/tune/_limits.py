@@ -58,6 +58,8 @@ class KernelLimits:
     disk: str | None = None
     partition: str | None = None
     partition_start_bytes: int | None = None
+    #: Size of the device (or the partition) named, from sysfs ``size``; None when not read.
+    size_bytes: int | None = None
 
     def value(self, attr: str) -> int:
         return int(getattr(self.queue, _ATTRS[attr]))
@@ -136,7 +138,17 @@ def read_limits(device: str, *, sysfs_root: str = SYSFS_ROOT) -> KernelLimits:
     queue = read_queue_limits(disk, sysfs_root=sysfs_root)
     start = None if part is None else partition_start_bytes(disk, part, sysfs_root=sysfs_root)
     return KernelLimits(queue, f"{sysfs_root.rstrip('/')}/block/{disk}/queue", disk=disk, partition=part,
-                        partition_start_bytes=start)
+                        partition_start_bytes=start, size_bytes=_size(disk, part, sysfs_root))
+
+
+def _size(disk: str, part: str | None, sysfs_root: str) -> int | None:
+    """``size`` of the disk or partition (512-byte sectors whatever the block size), if sysfs has it."""
+    path = os.path.join(sysfs_root, "block", disk, *([part] if part else []), "size")
+    try:
+        with open(path) as f:
+            return int(f.read().strip()) * 512
+    except (OSError, ValueError):
+        return None
 
 
 def with_overrides(

@@ -171,6 +171,8 @@ class Advice:
     disagreements: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: Why the command was withdrawn: the tool or this host's kernel would refuse it (``_tool_limits``).
+    refused: tuple[str, ...] = ()
 
     @property
     def placeholders(self) -> tuple[str, ...]:
@@ -194,4 +196,5 @@ class Advice:
             "disagreements": list(self.disagreements),
             "notes": list(self.notes),
             "warnings": list(self.warnings),
+            "refused": list(self.refused),
         }

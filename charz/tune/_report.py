@@ -70,6 +70,7 @@ def build_report(
     data_disks: int | None = None,
     device: str | None = None,
     profile_path: str = "",
+    host=None,
 ) -> TuneReport:
     """Advice for ``fs`` (or every target for ``"all"``) with the shared header facts (pure).
 
@@ -80,7 +81,9 @@ def build_report(
     >>> [a.target for a in r.advice][:3], r.basis.kind
     (['ext4', 'xfs', 'zfs'], 'page')
     """
-    ctx = make_context(profile, limits=limits, block_size_bytes=block_size_bytes, data_disks=data_disks, device=device)
+    # host: a charz.tune._tool_limits.Host (None: the running machine), what the commands must mount on
+    ctx = make_context(profile, limits=limits, block_size_bytes=block_size_bytes, data_disks=data_disks, device=device,
+                       host=host)
     advice = advise_targets(ctx, TARGETS if fs == "all" else (fs,))
     disagreements = compare_limits(ctx.limits, ctx.basis) if ctx.limits is not None else ()
     return TuneReport(profile_path, ctx.basis, ctx.limits, disagreements, advice, block_size_bytes)

@@ -82,3 +82,89 @@ def test_mock_scope_runs_standalone_until_interrupted():
         out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
     assert "stopped" in out
+
+
+def test_a_usb_resource_without_pyusb_says_what_to_install():
+    # Issue 15 (2): pyvisa-py without PyUSB (hidden from this child; tm_devices brings it
+    # with the test extras) said "is not a VISA resource string" and showed the format typed.
+    proc = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.modules['usb'] = None\nfrom charz.cli import main; main()",
+         "scope", "check", "USB0::0x0699::0x0401::C010101::INSTR"],
+        capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 5, proc.stderr
+    assert "pyvisa-py needs PyUSB for USB resources" in proc.stderr
+    assert "pip install pyusb" in proc.stderr and "pip install 'charz[usb]'" in proc.stderr
+    assert "is not a VISA resource string" not in proc.stderr
+
+
+def test_the_usb_extra_is_what_pyvisa_py_needs():
+    # The extra the hint names exists and holds PyUSB and a libusb it can load.
+    import tomllib
+    from pathlib import Path
+
+    extras = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    assert any(d.startswith("pyusb") for d in extras["usb"])
+    assert any(d.startswith("libusb-package") for d in extras["usb"])
+
+
+def test_a_forced_check_says_how_to_make_the_drive_do_a_request_and_those_lines_run(tmp_path, capsys):
+    # Issue 15 (11): the printed dd lines are run as printed (real dd, a real loop device)
+    # and the device's own counters show the read and the write reached it.
+    import shlex
+
+    from conftest_device import MIB, LoopDevice, need_root, need_tools
+
+    from charz.sim import SimulatedBench, load_preset
+
+    need_root()
+    need_tools("losetup", "dd")
+    loop = LoopDevice(tmp_path, size_bytes=4 * MIB)
+    try:
+        with MockScopeServer(SimulatedBench(load_preset("mxp"))) as server:
+            code = run(["scope", "check", server.resource, "--timeout", "0.3", "--device", loop.path])
+        out = capsys.readouterr().out
+        assert code == 1  # forced: something to fix
+        assert all(len(line) <= 80 for line in out.splitlines()), out
+        assert "--timeout 30" in out
+        commands = [line.strip() for line in out.splitlines() if line.strip().startswith("dd ")]
+        assert len(commands) == 2 and "iflag=direct" in commands[0] and "oflag=direct" in commands[1]
+        for command in commands:
+            stat = f"/sys/block/{loop.kname}/stat"
+            before = open(stat).read().split()
+            proc = subprocess.run(shlex.split(command), capture_output=True, text=True, timeout=30)
+            assert proc.returncode == 0, (command, proc.stderr)
+            after = open(stat).read().split()
+            field = 0 if "iflag" in command else 4  # reads / writes completed
+            assert int(after[field]) > int(before[field]), command
+    finally:
+        loop.close()
+
+
+def test_mock_scope_serves_a_drive_by_default_and_its_banner_makes_it_trigger():
+    # Issue 15 (11): without --preset the mock serves the same MXP as characterize --mock,
+    # and the banner's two commands (a check, a write through the control port) work as printed.
+    proc = subprocess.Popen([sys.executable, "-m", "charz", "mock-scope"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = []
+        while not banner or not banner[-1].startswith("Ctrl-C"):
+            banner.append(proc.stdout.readline().rstrip("\n"))
+        assert banner[0].endswith("source SimulatedBench")
+        assert all(len(line) <= 80 for line in banner)
+        check_line = next(line.strip() for line in banner if line.strip().startswith("charz scope check"))
+        i = next(i for i, line in enumerate(banner) if line.strip().startswith("echo "))
+        send = banner[i].strip().rstrip("\\") + " " + banner[i + 1].strip()
+        check = subprocess.Popen([sys.executable, "-m", "charz", *check_line.split()[1:]],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        while check.poll() is None:  # a write before the check arms is lost, as on a bench
+            subprocess.run(["bash", "-c", send], timeout=10, check=True)
+            try:
+                check.wait(0.3)
+            except subprocess.TimeoutExpired:
+                pass
+        out, err = check.communicate(timeout=30)
+        assert "triggered after" in out, out + err
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)

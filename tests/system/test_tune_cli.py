@@ -137,3 +137,30 @@ def test_a_real_partition_off_the_unit_is_said(profiles, tmp_path, capsys, start
     assert f"{name} starts at byte {start_sector * 512}" in out
     said = f"{name} starts at byte {start_sector * 512} (1 MiB + 512 B), 512 B past a multiple of the 32 KiB measured write unit"
     assert (said in out) is misaligned, out
+
+
+def test_a_session_directory_is_taken_like_analyze_and_report_take_it(profiles, tmp_path, capsys):
+    # Issue 15 (12): "Is a directory".  With its profile.toml, the same answer as the file;
+    # without one (a fresh simulate), analysed now, said on stderr, nothing written.
+    session = profiles["mxp"].parent
+    capsys.readouterr()
+    assert run(["tune", str(profiles["mxp"]), "--fs", "xfs", "--json"]) == 0
+    from_file = json.loads(capsys.readouterr().out)
+    assert run(["tune", str(session), "--fs", "xfs", "--json"]) == 0
+    from_dir = json.loads(capsys.readouterr().out)
+    assert from_dir["advice"] == from_file["advice"]
+
+    bare = tmp_path / "bare"
+    assert run(["simulate", "--preset", "mxp", "--out", str(bare), "--seed", "21", "--read-sizes", "none",
+                "--quiet"]) == 0
+    capsys.readouterr()
+    assert run(["tune", str(bare), "--fs", "ext4"]) == 0
+    captured = capsys.readouterr()
+    assert "$ mkfs.ext4 -b 4096 -E stride=8,stripe_width=32 DEV" in captured.out
+    assert "has no profile.toml: analysed the session now" in captured.err
+    assert not (bare / "profile.toml").exists()
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(["tune", str(empty), "--fs", "ext4"]) == 2
+    assert "neither a profile.toml nor a session.json" in capsys.readouterr().err

@@ -45,7 +45,31 @@ def test_missing_confirmation_shows_the_text_and_how_to_script_it():
     with pytest.raises(ConfirmationRequired, match="needs confirmation") as info:
         check_confirmation(drive(), None, "discard")
     assert "S3Z1NB0K123456X" in str(info.value)
-    assert "confirm_serial='S3Z1NB0K123456X'" in info.value.hint
+    assert "--confirm-serial S3Z1NB0K123456X" in info.value.hint  # the option a user can type
+    assert str(info.value).startswith("/dev/sdb needs confirmation")
+
+
+def test_messages_read_as_sentences_for_an_action_that_ends_in_a_preposition():
+    # Issue 15 (5): "destroys all data on needs confirmation ... pass confirm_serial='loop6'".
+    c = confirmation_for(drive(serial=None, transport="loop", model=None),
+                         "the characterization sweep overwrites the first 345 MiB of")
+    assert c.text.splitlines()[0] == ("the characterization sweep overwrites the first 345 MiB of /dev/sdb: "
+                                      "ALL DATA ON IT WILL BE LOST")
+    with pytest.raises(ConfirmationRequired) as info:
+        c.check(None)
+    first = str(info.value).splitlines()[0]
+    assert "of needs" not in first and first.startswith("/dev/sdb needs confirmation")
+    assert "confirm_serial=" not in info.value.hint and "--confirm-serial sdb" in info.value.hint
+    with pytest.raises(ConfirmationRequired) as info:
+        c.check("sda")
+    assert str(info.value) == "not confirmed: 'sda' is not the device name of /dev/sdb"
+
+
+def test_the_text_asks_nothing_the_prompt_asks_and_a_script_is_told_it_confirmed():
+    c = confirmation_for(drive(), "discard")
+    assert "type" not in c.text.lower()
+    assert c.confirmed_line() == ("confirmed by --confirm-serial: S3Z1NB0K123456X is the serial number "
+                                  "of /dev/sdb")
 
 
 def test_device_without_serial_is_confirmed_with_its_name():

@@ -196,8 +196,11 @@ def test_non_power_of_two_unit():
 
 
 def test_block_larger_than_the_unit_gives_no_fractional_stride():
+    from charz.tune._tool_limits import Host
+
     p = preset_profile("mxp")
-    ext4 = advise(p, fs="ext4", limits=None, block_size_bytes=65536)
+    arm64 = Host(65536, (6, 18), (4096, 65536), "6.18")  # where a 64 KiB ext4 mounts at all
+    ext4 = advise(p, fs="ext4", limits=None, block_size_bytes=65536, host=arm64)
     assert ext4.commands[0].argv == ("mkfs.ext4", "-b", "65536", "DEV")
     assert any("does not divide" in w for w in ext4.warnings)
     xfs = advise(p, fs="xfs", limits=None, block_size_bytes=65536)
