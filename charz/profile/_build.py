@@ -16,6 +16,7 @@ from charz import __version__
 from charz.analysis import Characterization, Given, Quantity
 from charz.analysis._smooth import W_PATTERN, W_PEAK
 from charz.profile._schema import PROFILE_SCHEMA_ID
+from charz.profile._text import singular_counts
 
 #: The analysis keeps times in µs; files hold seconds.  One map for both directions.
 US_TO_S = {"t_xfer_page_us": "t_xfer_page_s", "t_switch_us": "t_switch_s", "t_prog_us": "t_prog_s"}
@@ -50,6 +51,20 @@ def quantity_dict(q: Quantity, *, scale: float = 1.0, unit: str | None = None) -
     return d
 
 
+def rail_v_assumed(origin: str) -> bool:
+    """Whether the rail voltage's recorded origin says nobody gave it.
+
+    A ``bench.rail_v`` without an origin was written by someone (by hand, or an older
+    charz that recorded only given values): it stays given.
+
+    Examples
+    --------
+    >>> rail_v_assumed("assumed: 5 V SATA rail"), rail_v_assumed("given on the command line"), rail_v_assumed("")
+    (True, False, False)
+    """
+    return "assumed" in origin
+
+
 def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Given, rail_v_origin: str | None = None,
                   archive: str = "", now: _dt.datetime | None = None) -> dict[str, Any]:
     """The profile's content; ``read_io_unit_bytes`` stays undetermined until a read analysis fills it.
@@ -76,16 +91,21 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
             given_si[f.name] = value
     if rail_v_origin is None:
         rail_v_origin = str(bench.get("rail_v_origin", ""))
+    # A value nobody gave (the 5 V rail 003 multiplies by) is not "given": it is listed as
+    # assumed, so the summary, the profile and the report never call it given.
+    assumed: dict[str, Any] = {}
+    if "rail_v" in given_si and rail_v_assumed(rail_v_origin):
+        assumed["rail_v"] = given_si.pop("rail_v")
 
     results: dict[str, Any] = {}
     for key in _RESULT_KEYS:
         q = char.quantities.get(key)
         if q is None:
             continue
-        if key in US_TO_S:
-            results[US_TO_S[key]] = quantity_dict(q, scale=1e-6, unit="s")
-        else:
-            results[key] = quantity_dict(q)
+        d = quantity_dict(q, scale=1e-6, unit="s") if key in US_TO_S else quantity_dict(q)
+        if isinstance(d.get("evidence"), str):  # the analysis words it for any count: "1 pages" → "1 page"
+            d["evidence"] = singular_counts(d["evidence"])
+        results[US_TO_S.get(key, key)] = d
 
     table = char.captures
     profile: dict[str, Any] = {
@@ -109,6 +129,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         },
         "device": {k: v for k, v in drive.items() if k != "given" and v is not None},
         "given": given_si,
+        **({"assumed": assumed} if assumed else {}),
         "results": results,
         "warnings": list(char.warnings),
     }
@@ -173,8 +194,8 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     power: dict[str, Any] = {}
     rail = given.rail_v
     if rail is not None:
-        assumed = "assumed" in rail_v_origin
-        power["rail_v"] = {"value": rail, "origin": "assumed" if assumed else "given", "note": rail_v_origin}
+        power["rail_v"] = {"value": rail, "origin": "assumed" if rail_v_assumed(rail_v_origin) else "given",
+                           "note": rail_v_origin}
     if char.energy:
         power["energy"] = [
             {"op": e.op, "size_bytes": e.size_bytes, "energy_j": e.energy_j, "excess_energy_j": e.excess_energy_j,

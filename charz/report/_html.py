@@ -113,6 +113,24 @@ def _figure_section(number: int, section: Section, results: Mapping[str, Any]) -
     return "".join(parts)
 
 
+def _drive_line(device: Mapping[str, Any]) -> str:
+    """The serial when the drive has one; otherwise what stood in for it (never "serial ?")."""
+    if device.get("serial"):
+        return f"serial {_text(device['serial'])}"
+    return _text(device.get("note") or "no serial recorded")
+
+
+def _assumed(profile: Mapping[str, Any]) -> str:
+    """Values the analysis used that nobody gave, apart from the given ones, each with why."""
+    assumed = profile.get("assumed") or {}
+    if not assumed:
+        return ""
+    notes = {"rail_v": ((profile.get("power") or {}).get("rail_v") or {}).get("note", "")}
+    rows = "".join(f"<tr><th>{_text(k)}</th><td>{_text(format_given(k, v))}</td><td>{_text(notes.get(k, ''))}</td></tr>"
+                   for k, v in assumed.items())
+    return f"<h3>Assumed (nobody gave these)</h3><table><tbody>{rows}</tbody></table>"
+
+
 def _warnings(warnings: list[Any]) -> str:
     if not warnings:
         return "<p>The analysis raised no warnings.</p>"
@@ -147,7 +165,7 @@ def render_html(report: Report) -> str:
     model = device.get("model") or "unknown drive"
     header = (
         f"<h1>charz report: {_text(model)}</h1>"
-        f'<p class="sub">serial {_text(device.get("serial", "?"))} · session <code>{_text(report.session)}</code> · '
+        f'<p class="sub">{_drive_line(device)} · session <code>{_text(report.session)}</code> · '
         f'{_text(prov.get("bench_kind", "?"))} bench · {_text(prov.get("captures_used", "?"))} of '
         f'{_text(prov.get("captures_total", "?"))} captures used · profile {_text(report.profile_source)}</p>'
     )
@@ -163,6 +181,7 @@ def render_html(report: Report) -> str:
         "charz is, and what decided it. An undetermined result says why.</p>"
         + _results_table(results, ordered_result_keys(results), anchor=True)
         + "<h3>Given (spec sheet, datasheet, command line)</h3>" + _key_value_table(profile.get("given") or {}, units=True)
+        + _assumed(profile)
         + "</section>",
     ]
     body += [_figure_section(i, s, results) for i, s in enumerate(report.sections, 1)]
