@@ -46,17 +46,23 @@ def singular_counts(text: str) -> str:
     return re.sub(r"(^|[^\d.,])1 (" + "|".join(_SINGULAR) + r")\b", one, text)
 
 
-def significant(value: float, digits: int = 3) -> str:
+def significant(value: float, digits: int = 3, *, zeros: bool = False) -> str:
     """A measured number to ``digits`` significant digits, never in float noise or e-notation
-    for everyday magnitudes.
+    for everyday magnitudes; ``zeros`` keeps trailing zeros (a column of figures: 12.0 beside 2.87).
 
     Examples
     --------
     >>> significant(7.999999999999999e-05 * 1e6), significant(234.51), significant(0.9649), significant(1234.6), significant(1.234e-5)
     ('80', '235', '0.965', '1235', '0.0000123')
+    >>> [significant(v, 3, zeros=True) for v in (12.0025, 2.871, 284.2, 0.08563, 1234.6)]
+    ['12.0', '2.87', '284', '0.0856', '1235']
     """
     if value == 0:
         return "0"
+    if zeros:
+        from math import floor, log10
+
+        return f"{value:.{max(0, digits - 1 - floor(log10(abs(value))))}f}"
     text = f"{value:.{digits}g}"
     if "e" in text and abs(value) >= 1:  # 1.23e+03: whole digits are never dropped
         text = f"{value:.0f}"
