@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from charz.report._model import Report, Section
 from charz.report._numbers import RESULT_LABELS, format_given, format_quantity, ordered_result_keys
+from charz.report._style import TIME_ZERO
 
 __all__ = ["render_html"]
 
@@ -169,6 +170,10 @@ def render_html(report: Report) -> str:
         f'{_text(prov.get("bench_kind", "?"))} bench · {_text(prov.get("captures_used", "?"))} of '
         f'{_text(prov.get("captures_total", "?"))} captures used · profile {_text(report.profile_source)}</p>'
     )
+    if report.time_reference:  # every time axis shares it; say once what it is
+        zero = TIME_ZERO.get(report.time_reference, report.time_reference)
+        header += (f'<p class="sub">Time axes: on every figure t = 0 is {_text(zero)} '
+                   f'(“time from the {_text(report.time_reference)}”).</p>')
     contents = ['<li><a href="#results">Results</a></li>']
     contents += [f'<li><a href="#{_text(s.key)}">Figure {i}. {_text(s.title)}{"" if s.drawn else " (not drawn)"}</a></li>'
                  for i, s in enumerate(report.sections, 1)]
