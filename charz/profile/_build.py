@@ -16,7 +16,7 @@ from charz import __version__
 from charz.analysis import Characterization, Given, Quantity
 from charz.analysis._smooth import W_PATTERN, W_PEAK
 from charz.profile._schema import PROFILE_SCHEMA_ID
-from charz.profile._text import singular_counts
+from charz.profile._text import layout_words, singular_counts
 
 #: The analysis keeps times in µs; files hold seconds.  One map for both directions.
 US_TO_S = {"t_xfer_page_us": "t_xfer_page_s", "t_switch_us": "t_switch_s", "t_prog_us": "t_prog_s"}
@@ -104,7 +104,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
             continue
         d = quantity_dict(q, scale=1e-6, unit="s") if key in US_TO_S else quantity_dict(q)
         if isinstance(d.get("evidence"), str):  # the analysis words it for any count: "1 pages" → "1 page"
-            d["evidence"] = singular_counts(d["evidence"])
+            d["evidence"] = singular_counts(layout_words(d["evidence"]))
         results[US_TO_S.get(key, key)] = d
 
     table = char.captures
@@ -139,7 +139,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     if steps is not None:
         s = steps.sizes
         profile["steps"] = _plain({
-            "reason": steps.reason,
+            "reason": singular_counts(layout_words(steps.reason)),
             "levels_a": [] if steps.best is None else steps.best.levels,
             "rises_after_pages": steps.rises_after_pages,
             "sizes_pages": s.size_pages.astype(int),
@@ -155,7 +155,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     alloc = char.allocation
     if alloc is not None:
         profile["allocation"] = _plain({
-            "reason": alloc.reason,
+            "reason": singular_counts(layout_words(alloc.reason)),
             "sizes_pages": alloc.sizes_pages.astype(int),
             "measured_s": alloc.measured_us * 1e-6,
             "measured_se_s": alloc.measured_se_us * 1e-6,
@@ -174,7 +174,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     reads = char.reads
     if reads is not None:
         profile["reads"] = _plain({
-            "reason": reads.reason,
+            "reason": singular_counts(layout_words(reads.reason)),
             "sizes_bytes": reads.sizes_bytes.astype(int),
             "bursts": reads.bursts,
             "duration_s": reads.duration_us * 1e-6,
@@ -184,7 +184,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         profile["rmw"] = _plain({
             "detected": rmw.detected,
             "confidence": rmw.confidence,
-            "reason": rmw.reason,
+            "reason": singular_counts(layout_words(rmw.reason)),
             "affected_sizes_bytes": list(rmw.affected_sizes_bytes),
             "sizes_bytes": rmw.sizes_bytes.astype(int),
             "head_distance_a": rmw.head_distance_a,

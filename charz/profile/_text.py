@@ -10,7 +10,7 @@ import re
 import textwrap
 from typing import Any, Mapping
 
-__all__ = ["RESULT_LABELS", "count", "fold", "format_given", "format_quantity", "ordered_result_keys",
+__all__ = ["RESULT_LABELS", "count", "layout_words", "fold", "format_given", "format_quantity", "ordered_result_keys",
            "significant", "singular_counts", "size_label", "size_ranges"]
 
 WIDTH = 80  # a terminal's columns; every line charz prints fits
@@ -44,6 +44,24 @@ def singular_counts(text: str) -> str:
         return f"{m.group(1)}1 {_SINGULAR[m.group(2)]}"
 
     return re.sub(r"(^|[^\d.,])1 (" + "|".join(_SINGULAR) + r")\b", one, text)
+
+
+_LAYOUT = re.compile(r"\b(\d+)×(\d+) (channel|way)-priority\b")
+
+
+def layout_words(text: str) -> str:
+    """The analysis's block-layout names said as what they are, so a layout never reads as a
+    second scheme ("channel-only (4×2 channel-priority)").
+
+    A layout is blocks of c × w packages filled in channel or way order (docs/analysis.md);
+    the scheme is what the resulting walk is called.
+
+    Examples
+    --------
+    >>> layout_words("channel-only (1×1 channel-priority, 4×2 way-priority) fits")
+    'channel-only (1×1 blocks filled channel-first, 4×2 blocks filled way-first) fits'
+    """
+    return _LAYOUT.sub(lambda m: f"{m.group(1)}×{m.group(2)} blocks filled {m.group(3)}-first", text)
 
 
 def significant(value: float, digits: int = 3, *, zeros: bool = False) -> str:

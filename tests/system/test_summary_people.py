@@ -99,6 +99,10 @@ def test_allocation_evidence_is_condensed_without_duplicates_or_contradictions(s
     assert len(set(numbers)) == len(numbers), "two identical rows"
     for line in rows:  # a row names one scheme, never another one in brackets
         assert sum(line.count(s) for s in SCHEMES) == 1, line
+    # nor do the evidence texts: a block layout is said as blocks, not as a second scheme name
+    layout_as_scheme = re.compile(r"\d+×\d+ (channel|way)-priority")
+    texts = [text, profile["results"]["allocation_scheme"]["evidence"], profile["allocation"]["reason"]]
+    assert not any(layout_as_scheme.search(t) for t in texts), texts
     # The sizes shown are those where the chosen scheme and the runner-up differ most.
     cands = profile["allocation"]["candidates"]
     best = cands[0]
