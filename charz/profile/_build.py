@@ -26,11 +26,25 @@ _RESULT_KEYS = (
 )
 
 
+def _tidy(x: float) -> float:
+    """``x`` to 12 significant digits: 8e-05, not the 7.999999999999999e-05 that 80 × 1e-6 gives.
+
+    Twelve digits are far beyond any measurement here; what goes is binary float noise
+    that a person reading the TOML would take for precision.
+
+    Examples
+    --------
+    >>> _tidy(80 * 1e-6), _tidy(0.06992000000000002), _tidy(float("nan")) != _tidy(float("nan"))
+    (8e-05, 0.06992, True)
+    """
+    return float(f"{x:.12g}")
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, (np.integer,)):
         return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
+    if isinstance(value, (np.floating, float)) and not isinstance(value, bool):
+        return _tidy(float(value))
     if isinstance(value, np.ndarray):
         return [_plain(v) for v in value.tolist()]
     if isinstance(value, dict):
@@ -45,7 +59,7 @@ def quantity_dict(q: Quantity, *, scale: float = 1.0, unit: str | None = None) -
     if scale != 1.0:
         for key in ("value", "uncertainty", "best_guess"):
             if isinstance(d.get(key), (int, float)) and not isinstance(d.get(key), bool):
-                d[key] = d[key] * scale
+                d[key] = _tidy(d[key] * scale)
     if unit is not None:
         d["unit"] = unit
     return d
@@ -86,7 +100,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         if value is None:
             continue
         if f.name in US_TO_S:
-            given_si[US_TO_S[f.name]] = value * 1e-6
+            given_si[US_TO_S[f.name]] = _tidy(value * 1e-6)
         else:
             given_si[f.name] = value
     if rail_v_origin is None:
@@ -197,12 +211,12 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         power["rail_v"] = {"value": rail, "origin": "assumed" if rail_v_assumed(rail_v_origin) else "given",
                            "note": rail_v_origin}
     if char.energy:
-        power["energy"] = [
+        power["energy"] = _plain([
             {"op": e.op, "size_bytes": e.size_bytes, "energy_j": e.energy_j, "excess_energy_j": e.excess_energy_j,
              "energy_per_byte_j": e.energy_j / e.size_bytes, "duration_s": e.duration_s, "captures": e.count,
              "origin": "measured (current) × " + ("measured voltage" if rail is None else "rail voltage")}
             for e in char.energy
-        ]
+        ])
     if char.budget is not None:
         power["budget"] = _plain({
             "per_package_a": char.budget.per_package_a,
