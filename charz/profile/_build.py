@@ -214,7 +214,8 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         power["energy"] = _plain([
             {"op": e.op, "size_bytes": e.size_bytes, "energy_j": e.energy_j, "excess_energy_j": e.excess_energy_j,
              "energy_per_byte_j": e.energy_j / e.size_bytes, "duration_s": e.duration_s, "captures": e.count,
-             "origin": "measured (current) × " + ("measured voltage" if rail is None else "rail voltage")}
+             "origin": "measured (current) × " + ("measured voltage" if rail is None else
+                                                  f"rail voltage ({power['rail_v']['origin']})")}
             for e in char.energy
         ])
     if char.budget is not None:

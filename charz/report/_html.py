@@ -121,6 +121,13 @@ def _drive_line(device: Mapping[str, Any]) -> str:
     return _text(device.get("note") or "no serial recorded")
 
 
+def _preset_note(prov: Mapping[str, Any]) -> str:
+    """On a simulated or mock bench the preset plays the spec sheet: say which one."""
+    if prov.get("preset") and prov.get("bench_kind") in ("mock", "simulated"):
+        return f"; here preset {_text(prov['preset'])} plays the spec sheet"
+    return ""
+
+
 def _assumed(profile: Mapping[str, Any]) -> str:
     """Values the analysis used that nobody gave, apart from the given ones, each with why."""
     assumed = profile.get("assumed") or {}
@@ -185,7 +192,8 @@ def render_html(report: Report) -> str:
         "<p>Every number the profile holds: its value, whether it was given, measured or inferred, how sure "
         "charz is, and what decided it. An undetermined result says why.</p>"
         + _results_table(results, ordered_result_keys(results), anchor=True)
-        + "<h3>Given (spec sheet, datasheet, command line)</h3>" + _key_value_table(profile.get("given") or {}, units=True)
+        + f"<h3>Given (spec sheet, datasheet, command line{_preset_note(prov)})</h3>"
+        + _key_value_table(profile.get("given") or {}, units=True)
         + _assumed(profile)
         + "</section>",
     ]

@@ -268,7 +268,8 @@ class Runner:
         for w in (check_write_cache(size, duration), check_standby_tail(base, post, noise)):
             if w is not None:
                 # Said early and short, while it can be fixed; the summary gives the figure from all captures.
-                self.log(f"warning: {w.kind.replace('-', ' ')} in the first {len(self._seen)} writes (more at the end)")
+                self.log(f"warning: {w.kind.replace('-', ' ')} suspected from the first {len(self._seen)} "
+                         "writes (details at the end)")
                 self.stats.notes.append(w.text())
 
     def _next_offset(self, step: Step) -> int:
