@@ -108,11 +108,14 @@ def register(app: typer.Typer) -> None:
             from charz.sim._stream import play_stream
 
             name = preset or _profile_preset(profile_data) or DEFAULT_PRESET
-            # The bar says which record size runs; without it (--json, --quiet) the log lines do.
-            with progress_bar(len(sizes), f"validating (mock, {name})", enabled=not (quiet or json_out)) as bar:
+            show_bar = not (quiet or json_out)
+            with progress_bar(len(sizes), f"validating (mock, {name})", enabled=show_bar) as bar:
                 def say(text: str) -> None:
-                    bar.describe(f"validating (mock, {name}): {text.split(' records')[0].removeprefix('fio: ')}") \
-                        if not (quiet or json_out) else ui.log(text)
+                    # With the bar on, it names what runs ("fio: 4 KiB records"); without it the log does.
+                    if show_bar:
+                        bar.describe(f"validating (mock, {name}) {text.split(',')[0]}")
+                    else:
+                        ui.log(text)
 
                 result = run_mock(model=load_preset(name), play_stream=play_stream, record_sizes_bytes=sizes,
                                   file_size_bytes=file_size_bytes, unit=unit, rail=rail, runner=runner,
