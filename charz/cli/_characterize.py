@@ -66,7 +66,7 @@ def format_outcome(result) -> str:
              + (f", {link} scope-link {'retry' if link == 1 else 'retries'}" if link else "")
              + (f", steps never captured: {s.missed}" if s.missed else "")]
     from charz.cli._analyze import new_notes  # notes the summary's warnings already say are left out
-    from charz.profile._text import fold
+    from charz._text import fold
 
     lines += [fold(n, first="  note: ") for n in new_notes(s.notes, getattr(result, "profile", None))[:10]]
     if result.profile_path:

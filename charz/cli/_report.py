@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import typer
 
 from charz.cli._common import console, damage_hints
-from charz.profile._text import fold
+from charz._text import fold
 
 if TYPE_CHECKING:  # the report (and matplotlib) load only when the command runs
     from charz.report import Section, Written

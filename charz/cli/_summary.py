@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from charz.profile._text import count, fold, format_given, format_quantity, significant, size_label, size_ranges
+from charz._text import count, fold, format_given, format_quantity, significant, size_label, size_ranges
 
 __all__ = ["format_summary", "new_notes"]
 

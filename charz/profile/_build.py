@@ -16,7 +16,7 @@ from charz import __version__
 from charz.analysis import Characterization, Given, Quantity
 from charz.analysis._smooth import W_PATTERN, W_PEAK
 from charz.profile._schema import PROFILE_SCHEMA_ID
-from charz.profile._text import layout_words, singular_counts
+from charz._text import layout_words, singular_counts
 
 #: The analysis keeps times in µs; files hold seconds.  One map for both directions.
 US_TO_S = {"t_xfer_page_us": "t_xfer_page_s", "t_switch_us": "t_switch_s", "t_prog_us": "t_prog_s"}

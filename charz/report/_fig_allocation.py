@@ -8,7 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
-from charz.profile._text import layout_words
+from charz._text import layout_words
 from charz.report._style import CHOSEN, MEASURED, new_figure
 
 __all__ = ["allocation_figure", "distinct_candidates"]

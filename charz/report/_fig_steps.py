@@ -7,7 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 from matplotlib.figure import Figure
 
-from charz.profile._text import count
+from charz._text import count
 from charz.report._numbers import size_label
 from charz.report._style import DOTS, FIT, MEASURED, new_figure
 

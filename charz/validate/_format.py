@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from charz.profile._text import fold, significant
+from charz._text import fold, significant
 from charz.validate._compare import format_change
 from charz.validate._result import ValidationResult
 from charz.validate._rows import ValidationRow

@@ -97,3 +97,14 @@ def test_bash_completion_completes_commands_and_options(tmp_path):
 
     assert "characterize" in complete(["charz", "char"])
     assert "--preset" in complete(["charz", "characterize", "--pre"])
+
+
+def test_the_cli_starts_without_the_heavy_libraries():
+    # Every command (even --help, --version, and each completion request from the shell)
+    # imports charz.cli first: the analysis stack (numpy, scipy, jsonschema, matplotlib)
+    # loads only when a command needs it.  An import at the top of a command module once
+    # put 5 s under every keystroke of completion.
+    probe = ("import sys, charz.cli; print(' '.join(m for m in ('numpy', 'scipy', 'jsonschema', 'matplotlib', "
+             "'charz.profile', 'charz.analysis') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split()
+    assert loaded == []

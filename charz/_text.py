@@ -1,7 +1,9 @@
-"""Profile numbers as text a person reads: sizes, times, currents, counts, undetermined results.
+"""Numbers as text a person reads: sizes, times, currents, counts, undetermined results.
 
 Pure string functions; the terminal summary, the figures and the HTML page all use
 them so a number reads the same in the summary, a caption and the results table.
+It sits outside ``charz.profile`` so that the CLI can import it without that package's
+schema and analysis stack (every command, even ``--help``, imports the CLI first).
 """
 
 from __future__ import annotations
