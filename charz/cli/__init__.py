@@ -21,8 +21,13 @@ app = typer.Typer(
     name="charz",
     help="Read an SSD's hidden internals (dies, I/O unit, allocation scheme) from its supply current.",
     no_args_is_help=True,
-    add_completion=False,
+    # --install-completion / --show-completion (bash, zsh, fish, PowerShell), Click's own mechanism.
+    add_completion=True,
     pretty_exceptions_enable=False,
+    # Click's plain help wraps every column to the terminal (≤ 80); Rich's boxed tables cut
+    # long option texts ("TCPIP::192.168.1…") in narrow terminals.
+    rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 # Modules that register commands; a module missing here is a command missing from the CLI.
@@ -43,14 +48,39 @@ _COMMAND_MODULES = (
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from charz import __version__
+
+        typer.echo(f"charz {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print charz's version and exit."),
+) -> None:
     """Read an SSD's hidden internals (dies, I/O unit, allocation scheme) from its supply current."""
+
+
+def _whole_short_help(typer_app: typer.Typer) -> None:
+    """Command lists show each command's whole first paragraph, wrapped, never cut with "...".
+
+    Click shortens a help text to one line of the terminal unless ``short_help`` is set.
+    """
+    for info in typer_app.registered_commands:
+        text = info.help or (info.callback.__doc__ if info.callback else None)
+        if info.short_help is None and text:
+            info.short_help = text.strip().split("\n\n")[0]
+    for group in typer_app.registered_groups:
+        _whole_short_help(group.typer_instance)
 
 
 def _register_all() -> None:
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(app)
+    _whole_short_help(app)
 
 
 _register_all()

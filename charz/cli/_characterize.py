@@ -66,10 +66,14 @@ def format_outcome(result) -> str:
     lines = [f"captures: {s.captured} taken, {s.retried} retried, {s.flagged} kept with warnings"
              + (f", {link} scope-link {'retry' if link == 1 else 'retries'}" if link else "")
              + (f", steps never captured: {s.missed}" if s.missed else "")]
-    lines += [f"  note: {n}" for n in s.notes[:10]]
+    from charz.cli._analyze import new_notes  # notes the summary's warnings already say are left out
+    from charz._text import fold
+
+    lines += [fold(n, first="  note: ") for n in new_notes(s.notes, getattr(result, "profile", None))[:10]]
     if result.profile_path:
         lines.append(f"profile written to {result.profile_path}")
-        lines.append(f"next: charz tune {result.profile_path} --fs ext4   (or xfs, zfs, btrfs, mdadm, lvm, partition)")
+        lines.append(f"next: charz tune {result.profile_path} --fs ext4")
+        lines.append("      (or --fs xfs, zfs, btrfs, mdadm, lvm, partition)")
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import typer
 
 from charz.cli._common import console, damage_hints
+from charz._text import fold
 
 if TYPE_CHECKING:  # the report (and matplotlib) load only when the command runs
     from charz.report import Section, Written
@@ -35,9 +36,10 @@ def format_written(written: Written, *, sections: Sequence[Section], computed_pr
     """
     lines = [f"report   {written.html}"]
     lines += [f"figure   {path}" for path in written.pngs]
-    lines += [f"skipped  {s.title}: {s.note}" for s in sections if not s.drawn]
+    lines += [fold(f"{s.title}: {s.note}", first="skipped  ") for s in sections if not s.drawn]
     if computed_profile is not None:
-        lines.append(f"profile  {computed_profile}  (the session had none; made now, as charz analyze would)")
+        lines.append(fold(f"{computed_profile} (the session had none; made now, as charz analyze would)",
+                          first="profile  "))
     return "\n".join(lines)
 
 

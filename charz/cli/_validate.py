@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, progress_bar
 from charz.errors import UsageError
 
 __all__ = ["register"]
@@ -24,6 +24,17 @@ def _sweep(record_sizes: str, file_size: str) -> tuple[list[int], int]:
 
     file_size_bytes = parse_size(file_size)
     return list(check_sweep(parse_sizes(record_sizes), file_size_bytes)), file_size_bytes
+
+
+DEFAULT_PRESET = "mxp"  # charz characterize's
+
+
+def _profile_preset(profile_data) -> Optional[str]:
+    """The simulated drive a profile was made from (its provenance), so --profile alone suffices."""
+    if not isinstance(profile_data, dict):
+        return None
+    prov = profile_data.get("provenance") or {}
+    return prov.get("preset") if prov.get("bench_kind") in ("mock", "simulated") else None
 
 
 def _unit(profile: Optional[Path]):
@@ -41,7 +52,9 @@ def register(app: typer.Typer) -> None:
     def validate(
         mock: bool = typer.Option(False, help="Mock bench: the real fio on a scratch file, the drive's MB/s and "
                                                "current from the simulated SSD's timing model."),
-        preset: str = typer.Option("qpro", help="Mock bench: the simulated drive (charz simulate --list)."),
+        preset: Optional[str] = typer.Option(None, help="Mock bench: the simulated drive (charz simulate --list) "
+                                                        "[default: the --profile's preset, else mxp, as charz "
+                                                        "characterize]."),
         device: Optional[Path] = typer.Option(None, help="Bench: the block device (whole disk; checked, claimed, "
                                                          "confirmed; its first --file-size bytes are overwritten)."),
         scope: Optional[str] = typer.Option(None, help="Bench: VISA resource of the scope with the current probe."),
@@ -79,7 +92,7 @@ def register(app: typer.Typer) -> None:
         # parse
         if mock == bool(device or scope):
             raise UsageError("choose the bench: --mock, or --device DEV with --scope RESOURCE",
-                             hint="try: charz validate --mock --preset qpro")
+                             hint="try: charz validate --mock --preset mxp")
         if not mock and not (device and scope):
             raise UsageError("a bench needs both --device and --scope",
                              hint="the drive under test and the scope that measures its supply current")
@@ -94,9 +107,20 @@ def register(app: typer.Typer) -> None:
             from charz.sim import load_preset
             from charz.sim._stream import play_stream
 
-            result = run_mock(model=load_preset(preset), play_stream=play_stream, record_sizes_bytes=sizes, file_size_bytes=file_size_bytes, unit=unit,
-                              rail=rail, runner=runner, scratch_dir=scratch_dir, turnaround_s=turnaround_us * 1e-6,
-                              seed=seed, max_requests=model_requests, log=ui.log)
+            name = preset or _profile_preset(profile_data) or DEFAULT_PRESET
+            show_bar = not (quiet or json_out)
+            with progress_bar(len(sizes), f"validating (mock, {name})", enabled=show_bar) as bar:
+                def say(text: str) -> None:
+                    # With the bar on, it names what runs ("fio: 4 KiB records"); without it the log does.
+                    if show_bar:
+                        bar.describe(f"validating (mock, {name}) {text.split(',')[0]}")
+                    else:
+                        ui.log(text)
+
+                result = run_mock(model=load_preset(name), play_stream=play_stream, record_sizes_bytes=sizes,
+                                  file_size_bytes=file_size_bytes, unit=unit, rail=rail, runner=runner,
+                                  scratch_dir=scratch_dir, turnaround_s=turnaround_us * 1e-6, seed=seed,
+                                  max_requests=model_requests, log=say, advance=bar.advance)
         else:
             settings = averaging_settings(channel=channel, vertical_scale_a=vertical_scale,
                                           record_length=scope_points, sample_interval_s=scope_interval)

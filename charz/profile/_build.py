@@ -16,6 +16,7 @@ from charz import __version__
 from charz.analysis import Characterization, Given, Quantity
 from charz.analysis._smooth import W_PATTERN, W_PEAK
 from charz.profile._schema import PROFILE_SCHEMA_ID
+from charz._text import layout_words, singular_counts
 
 #: The analysis keeps times in µs; files hold seconds.  One map for both directions.
 US_TO_S = {"t_xfer_page_us": "t_xfer_page_s", "t_switch_us": "t_switch_s", "t_prog_us": "t_prog_s"}
@@ -25,11 +26,25 @@ _RESULT_KEYS = (
 )
 
 
+def _tidy(x: float) -> float:
+    """``x`` to 12 significant digits: 8e-05, not the 7.999999999999999e-05 that 80 × 1e-6 gives.
+
+    Twelve digits are far beyond any measurement here; what goes is binary float noise
+    that a person reading the TOML would take for precision.
+
+    Examples
+    --------
+    >>> _tidy(80 * 1e-6), _tidy(0.06992000000000002), _tidy(float("nan")) != _tidy(float("nan"))
+    (8e-05, 0.06992, True)
+    """
+    return float(f"{x:.12g}")
+
+
 def _plain(value: Any) -> Any:
     if isinstance(value, (np.integer,)):
         return int(value)
-    if isinstance(value, (np.floating,)):
-        return float(value)
+    if isinstance(value, (np.floating, float)) and not isinstance(value, bool):
+        return _tidy(float(value))
     if isinstance(value, np.ndarray):
         return [_plain(v) for v in value.tolist()]
     if isinstance(value, dict):
@@ -44,10 +59,24 @@ def quantity_dict(q: Quantity, *, scale: float = 1.0, unit: str | None = None) -
     if scale != 1.0:
         for key in ("value", "uncertainty", "best_guess"):
             if isinstance(d.get(key), (int, float)) and not isinstance(d.get(key), bool):
-                d[key] = d[key] * scale
+                d[key] = _tidy(d[key] * scale)
     if unit is not None:
         d["unit"] = unit
     return d
+
+
+def rail_v_assumed(origin: str) -> bool:
+    """Whether the rail voltage's recorded origin says nobody gave it.
+
+    A ``bench.rail_v`` without an origin was written by someone (by hand, or an older
+    charz that recorded only given values): it stays given.
+
+    Examples
+    --------
+    >>> rail_v_assumed("assumed: 5 V SATA rail"), rail_v_assumed("given on the command line"), rail_v_assumed("")
+    (True, False, False)
+    """
+    return "assumed" in origin
 
 
 def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Given, rail_v_origin: str | None = None,
@@ -71,21 +100,26 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         if value is None:
             continue
         if f.name in US_TO_S:
-            given_si[US_TO_S[f.name]] = value * 1e-6
+            given_si[US_TO_S[f.name]] = _tidy(value * 1e-6)
         else:
             given_si[f.name] = value
     if rail_v_origin is None:
         rail_v_origin = str(bench.get("rail_v_origin", ""))
+    # A value nobody gave (the 5 V rail 003 multiplies by) is not "given": it is listed as
+    # assumed, so the summary, the profile and the report never call it given.
+    assumed: dict[str, Any] = {}
+    if "rail_v" in given_si and rail_v_assumed(rail_v_origin):
+        assumed["rail_v"] = given_si.pop("rail_v")
 
     results: dict[str, Any] = {}
     for key in _RESULT_KEYS:
         q = char.quantities.get(key)
         if q is None:
             continue
-        if key in US_TO_S:
-            results[US_TO_S[key]] = quantity_dict(q, scale=1e-6, unit="s")
-        else:
-            results[key] = quantity_dict(q)
+        d = quantity_dict(q, scale=1e-6, unit="s") if key in US_TO_S else quantity_dict(q)
+        if isinstance(d.get("evidence"), str):  # the analysis words it for any count: "1 pages" → "1 page"
+            d["evidence"] = singular_counts(layout_words(d["evidence"]))
+        results[US_TO_S.get(key, key)] = d
 
     table = char.captures
     profile: dict[str, Any] = {
@@ -109,6 +143,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         },
         "device": {k: v for k, v in drive.items() if k != "given" and v is not None},
         "given": given_si,
+        **({"assumed": assumed} if assumed else {}),
         "results": results,
         "warnings": list(char.warnings),
     }
@@ -118,7 +153,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     if steps is not None:
         s = steps.sizes
         profile["steps"] = _plain({
-            "reason": steps.reason,
+            "reason": singular_counts(layout_words(steps.reason)),
             "levels_a": [] if steps.best is None else steps.best.levels,
             "rises_after_pages": steps.rises_after_pages,
             "sizes_pages": s.size_pages.astype(int),
@@ -134,7 +169,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     alloc = char.allocation
     if alloc is not None:
         profile["allocation"] = _plain({
-            "reason": alloc.reason,
+            "reason": singular_counts(layout_words(alloc.reason)),
             "sizes_pages": alloc.sizes_pages.astype(int),
             "measured_s": alloc.measured_us * 1e-6,
             "measured_se_s": alloc.measured_se_us * 1e-6,
@@ -174,7 +209,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     reads = char.reads
     if reads is not None:
         profile["reads"] = _plain({
-            "reason": reads.reason,
+            "reason": singular_counts(layout_words(reads.reason)),
             "sizes_bytes": reads.sizes_bytes.astype(int),
             "bursts": reads.bursts,
             "duration_s": reads.duration_us * 1e-6,
@@ -184,7 +219,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         profile["rmw"] = _plain({
             "detected": rmw.detected,
             "confidence": rmw.confidence,
-            "reason": rmw.reason,
+            "reason": singular_counts(layout_words(rmw.reason)),
             "affected_sizes_bytes": list(rmw.affected_sizes_bytes),
             "sizes_bytes": rmw.sizes_bytes.astype(int),
             "head_distance_a": rmw.head_distance_a,
@@ -194,15 +229,16 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     power: dict[str, Any] = {}
     rail = given.rail_v
     if rail is not None:
-        assumed = "assumed" in rail_v_origin
-        power["rail_v"] = {"value": rail, "origin": "assumed" if assumed else "given", "note": rail_v_origin}
+        power["rail_v"] = {"value": rail, "origin": "assumed" if rail_v_assumed(rail_v_origin) else "given",
+                           "note": rail_v_origin}
     if char.energy:
-        power["energy"] = [
+        power["energy"] = _plain([
             {"op": e.op, "size_bytes": e.size_bytes, "energy_j": e.energy_j, "excess_energy_j": e.excess_energy_j,
              "energy_per_byte_j": e.energy_j / e.size_bytes, "duration_s": e.duration_s, "captures": e.count,
-             "origin": "measured (current) × " + ("measured voltage" if rail is None else "rail voltage")}
+             "origin": "measured (current) × " + ("measured voltage" if rail is None else
+                                                  f"rail voltage ({power['rail_v']['origin']})")}
             for e in char.energy
-        ]
+        ])
     if char.budget is not None:
         power["budget"] = _plain({
             "per_package_a": char.budget.per_package_a,

@@ -109,6 +109,13 @@ def build_schema() -> dict[str, Any]:
                 },
                 "additionalProperties": True,
             },
+            # Values the analysis used that nobody gave (the 5 V rail 003 multiplies by);
+            # power.rail_v.note says why each was assumed.
+            "assumed": {
+                "type": "object",
+                "properties": {"rail_v": positive},
+                "additionalProperties": True,
+            },
             "results": {
                 "type": "object",
                 "required": REQUIRED_RESULTS,

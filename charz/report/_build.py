@@ -266,7 +266,7 @@ _SECTIONS: tuple[tuple[str, str, str, tuple[str, ...], Callable[..., Drawn], Cal
      _rise, lambda p: str((p.get("rise") or {}).get("reason", ""))),
     ("4-read-bursts", "Read bursts",
      "Read captures of a few sizes, one panel each: the w = 100 moving average 003 uses for patterns (bold) "
-     "over the w = 20 average (thin). 003 Fig. 9, 11, 13 and 15 read the read I/O unit from how often the "
+     "over the w = 20 average (thin), time from the {t0}. 003 Fig. 9, 11, 13 and 15 read the read I/O unit from how often the "
      "waveform of one unit repeats; when the profile counts bursts, the right panel shows the count per "
      "read size against one burst per read unit.",
      ("read_io_unit_bytes", "write_io_unit_bytes"),
@@ -342,4 +342,5 @@ def build_report(
     [('1-peak-staircase', False), ('2-write-waveforms', False)]
     """
     sections = tuple(_section(*spec, profile, measured, captures) for spec in _SECTIONS)
-    return Report(dict(profile), sections, session, profile_source, tuple(damaged))
+    return Report(dict(profile), sections, session, profile_source, tuple(damaged),
+                  _time_reference(captures) if captures else "")

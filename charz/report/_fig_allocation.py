@@ -8,6 +8,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter
 
+from charz._text import layout_words
 from charz.report._style import CHOSEN, MEASURED, new_figure
 
 __all__ = ["allocation_figure", "distinct_candidates"]
@@ -42,7 +43,7 @@ def distinct_candidates(candidates: Sequence[Mapping[str, Any]], *, limit: int) 
 
 
 def _label(c: Mapping[str, Any], chosen: bool) -> str:
-    layouts = ", ".join(c["layouts"][:2]) + (" …" if len(c["layouts"]) > 2 else "")
+    layouts = ", ".join(layout_words(name) for name in c["layouts"][:2]) + (" …" if len(c["layouts"]) > 2 else "")
     rms = c.get("rms_residual_s")
     rms_text = f", rms {rms * 1e6:.0f} µs" if isinstance(rms, (int, float)) else ""
     return f"{'chosen: ' if chosen else ''}{c['scheme']}{rms_text}" + (f" ({layouts})" if layouts else "")

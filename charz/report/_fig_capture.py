@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from charz.archive import Capture
-from charz.report._style import DOTS, FIT, MEASURED, new_figure
+from charz.report._style import DOTS, FIT, MEASURED, new_figure, time_axis
 
 __all__ = ["capture_figure", "capture_summary"]
 
@@ -46,8 +46,7 @@ def capture_figure(cap: Capture, channel: str = "current") -> Figure:
         level = ((code - s.y_offset_codes) * s.y_mult + s.y_zero) * scale
         if y.min() * scale - 0.1 * np.ptp(y * scale) <= level <= y.max() * scale + 0.1 * np.ptp(y * scale):
             ax.axhline(level, color=FIT, ls=":", lw=1.0, label=f"{name} (clipped)")
-    ax.axvline(0.0, color="0.5", ls="--", lw=0.8)
-    ax.set_xlabel(f"time from the {cap.time_reference} (µs)")
+    time_axis(ax, cap.time_reference)
     ax.set_ylabel(f"{channel} ({unit})")
     ax.grid(True, alpha=0.25)
     ax.legend(fontsize=8, loc="upper right")

@@ -15,7 +15,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from charz.report._curve import Curve
 from charz.report._numbers import size_label
-from charz.report._style import DOTS, FIT, MEASURED, new_figure, note_axes
+from charz.report._style import DOTS, FIT, MEASURED, new_figure, note_axes, time_axis
 
 __all__ = ["read_bursts_figure"]
 
@@ -89,7 +89,7 @@ def read_bursts_figure(
             ax.plot(detail[i].t_s * 1e6, detail[i].current_a * 1e3, color=DOTS, lw=0.7, alpha=0.55,
                     label=f"w = {detail_window_samples}" if detail_window_samples else "detail")
         ax.plot(curve.t_s * 1e6, curve.current_a * 1e3, color=MEASURED, lw=1.5, label=f"w = {window_samples}")
-        ax.axvline(0.0, color="0.5", ls="--", lw=0.8)
+        time_axis(ax, time_reference, label=ax is panels[-1])  # t = 0 is named on the axis label
         ax.text(0.99, 0.93, f"read {curve.label}", transform=ax.transAxes, ha="right", va="top", fontsize=9,
                 bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.8})
         ax.grid(True, alpha=0.25)
@@ -100,7 +100,6 @@ def read_bursts_figure(
         panels[0].set_title("current, moving averages of the read captures", fontsize=9, loc="left")
     if t_range_s is not None:
         panels[0].set_xlim(t_range_s[0] * 1e6, t_range_s[1] * 1e6)
-    panels[-1].set_xlabel(f"time from the {time_reference} (µs)")
     fig.supylabel("current (mA)", fontsize=10)
 
     if counted:

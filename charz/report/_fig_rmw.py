@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from charz.report._curve import Curve
 from charz.report._numbers import size_label
-from charz.report._style import DOTS, FIT, MEASURED, new_figure, note_axes
+from charz.report._style import DOTS, FIT, MEASURED, new_figure, note_axes, time_axis
 
 __all__ = ["rmw_figure"]
 
@@ -38,14 +38,13 @@ def rmw_figure(curves: Sequence[Curve], rmw: Mapping[str, Any], *, unit_bytes: i
     if curves:
         for curve, (colour, ls, lw) in zip(curves, styles):
             left.plot(curve.t_s * 1e6, curve.current_a * 1e3, color=colour, ls=ls, lw=lw, label=curve.label)
-        left.axvline(0.0, color="0.5", ls="--", lw=0.8)
+        time_axis(left, time_reference, mark=True)
         if t_range_s is not None:
             left.set_xlim(t_range_s[0] * 1e6, t_range_s[1] * 1e6)
-        left.set_xlabel(f"time from the {time_reference} (µs)")
         left.set_ylabel("current, w = 20 moving average (mA)")
         left.legend(fontsize=8, loc="upper right")
         left.grid(True, alpha=0.25)
-        left.set_title("start of each request", fontsize=9, loc="left")
+        left.set_title("the first microseconds of each capture", fontsize=9, loc="left")
     else:
         note_axes(left, "no read of one unit and no small write to compare")
     sizes = np.asarray(rmw.get("sizes_bytes") or [], dtype=float)

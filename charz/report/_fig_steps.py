@@ -7,6 +7,7 @@ from typing import Any, Mapping
 import numpy as np
 from matplotlib.figure import Figure
 
+from charz._text import count
 from charz.report._numbers import size_label
 from charz.report._style import DOTS, FIT, MEASURED, new_figure
 
@@ -104,7 +105,7 @@ def staircase_figure(
                        label="step boundary" if i == 0 else None)
             if len(rises) <= _MAX_LABELLED_BOUNDARIES:
                 # Top left of the boundary: above the lower tread, which a rising staircase leaves empty.
-                text = f"after {r} pages" + (f" ({size_label(r * page_size_bytes)})" if page_size_bytes else "")
+                text = f"after {count(r, 'pages')}" + (f" ({size_label(r * page_size_bytes)})" if page_size_bytes else "")
                 ax.annotate(text, (r + 0.5, 1.0), xycoords=("data", "axes fraction"), xytext=(-2, -4),
                             textcoords="offset points", rotation=90, ha="right", va="top", fontsize=7.5, color=FIT)
     title = title or "peak current vs write size"

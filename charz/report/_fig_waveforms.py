@@ -9,7 +9,7 @@ from matplotlib import colormaps
 from matplotlib.figure import Figure
 
 from charz.report._curve import Curve
-from charz.report._style import new_figure, note_axes
+from charz.report._style import new_figure, note_axes, time_axis
 
 __all__ = ["overlay_figure"]
 
@@ -59,12 +59,9 @@ def overlay_figure(
     colours = colormaps["viridis"](np.linspace(0.0, 0.9, len(curves)))
     for curve, colour in zip(curves, colours):
         ax.plot(curve.t_s * 1e6, curve.current_a * 1e3, color=colour, lw=1.2, label=curve.label)
-    ax.axvline(0.0, color="0.5", ls="--", lw=0.8)
-    ax.annotate(f"{time_reference} issued", (0.0, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -4),
-                textcoords="offset points", ha="left", va="top", fontsize=8, color="0.4")
+    time_axis(ax, time_reference, mark=True)
     if t_range_s is not None:
         ax.set_xlim(t_range_s[0] * 1e6, t_range_s[1] * 1e6)
-    ax.set_xlabel(f"time from the {time_reference} (µs)")
     ax.set_ylabel(f"current, w = {window_samples} moving average (mA)")
     ax.grid(True, alpha=0.25)
     ax.legend(title="write size", fontsize=8, title_fontsize=8, loc="upper right", ncols=2 if len(curves) > 6 else 1)

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from charz.report._model import Report, Section
 from charz.report._numbers import RESULT_LABELS, format_given, format_quantity, ordered_result_keys
+from charz.report._style import TIME_ZERO
 
 __all__ = ["render_html"]
 
@@ -113,6 +114,31 @@ def _figure_section(number: int, section: Section, results: Mapping[str, Any]) -
     return "".join(parts)
 
 
+def _drive_line(device: Mapping[str, Any]) -> str:
+    """The serial when the drive has one; otherwise what stood in for it (never "serial ?")."""
+    if device.get("serial"):
+        return f"serial {_text(device['serial'])}"
+    return _text(device.get("note") or "no serial recorded")
+
+
+def _preset_note(prov: Mapping[str, Any]) -> str:
+    """On a simulated or mock bench the preset plays the spec sheet: say which one."""
+    if prov.get("preset") and prov.get("bench_kind") in ("mock", "simulated"):
+        return f"; here preset {_text(prov['preset'])} plays the spec sheet"
+    return ""
+
+
+def _assumed(profile: Mapping[str, Any]) -> str:
+    """Values the analysis used that nobody gave, apart from the given ones, each with why."""
+    assumed = profile.get("assumed") or {}
+    if not assumed:
+        return ""
+    notes = {"rail_v": ((profile.get("power") or {}).get("rail_v") or {}).get("note", "")}
+    rows = "".join(f"<tr><th>{_text(k)}</th><td>{_text(format_given(k, v))}</td><td>{_text(notes.get(k, ''))}</td></tr>"
+                   for k, v in assumed.items())
+    return f"<h3>Assumed (nobody gave these)</h3><table><tbody>{rows}</tbody></table>"
+
+
 def _warnings(warnings: list[Any]) -> str:
     if not warnings:
         return "<p>The analysis raised no warnings.</p>"
@@ -147,10 +173,14 @@ def render_html(report: Report) -> str:
     model = device.get("model") or "unknown drive"
     header = (
         f"<h1>charz report: {_text(model)}</h1>"
-        f'<p class="sub">serial {_text(device.get("serial", "?"))} · session <code>{_text(report.session)}</code> · '
+        f'<p class="sub">{_drive_line(device)} · session <code>{_text(report.session)}</code> · '
         f'{_text(prov.get("bench_kind", "?"))} bench · {_text(prov.get("captures_used", "?"))} of '
         f'{_text(prov.get("captures_total", "?"))} captures used · profile {_text(report.profile_source)}</p>'
     )
+    if report.time_reference:  # every time axis shares it; say once what it is
+        zero = TIME_ZERO.get(report.time_reference, report.time_reference)
+        header += (f'<p class="sub">Time axes: on every figure t = 0 is {_text(zero)} '
+                   f'(“time from the {_text(report.time_reference)}”).</p>')
     contents = ['<li><a href="#results">Results</a></li>']
     contents += [f'<li><a href="#{_text(s.key)}">Figure {i}. {_text(s.title)}{"" if s.drawn else " (not drawn)"}</a></li>'
                  for i, s in enumerate(report.sections, 1)]
@@ -162,7 +192,9 @@ def render_html(report: Report) -> str:
         "<p>Every number the profile holds: its value, whether it was given, measured or inferred, how sure "
         "charz is, and what decided it. An undetermined result says why.</p>"
         + _results_table(results, ordered_result_keys(results), anchor=True)
-        + "<h3>Given (spec sheet, datasheet, command line)</h3>" + _key_value_table(profile.get("given") or {}, units=True)
+        + f"<h3>Given (spec sheet, datasheet, command line{_preset_note(prov)})</h3>"
+        + _key_value_table(profile.get("given") or {}, units=True)
+        + _assumed(profile)
         + "</section>",
     ]
     body += [_figure_section(i, s, results) for i, s in enumerate(report.sections, 1)]

@@ -50,5 +50,6 @@ class Report:
     session: str
     profile_source: str  # where the profile came from, in words
     damaged: tuple[str, ...] = field(default=())
+    time_reference: str = ""  # t = 0 on every time axis (the archive's); "" when nothing is drawn on one
 
     __hash__ = None  # type: ignore[assignment]  # holds a dict

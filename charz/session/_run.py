@@ -267,7 +267,9 @@ class Runner:
         size, duration, base, post, noise = (np.array(col) for col in zip(*self._seen))
         for w in (check_write_cache(size, duration), check_standby_tail(base, post, noise)):
             if w is not None:
-                self.log(f"warning: {w.text()}")
+                # Said early and short, while it can be fixed; the summary gives the figure from all captures.
+                self.log(f"warning: {w.kind.replace('-', ' ')} suspected from the first {len(self._seen)} "
+                         "writes (details at the end)")
                 self.stats.notes.append(w.text())
 
     def _next_offset(self, step: Step) -> int:

@@ -50,7 +50,8 @@ def _model_notes(model, streams, turnaround_s: float, unit: MeasuredUnit) -> lis
 def run_mock(*, model, play_stream: Callable, record_sizes_bytes: Sequence[int], file_size_bytes: int, unit: MeasuredUnit,
              rail: RailVoltage, runner, scratch_dir: str | Path | None = None, turnaround_s: float = 20e-6,
              seed: int = 0, max_requests: int | None = None, timeout_s: float = 600.0,
-             log: Callable[[str], None] = lambda text: None) -> ValidationResult:
+             log: Callable[[str], None] = lambda text: None,
+             advance: Callable[[], None] = lambda: None) -> ValidationResult:
     """Run the sweep's fio sections on a scratch file and model the drive's side.
 
     Parameters
@@ -72,6 +73,9 @@ def run_mock(*, model, play_stream: Callable, record_sizes_bytes: Sequence[int],
         system's temporary directory.  The file is removed afterwards.
     turnaround_s, seed, max_requests
         Passed to :func:`charz.sim._stream.play_stream`.
+    log, advance
+        Told what runs (one line per record size), and called when a record size is done
+        (a progress bar).
 
     Examples
     --------
@@ -109,10 +113,11 @@ def run_mock(*, model, play_stream: Callable, record_sizes_bytes: Sequence[int],
                 duration_s=stream.duration_s, mean_current_a=stream.mean_current_a, rail_v=rail.volts,
                 source=MODEL, fio_total_ios=job.write.total_ios, fio_runtime_ms=job.write.runtime_ms,
                 fio_mb_per_s=job.write.bw_bytes_per_s / 1e6))
+            advance()
     notes = [f"{version} ran workloads/{JOBFILE} for real, once per record size, on a scratch file (the host's file "
-             "system, not the drive); the model played the same writes fio issued (its total_ios × bs); fio's own "
-             "runtimes are in --json as fio_*"]
+             "system, not the drive); the model played the same writes fio issued (its total_ios × bs); the fio columns "
+             "are fio's own figures for the scratch file, which say nothing about the simulated drive"]
     notes += _model_notes(model, streams, turnaround_s, unit)
     return build_result(mode="mock", drive=f"preset {preset} (simulated: {model.description})", preset=preset,
                         file_size_bytes=file_size_bytes, rows=rows, unit=unit, rail=rail, fio_version=version,
-                        jobfile=f"workloads/{JOBFILE}", notes=notes)
+                        jobfile=f"workloads/{JOBFILE}", notes=notes, program_time_s=model.timing.t_prog_us * 1e-6)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from charz.validate._compare import PAPER_TABLE4, Comparison, compare_aligned
+from charz.validate._compare import PAPER_TABLE4, Comparison, compare_aligned, explain_gap
 from charz.validate._rows import MEASURED, MODEL, ValidationRow
 from charz.validate._unit import MeasuredUnit
 
@@ -58,6 +58,9 @@ class ValidationResult:
         The real fio that ran, and the job file it ran.
     notes : tuple of str
         Provenance and caveats, in the order they matter.
+    program_time_s : float or None
+        One page program of the drive (mock: the simulated drive's), for explaining the
+        gap to 003 Table 4.
     """
 
     mode: str
@@ -71,6 +74,12 @@ class ValidationResult:
     fio_version: str
     jobfile: str
     notes: tuple[str, ...] = ()
+    program_time_s: float | None = None
+
+    @property
+    def gap_to_paper(self) -> str | None:
+        """Why the MB/s change differs from 003 Table 4's, or None (see :func:`explain_gap`)."""
+        return explain_gap(self.rows, self.comparison, self.reference, self.program_time_s)
 
     @property
     def source(self) -> str:
@@ -97,6 +106,7 @@ class ValidationResult:
             "aligned_vs_4k": self.comparison.to_dict(),
             "reference_003_table4": None if ref is None else {"mb_per_s_change_pct": ref[0],
                                                               "energy_change_pct": ref[1]},
+            "gap_to_003": self.gap_to_paper,
             "fio": {"version": self.fio_version, "jobfile": self.jobfile},
             "notes": list(self.notes),
         }
@@ -104,7 +114,7 @@ class ValidationResult:
 
 def build_result(*, mode: str, drive: str, preset: str | None, file_size_bytes: int, rows: list[ValidationRow],
                  unit: MeasuredUnit, rail: RailVoltage, fio_version: str, jobfile: str,
-                 notes: list[str]) -> ValidationResult:
+                 notes: list[str], program_time_s: float | None = None) -> ValidationResult:
     """Sort the rows, compare the aligned size with 4 KB, and put the provenance notes first."""
     ordered = tuple(sorted(rows, key=lambda r: r.record_size_bytes))
     comparison = compare_aligned(ordered, unit)
@@ -117,4 +127,4 @@ def build_result(*, mode: str, drive: str, preset: str | None, file_size_bytes: 
     if comparison.reason:
         head.append(f"aligned vs 4 KiB: {comparison.reason}")
     return ValidationResult(mode, drive, preset, file_size_bytes, ordered, unit, comparison, rail, fio_version,
-                            jobfile, tuple(head + list(notes)))
+                            jobfile, tuple(head + list(notes)), program_time_s)

@@ -100,13 +100,14 @@ def test_text_report(profiles, scratch_dir, tmp_path, capsys):
     assert run(["validate", "--mock", "--preset", "qpro", "--profile", str(profile), "--file-size", FILE,
                 "--record-sizes", "4k,32k", "--scratch-dir", str(scratch_dir), "--rail-v", "5", "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "source: model (the simulated SSD's timing model; fio ran for real on a scratch file)" in out
-    assert "rail:   5 V (given on the command line)" in out
+    flat = " ".join(out.split())  # lines are folded at 80 columns
+    assert "source: model (the simulated SSD's timing model; fio ran for real on a scratch file)" in flat
+    assert "rail: 5 V (given on the command line)" in flat
     assert re.search(r"^ *4 KiB +no +[0-9.]+ ", out, re.M) and re.search(r"^ *32 KiB +yes +[0-9.]+ ", out, re.M)
     assert "aligned (32 KiB) vs 4 KiB: +" in out and "% energy   [model]" in out
-    assert "003 Table 4, qpro (measured on the real drive): +201 % MB/s, −85 % energy" in out
-    assert "model, 4 KiB: read-modify-write takes" in out
-    assert "mock cross-check: the simulated firmware writes 32 KiB units; the profile says 32 KiB" in out
+    assert "003 Table 4, qpro (measured on the real drive): +201 % MB/s, −85 % energy" in flat
+    assert "model, 4 KiB: read-modify-write takes" in flat
+    assert "mock cross-check: the simulated firmware writes 32 KiB units; the profile says 32 KiB" in flat
     assert f"validation section written to {profile}" in out
 
 
@@ -124,7 +125,7 @@ def test_an_undetermined_unit_is_said(profiles, scratch_dir, capsys):
     capsys.readouterr()
     assert run(["validate", "--mock", "--preset", "qpro", "--profile", str(profiles["undetermined"]),
                 "--file-size", "1M", "--record-sizes", "4k,32k", "--scratch-dir", str(scratch_dir), "--quiet"]) == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # lines are folded at 80 columns
     assert "results.write_io_unit_bytes is undetermined in" in out
     assert "aligned vs 4 KiB: not computed (the write I/O unit is unknown" in out
     assert "validation" in read_profile(profiles["undetermined"])
@@ -158,3 +159,68 @@ def test_a_missing_scratch_dir_is_a_usage_error_not_a_traceback(tmp_path, capsys
     err = capsys.readouterr().err
     assert "cannot make the scratch directory in" in err and "none" in err and "Traceback" not in err
     assert not (tmp_path / "none").exists()
+
+
+def _long_lines(text: str) -> list[str]:
+    """Lines over 80 columns; a path counts as one word of 20 (paths stay whole, to copy)."""
+    return [line for line in text.splitlines() if len(re.sub(r"(?<!\S)/\S+|\S+/\S+/\S+", "P" * 20, line)) > 80]
+
+
+def test_defaults_are_characterize_s(profiles, scratch_dir, tmp_path, capsys):
+    import typer
+
+    from charz.cli import app
+
+    commands = typer.main.get_command(app).commands
+    characterize_default = next(p.default for p in commands["characterize"].params if p.name == "preset")
+    capsys.readouterr()
+    assert run(["validate", "--mock", "--file-size", "1M", "--record-sizes", "4k,32k",
+                "--scratch-dir", str(scratch_dir), "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["preset"] == characterize_default == "mxp"
+    # a profile of a simulated drive names its preset: validating it needs no --preset
+    profile = tmp_path / "qpro.toml"
+    shutil.copy(profiles["qpro"], profile)
+    assert run(["validate", "--mock", "--profile", str(profile), "--file-size", "1M", "--record-sizes", "4k,32k",
+                "--scratch-dir", str(scratch_dir), "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out)["preset"] == "qpro"
+
+
+def test_fio_s_own_figures_beside_the_model_and_a_progress_bar(profiles, scratch_dir, tmp_path, capsys):
+    profile = tmp_path / "mxp.toml"
+    shutil.copy(profiles["mxp"], profile)
+    capsys.readouterr()
+    assert run(["validate", "--mock", "--profile", str(profile), "--file-size", "4M", "--record-sizes", "4k,32k",
+                "--scratch-dir", str(scratch_dir)]) == 0
+    captured = capsys.readouterr()
+    out = captured.out
+    assert not _long_lines(out), _long_lines(out)
+    assert "fio on the scratch file" in out
+    for size in ("4 KiB", "32 KiB"):
+        cells = re.search(rf"^ *{size} +(yes|no) +([\d.]+) +([\d.]+) mA +([\d.]+) +([\d.]+) +(\d+) ms$", out, re.M)
+        assert cells, out
+        fio_mb_per_s, runtime_ms = float(cells.group(5)), int(cells.group(6))
+        # fio's MB/s is its bytes over its runtime (ms granularity): 4 MiB in runtime_ms
+        assert fio_mb_per_s == pytest.approx(4 * MIB / 1e3 / max(runtime_ms, 1), rel=0.05 + 1.0 / max(runtime_ms, 1))
+    # the bar on stderr: what ran, and how far
+    assert "validating (mock, mxp)" in captured.err and "2/2" in captured.err
+
+
+def test_the_gap_to_table_4_is_explained_from_the_times_per_request(profiles, scratch_dir, tmp_path, capsys):
+    profile = tmp_path / "mxp.toml"
+    shutil.copy(profiles["mxp"], profile)
+    capsys.readouterr()
+    assert run(["validate", "--mock", "--profile", str(profile), "--file-size", "2M", "--record-sizes", "4k,32k",
+                "--scratch-dir", str(scratch_dir), "--json", "--quiet"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    rows = {r["record_size_bytes"]: r for r in doc["rows"]}
+    per_request = {s: r["duration_s"] / (r["bytes_written"] / s) for s, r in rows.items()}
+    # MB/s at QD1 = record / time per request, so 003's +123 % (Table 4, MXP) puts its drive's
+    # 4 KiB write at 2.23 × t(32 KiB) / 8.
+    implied_us = (1 + 123 / 100) * per_request[32768] / 8 * 1e6
+    gap = doc["gap_to_003"]
+    ours = (per_request[4096] / per_request[32768] * 8 - 1) * 100
+    assert gap.startswith(f"why +{ours:.0f} % here and +123 % in 003")
+    assert f"a 4 KiB write takes {per_request[4096] * 1e6:.0f} µs" in gap
+    assert f"about {implied_us:.0f} µs" in gap
+    # 003 §5.5: the MXP programs a page in 900 µs; 003's implied 4 KiB time is well below it
+    assert implied_us < 900 and "less than one 900 µs page program" in gap

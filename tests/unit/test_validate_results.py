@@ -168,22 +168,44 @@ def result_for(unit: MeasuredUnit, preset: str | None = "qpro", rail_v: float | 
 
 def test_table_shows_verdicts_ratios_sources_and_the_rail():
     text = format_table(result_for(MeasuredUnit(32768, "results.write_io_unit_bytes = 32768 B in p.toml")))
-    assert re.search(r"^ *4 KiB +no +4\.46 +0\.2000 +0\.2243 +model$", text, re.M)
-    assert re.search(r"^ *32 KiB +yes +13\.42 +0\.0903 +0\.0336 +model$", text, re.M)
+    # MB/s, mean current (mA) and J/MB to 3-4 significant digits, then fio's own MB/s and runtime
+    assert re.search(r"^ *4 KiB +no +4\.46 +200\.0 mA +0\.224 +[\d.]+ +\d+ ms$", text, re.M)
+    assert re.search(r"^ *32 KiB +yes +13\.4 +90\.30 mA +0\.0336 +[\d.]+ +\d+ ms$", text, re.M)
+    assert "simulated drive (model)" in text and "fio on the scratch file" in text
     assert "aligned (32 KiB) vs 4 KiB: +201 % MB/s, −85 % energy   [model]" in text
     assert "003 Table 4, qpro (measured on the real drive): +201 % MB/s, −85 % energy" in text
     assert "rail:   5 V (assumed: 5 V SATA rail, as 003 multiplies by 5 V)" in text
     assert "every MB/s, current and energy figure is 'model'" in text
+    assert all(len(line) <= 80 for line in text.splitlines())
     assert text.rstrip().endswith("  - a note")
     assert "given on the command line" in format_table(result_for(MeasuredUnit(32768, "t"), rail_v=12.0))
 
 
 def test_table_without_a_unit_has_no_verdict():
     text = format_table(result_for(NO_PROFILE, preset=None))
-    table = [line for line in text.splitlines() if line.endswith("  model")]
+    table = [line for line in text.splitlines() if re.search(r"KiB .* ms$", line)]
     assert [line.split()[2] for line in table] == ["?", "?"]
     assert "aligned vs 4 KiB: not computed (the write I/O unit is unknown" in text
     assert "003 Table 4" not in text
+
+
+def test_the_gap_to_table_4_follows_from_the_times_per_request():
+    from charz.validate._compare import Comparison, explain_gap
+
+    def timed(size: int, per_request_s: float):
+        return row(size, per_request_s * (128 * MIB // size), 0.2)
+
+    rows = [timed(4096, 1400e-6), timed(32768, 1250e-6)]
+    ours = (1400 / 1250 * 8 - 1) * 100  # MB/s ratio at QD1: sizes × inverse request times
+    c = Comparison(4096, 32768, ours, -80.0, "")
+    text = explain_gap(rows, c, (123.0, -71.0), 900e-6)
+    # 003's ratio R = 8 × t4 / t32, so its drive's t4 = 2.23 × 1250 µs / 8 = 348 µs
+    assert text.startswith(f"why +{ours:.0f} % here and +123 % in 003")
+    assert "a 4 KiB write takes 1400 µs and a 32 KiB write 1250 µs" in text
+    assert "about 348 µs" in text and "less than one 900 µs page program" in text
+    # close enough to the paper (within a quarter of its figure): nothing to explain
+    assert explain_gap(rows, Comparison(4096, 32768, 130.0, -70.0, ""), (123.0, -71.0), 900e-6) is None
+    assert explain_gap(rows, c, None, 900e-6) is None
 
 
 def test_json_document():
