@@ -3,19 +3,23 @@
 Runs the mock scope in its own process (so its Python thread does not share a GIL
 with the client), acquires one record, then times the same ``CURVe?`` transfer
 
-1. through charz's driver (``scope.fetch()``: data commands, preamble, block, checks),
+1. through charz's driver (``scope.fetch()``: one compound query — data commands,
+   preamble, acquisition count, block, ``*ESR?`` — and every check on the record),
 2. through charz's transport (``query_binary``: pyvisa-py reads, pyvisa's block header
    parser and converter; what the driver uses),
 3. through pyvisa's ``query_binary_values`` (for reference: what charz no longer uses),
 4. through a plain socket reading exactly the announced bytes (the ceiling),
 5. as ASCII (``DATa:ENCdg ASCIi``) through ``query_ascii_values``.
 
-Rows 2-4 are interleaved, one of each per round, so a noisy machine slows them alike.
+Rows 1-4 are interleaved, one of each per round, so a noisy machine slows them alike;
+the ratios are given for the best times, the medians, and as the median of the
+per-round ratios (the figure the goals are judged by).
 A second record has its trace parked at ADC code 10 (0x0A, the newline byte) — a
 current sitting at that code on an 8-bit scope does exactly this — where reads that
 stop at the termination character crawl (see ``PyVisaTransport.query_binary``).
 
-Goals: charz's transfer >= 0.8 x raw socket; binary >= 5 x ASCII (points/s).
+Goals: charz's transfer and charz's whole driver fetch >= 0.8 x raw socket (median of
+rounds); binary >= 5 x ASCII (points/s).
 
 Usage::
 
@@ -63,12 +67,15 @@ def raw_socket_read(port: int, n_bytes: int, header_on: bool) -> float:
         total = len(prefix) + n_bytes + 1
         buf = bytearray(total)
         view = memoryview(buf)
-        t0 = time.perf_counter()
-        sock.sendall(b"CURVe?\n")
-        got = 0
-        while got < total:
-            got += sock.recv_into(view[got:], total - got)
-        elapsed = time.perf_counter() - t0
+        # One untimed read first: the server's connection thread is then running, as the
+        # other readers' are after their warm-up read.
+        for _ in range(2):
+            t0 = time.perf_counter()
+            sock.sendall(b"CURVe?\n")
+            got = 0
+            while got < total:
+                got += sock.recv_into(view[got:], total - got)
+            elapsed = time.perf_counter() - t0
         assert buf[-1:] == b"\n" and bytes(buf[:len(prefix)]) == prefix, "unexpected block framing"
     return elapsed
 
@@ -79,14 +86,26 @@ def timed(fn) -> float:
     return time.perf_counter() - t0
 
 
-def interleaved(resource: str, port: int, n: int, width: int, data_commands: str, repeats: int,
-                chunk_bytes: int, qbv_repeats: int, reference: np.ndarray) -> dict[str, list[float]]:
-    """Rounds of charz transport / query_binary_values / raw socket on one record."""
+def interleaved(resource: str, port: int, n: int, width: int, settings: ScopeSettings | None,
+                data_commands: str, repeats: int, chunk_bytes: int, qbv_repeats: int,
+                reference: np.ndarray) -> dict[str, list[float]]:
+    """Rounds of driver fetch / charz transport / query_binary_values / raw socket on one record.
+
+    Each round times each reader once, so a noisy moment slows them alike and the
+    per-round ratios compare like with like.  ``settings=None`` leaves the driver out.
+    """
     dtype = "h" if width == 2 else "b"
-    times: dict[str, list[float]] = {"charz": [], "qbv": [], "raw": []}
+    times: dict[str, list[float]] = {"driver": [], "charz": [], "qbv": [], "raw": []}
     for i in range(repeats):
         # The mock serves one client at a time: pyvisa's connection closes before the raw one.
         transport = PyVisaTransport.open(resource, timeout_s=600.0, chunk_bytes=chunk_bytes)
+        if settings is not None:
+            scope = open_scope(resource, transport=transport)
+            # The scope kept its settings and acquisition: the new session only has to know
+            # them, as RetryingScope does after a reconnect (fetch's preamble check proves them).
+            scope._settings = settings  # noqa: SLF001
+            scope.fetch()  # warm
+            times["driver"].append(timed(scope.fetch))
         transport.write(data_commands)
         transport.query("*OPC?")
         data = transport.query_binary("CURVe?", datatype=dtype, big_endian=False)  # warm
@@ -126,12 +145,12 @@ def main() -> None:
             ctl.io("write", 32768, 0)
         scope.wait(10.0)
         reference = scope.fetch().codes  # warm-up
-        t_driver = [timed(scope.fetch) for _ in range(args.repeats)]
         data_commands = scope._data_commands(settings)  # noqa: SLF001 - the driver's own DATa setup
 
         scope.close()
-        main_t = interleaved(resource, port, n, args.width, data_commands, args.repeats, chunk,
-                             args.repeats, reference)
+        main_t = interleaved(resource, port, n, args.width, settings, data_commands, args.repeats,
+                             chunk, args.repeats, reference)
+        t_driver = main_t["driver"]
 
         rm = pyvisa.ResourceManager("@py")
         inst = rm.open_resource(resource, read_termination="\n", write_termination="\n", timeout=60_000)
@@ -162,8 +181,8 @@ def main() -> None:
         parked_ref = scope.fetch(max_clipped_fraction=1.0).codes  # the request's peak leaves the screen
         parked_commands = scope._data_commands(parked)  # noqa: SLF001
         scope.close()
-        nl_t = interleaved(resource, port, args.newline_points, 1, parked_commands, max(3, args.repeats // 3),
-                           chunk, 1, parked_ref)
+        nl_t = interleaved(resource, port, args.newline_points, 1, None, parked_commands,
+                           max(3, args.repeats // 3), chunk, 1, parked_ref)
 
     finally:
         proc.terminate()
@@ -175,7 +194,11 @@ def main() -> None:
                 f"{points / t / 1e6:7.2f} Mpoints/s")
 
     n_bytes = n * args.width
-    ratio = lambda a, b: f"{min(b) / min(a):.2f} best, {statistics.median(b) / statistics.median(a):.2f} median"  # noqa: E731
+    def ratio(a: list[float], b: list[float]) -> str:
+        """b's speed over a's (times b / times a): best, medians, and the median of per-round ratios."""
+        rounds = statistics.median(y / x for x, y in zip(a, b))
+        return (f"{min(b) / min(a):.2f} best, {statistics.median(b) / statistics.median(a):.2f} median, "
+                f"{rounds:.2f} per round")
     print(f"CURVe? of {n} points x {args.width} B = {n_bytes / 1e6:.1f} MB from the mock scope "
           f"(best of {args.repeats}; pyvisa {pyvisa.__version__}, pyvisa-py reads of {args.chunk_kib} KiB)")
     print(row("charz driver fetch (with checks)", t_driver, n_bytes, n))
@@ -184,7 +207,7 @@ def main() -> None:
     print(row("raw socket recv_into", main_t["raw"], n_bytes, n))
     print(row(f"ASCII CURVe? ({n_ascii} points)", t_ascii, n_ascii * 5.0, n_ascii))
     print(f"  charz transport / raw socket = {ratio(main_t['charz'], main_t['raw'])}   (goal >= 0.8)")
-    print(f"  driver fetch / raw socket    = {ratio(t_driver, main_t['raw'])}")
+    print(f"  driver fetch / raw socket    = {ratio(t_driver, main_t['raw'])}   (goal >= 0.8)")
     print(f"  binary / ASCII               = {(n / min(main_t['charz'])) / (n_ascii / min(t_ascii)):.1f}x points/s   (goal >= 5)")
     nl = args.newline_points
     share = np.count_nonzero(parked_ref.astype(np.int8).view(np.uint8) == 0x0A) / parked_ref.size
