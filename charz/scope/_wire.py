@@ -210,6 +210,7 @@ def _node_matches(received: str, pattern: str) -> bool:
     return pat.upper().startswith(w) and w.startswith(short.upper())
 
 
+@functools.lru_cache(maxsize=512)  # pure; the same few headers come back on every capture
 def header_matches(received: str, pattern: str) -> bool:
     """True when a header from the scope names the command ``pattern``.
 
@@ -493,6 +494,7 @@ def _enum(fields: dict[str, str], key: str, table: dict[str, str], reply: str) -
     return table[raw]
 
 
+@functools.lru_cache(maxsize=64)  # pure and frozen: a scope sends the same preamble capture after capture
 def parse_wfmoutpre(reply: str) -> TekPreamble:
     """Parse a ``WFMOutpre?`` reply in any of its documented shapes.
 
@@ -717,6 +719,7 @@ class KeysightPreamble:
     yreference: int
 
 
+@functools.lru_cache(maxsize=64)  # pure and frozen, as parse_wfmoutpre
 def parse_keysight_preamble(reply: str) -> KeysightPreamble:
     """Parse ``:WAV:PRE?``; exactly 10 comma-separated numbers.
 

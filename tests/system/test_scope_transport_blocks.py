@@ -1,4 +1,4 @@
-"""PyVisaTransport.query_binary against a scripted loopback server, through real pyvisa-py:
+"""PyVisaTransport.query_binary / query_compound against a scripted loopback server, through real pyvisa-py:
 headers split across packets, replies that are not blocks, lengths nobody should allocate,
 and what is left for the next query after each."""
 
@@ -15,6 +15,17 @@ from charz.errors import ScopeTransferError
 from charz.scope import PyVisaTransport
 
 pytestmark = pytest.mark.system
+
+
+@pytest.fixture(autouse=True, params=["socket", "visa"])
+def reader(request, monkeypatch):
+    """Every test twice: reading pyvisa-py's socket directly, and through VISA reads
+    (what NI / Keysight VISA, VXI-11 and USB get)."""
+    if request.param == "visa":
+        from charz.scope import _transport
+
+        monkeypatch.setattr(_transport.PyVisaTransport, "_reader", lambda self: _transport._VisaReader(self))
+    return request.param
 
 
 class Scripted:
