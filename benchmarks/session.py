@@ -85,15 +85,16 @@ def main() -> None:
     print(f"mock session, {args.preset}, {n} captures ({writes} writes, {n - writes} reads), "
           "10 000-point records")
     print(f"record windows alone: {window:.1f} s; host requests: this machine's scratch file")
-    print(f"{'scope (real time)':26s} {'wall s':>7s} {'scope s':>7s} {'I/O s':>6s} "
+    print(f"{'scope (real time)':23s} {'wall s':>6s} {'set-up':>6s} {'scope s':>7s} {'I/O s':>6s} "
           f"{'charz s':>7s} {'ms/capt':>7s} {'share':>6s}")
     for label, wall, s, _ in rows:
         c = charz_s(s)
-        print(f"{label:26s} {wall:7.1f} {s.scope_s:7.1f} {s.io_s:6.1f} {c:7.2f} "
-              f"{c / n * 1e3:7.2f} {c / wall:6.1%}")
+        print(f"{label:23s} {wall:6.1f} {wall - s.wall_s:6.1f} {s.scope_s:7.1f} {s.io_s:6.1f} "
+              f"{c:7.2f} {c / n * 1e3:7.2f} {c / wall:6.1%}")
     for line in failed:
         print(f"failed: {line}")
-    print("share: charz's own work (judging, archiving, loop) / session wall time")
+    print("set-up: connect, configure, autoset; share: charz's own work (judging,")
+    print("archiving, the capture loop) / the session's wall time")
     for label, _, _, model in rows:
         if model is not None:
             t = model.timing

@@ -859,16 +859,16 @@ def block_start(head: bytes) -> int | None:
     >>> block_start(b'1;2;"#"') is None
     True
     """
-    quote = None
-    for i, byte in enumerate(head):
-        if quote is not None:
-            if byte == quote:
-                quote = None
-        elif byte in (0x22, 0x27):
-            quote = byte
-        elif byte == 0x23:
-            return i
-    return None
+    first = head.find(b"#")
+    if first < 0:
+        return None
+    if b'"' not in head[:first] and b"'" not in head[:first]:
+        return first  # no quoted string before it: the common case
+    end = _OUTSIDE_QUOTES.match(head).end()  # type: ignore[union-attr] - matches "" at least
+    return end if end < len(head) and head[end] == 0x23 else None
+
+
+_OUTSIDE_QUOTES = re.compile(rb"""(?:[^#"']|"[^"]*"|'[^']*')*""", re.S)
 
 
 def block_header(head: bytes, start: int) -> tuple[int, int] | None:
