@@ -510,23 +510,25 @@ class _SocketReader:
         self._session = session
         self._sock: socket.socket = session.interface  # type: ignore[attr-defined]
         self._deadline = time.monotonic() + timeout_s
+        self._mode = self._sock.gettimeout()  # pyvisa-py's: blocking, its own select() waits
 
     def _pending(self) -> bytearray:
         return self._session._pending_buffer  # type: ignore[attr-defined]  # re-bound by pyvisa-py's reads
 
     def _recv_into(self, view: memoryview) -> int:
-        while True:
-            try:
-                n = self._sock.recv_into(view, len(view), socket.MSG_DONTWAIT)
-            except (BlockingIOError, InterruptedError):
-                remaining = self._deadline - time.monotonic()
-                if remaining <= 0:
-                    raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout) from None
-                select.select([self._sock], [], [], remaining)
-                continue
-            if n == 0:  # the peer closed: _guard tells that apart from a timeout
-                raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
-            return n
+        # A blocking receive bounded by what is left of the timeout: the kernel wakes us
+        # when data arrive, as a plain socket reader's would (no select() per chunk).
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
+        self._sock.settimeout(remaining)
+        try:
+            n = self._sock.recv_into(view, len(view))
+        except TimeoutError:
+            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout) from None
+        if n == 0:  # the peer closed: _guard tells that apart from a timeout
+            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
+        return n
 
     def read_some(self, size: int) -> bytes:
         pending = self._pending()
@@ -551,7 +553,9 @@ class _SocketReader:
         self._pending()[:0] = data
 
     def close(self) -> None:
-        pass  # unread bytes are already back in pyvisa-py's buffer
+        # Unread bytes are already back in pyvisa-py's buffer; its socket mode is restored.
+        with contextlib.suppress(OSError):
+            self._sock.settimeout(self._mode)
 
 
 class _VisaReader:
