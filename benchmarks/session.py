@@ -92,7 +92,8 @@ def main() -> None:
         print(f"{label:23s} {wall:6.1f} {wall - s.wall_s:6.1f} {s.scope_s:7.1f} {s.io_s:6.1f} "
               f"{c:7.2f} {c / n * 1e3:7.2f} {c / wall:6.1%}")
     for line in failed:
-        print(f"failed: {line}")
+        name, _, why = line.partition(": ")
+        print(f"failed: {name}\n  {why}")
     print("set-up: connect, configure, autoset; share: charz's own work (judging,")
     print("archiving, the capture loop) / the session's wall time")
     for label, _, _, model in rows:
