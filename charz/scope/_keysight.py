@@ -4,7 +4,8 @@ Single sequence with ``:SINGle`` (``:DIGitize`` blocks the instrument and cannot
 bounded by a deadline), armed when ``:AER?`` latches, done when the Run bit (bit 3,
 value 8) of ``:OPERegister:CONDition?`` clears.  Records come as signed WORDs, least
 significant byte first (the host's order, so used as they arrive): the 8-bit ADC value
-left-aligned in 16 bits.
+left-aligned in 16 bits.  A fetch is one compound query (waveform set-up, preamble,
+units, Run bit, ``:WAVeform:DATA?``, ``*ESR?``): one round trip per capture.
 
 Example
 -------

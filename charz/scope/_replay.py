@@ -9,6 +9,7 @@ Pairs
 ``("CH1:SCAle 0.1", None)``          a write, no reply
 ``("CH1:SCAle?", "100.0000E-3")``    a query and its text reply
 ``("CURVe?", b"#14\\x00\\x01\\x00\\x0a\\n")``  a binary query and its raw block
+``("WFMO?;:CURVe?", b':WFMO:NR_P 2;:CURVE #14\\x00\\x01\\x00\\x0a\\n')``  a compound query (query_compound)
 ``("*OPC?", ScopeTimeout("..."))``   a query whose reply never comes (the error is raised)
 ``(None, "1")``                      a bare read
 

@@ -4,7 +4,8 @@ The SCPI surface is declared once, as descriptors, in the long forms of the
 programmer manuals (the manuals advise full spelling for robust code).  Replies are
 requested with headers (``HEADer ON; VERBose ON``) so each one can be matched to its
 query; the preamble is parsed by key then, and by anchoring on its quoted fields
-when headers are off.
+when headers are off.  A fetch is one compound query (``DATa`` set-up, ``WFMOutpre?``,
+``ACQuire:NUMACq?``, ``CURVe?``, ``*ESR?``): one round trip per capture.
 
 Example
 -------
