@@ -214,7 +214,8 @@ def register(app: typer.Typer) -> None:
         dialect: str = typer.Option("tek", help="tek, tek-mdo, tek-mso5 or keysight."),
         fault: Optional[list[str]] = typer.Option(None, help="Fault to inject, kind[:key=value,...]; repeatable."),
         probe: str = typer.Option("current", help="current (reports A) or voltage (a shunt)."),
-        realtime: bool = typer.Option(False, help="Acquisitions take as long as on a real scope."),
+        realtime: bool = typer.Option(False, help="Acquisitions, commands and transfers take as long as on "
+                                      "the modelled scope (instruments/*.toml [timing])."),
     ) -> None:
         """Run the mock oscilloscope on loopback until Ctrl-C."""
         from charz.sim.scope_server import MockScopeServer

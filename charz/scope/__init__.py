@@ -17,7 +17,7 @@ Drivers
     :class:`KeysightInfiniiVision`  Keysight / Agilent InfiniiVision X-Series
     :class:`ScopeDriver`      the shared skeleton (public checks → ``_do_x``)
 Model limits (``instruments/*.toml``)
-    :class:`ScopeModel`, :func:`load_model`, :func:`load_models`
+    :class:`ScopeModel` (with its :class:`Timing`), :func:`load_model`, :func:`load_models`
 Transport seam
     :class:`Transport`, :class:`PyVisaTransport`, :class:`ReplayTransport`
 Bring-up
@@ -35,7 +35,7 @@ Example
 from charz.scope._base import ScopeDriver
 from charz.scope._check import CheckResult, run_check
 from charz.scope._keysight import KeysightInfiniiVision
-from charz.scope._models import ScopeModel, load_model, load_models
+from charz.scope._models import ScopeModel, Timing, load_model, load_models
 from charz.scope._protocol import Scope
 from charz.scope._record import Record
 from charz.scope._registry import DRIVERS, open_scope, select_driver
@@ -59,6 +59,7 @@ __all__ = [
     "TekMSO",
     "KeysightInfiniiVision",
     "ScopeModel",
+    "Timing",
     "load_model",
     "load_models",
     "Transport",

@@ -142,10 +142,9 @@ def settings_changed(resource: str, problems: list[str]) -> ScopeInstrumentError
 class _FetchSteps(Protocol):
     resource: str
 
-    def _do_read_scaling(self) -> Scaling: ...
-    def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray: ...
-    def _do_acquisition_token(self) -> object: ...
-    def _after_block(self) -> None: ...
+    def _do_fetch(self, accept: Callable[[Scaling, object], None],
+                  timeout_s: float) -> tuple[np.ndarray, str]: ...
+    def _after_block(self, after: str) -> None: ...
     def _resync(self) -> None: ...
     def _expectation(self) -> Expectation: ...
     def _code_limits(self, width_bytes: int) -> tuple[int, int]: ...
@@ -162,37 +161,53 @@ def _to_signed(codes: np.ndarray, scaling: Scaling) -> tuple[np.ndarray, float]:
 
 
 def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
-    """Read preamble and block, check both, retry once on a damaged block.
+    """Fetch preamble, acquisition token, block and ``*ESR?`` in one exchange; check them
+    all, and fetch once more after a damaged block.
+
+    The vendor's ``_do_fetch`` sends one compound query and calls ``accept(scaling,
+    token)`` as soon as the text ahead of the block has arrived, so a record that no
+    longer matches the settings is refused before its data are read.
 
     Raises ScopeInstrumentError (settings changed), ScopeTransferError (damaged block,
-    twice), ClippedWaveform (too many points at the ADC limits).
+    twice; or the scope acquired again in between), ClippedWaveform (too many points at
+    the ADC limits); ScopeTimeout when no part of the reply came at all.
     """
     expect = steps._expectation()
     last_error: Exception | None = None
-    token = None
+    token: object = None
+    timeout_s = steps._block_timeout_s(expect.n_points * expect.width_bytes)
     for attempt in (1, 2):
-        scaling = steps._do_read_scaling()
-        problems = mismatches(expect, scaling)
-        if problems:
-            raise settings_changed(steps.resource, problems)
-        if attempt == 1:
-            token = steps._do_acquisition_token()
-        elif steps._do_acquisition_token() != token:
-            raise ScopeTransferError(
-                f"{steps.resource}: the block was damaged ({last_error}) and the scope has "
-                "acquired again since, so the record cannot be fetched a second time",
-                hint="arm and capture again", code="record-lost",
-            ) from last_error
+        seen: list[tuple[Scaling, object]] = []
+
+        def accept(scaling: Scaling, got_token: object) -> None:
+            problems = mismatches(expect, scaling)
+            if problems:
+                raise settings_changed(steps.resource, problems)
+            if attempt == 2 and seen_first and got_token != token:
+                raise ScopeTransferError(
+                    f"{steps.resource}: the block was damaged ({last_error}) and the scope has "
+                    "acquired again since, so the record cannot be fetched a second time",
+                    hint="arm and capture again", code="record-lost",
+                ) from last_error
+            seen.append((scaling, got_token))
+
+        seen_first = token is not None
         try:
-            codes = steps._do_read_block(
-                scaling, steps._block_timeout_s(scaling.n_points * scaling.width_bytes))
+            codes, after = steps._do_fetch(accept, timeout_s)
+            scaling = seen[-1][0]
             if codes.size != scaling.n_points:
                 raise ScopeTransferError(
                     f"{steps.resource}: the block holds {codes.size} points, the preamble "
                     f"announced {scaling.n_points}", code="length-mismatch",
                     hint="fetch again; if it persists, check the DATa:STARt/STOP settings")
-            steps._after_block()
+            steps._after_block(after)
         except (ScopeTransferError, ScopeTimeout) as exc:
+            if getattr(exc, "code", None) == "record-lost":
+                raise
+            if isinstance(exc, ScopeTimeout) and not seen:
+                raise  # nothing came: a lost reply, not a damaged block (the caller's retry policy)
+            if seen and attempt == 1:
+                token = seen[-1][1]
             last_error = exc
             steps._resync()
             notes = getattr(steps, "retry_notes", None)  # set by charz.scope._retry: every retry is told
@@ -208,6 +223,7 @@ def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
             continue
         except ScopeConnectionError:
             raise
+        codes = codes.astype(codes.dtype.newbyteorder("="), copy=False)  # MSB-first blocks
         codes, y_offset = _to_signed(codes, scaling)
         lo, hi = steps._code_limits(scaling.width_bytes)
         record = Record.from_codes(

@@ -302,12 +302,15 @@ class ScopeDriver:
                 return
 
     def _read_esr(self) -> int:
-        return parse_nr1(reply_value(self._query("*ESR?"), "*ESR"), "*ESR?")
+        return self._parse_esr(self._query("*ESR?"))
 
-    def _after_block(self) -> None:
-        """The first reply after a block must be a clean ``*ESR?`` answer."""
+    def _parse_esr(self, reply: str) -> int:
+        return parse_nr1(reply_value(reply, "*ESR"), "*ESR?")
+
+    def _after_block(self, after: str) -> None:
+        """What follows the block in the fetch's reply must be a clean ``*ESR?`` answer."""
         try:
-            esr = self._read_esr()
+            esr = self._parse_esr(after)
         except ScopeProtocolError as exc:
             raise ScopeTransferError(
                 f"{self.resource}: the waveform block was longer than announced "
@@ -375,13 +378,12 @@ class ScopeDriver:
     def _do_force(self) -> None:
         raise NotImplementedError
 
-    def _do_read_scaling(self) -> Scaling:
-        raise NotImplementedError
+    def _do_fetch(self, accept: Callable[[Scaling, object], None],
+                  timeout_s: float) -> tuple[np.ndarray, str]:
+        """One compound query: data set-up, preamble, acquisition token, block, ``*ESR?``.
 
-    def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray:
-        raise NotImplementedError
-
-    def _do_acquisition_token(self) -> object:
+        Calls ``accept(scaling, token)`` before the block's data are read; returns the
+        codes and the text after the block (the ``*ESR?`` answer)."""
         raise NotImplementedError
 
     def _do_read_events(self, after_esr: bool = False) -> tuple[ScopeEvent, ...]:

@@ -4,7 +4,8 @@ Single sequence with ``:SINGle`` (``:DIGitize`` blocks the instrument and cannot
 bounded by a deadline), armed when ``:AER?`` latches, done when the Run bit (bit 3,
 value 8) of ``:OPERegister:CONDition?`` clears.  Records come as signed WORDs, least
 significant byte first (the host's order, so used as they arrive): the 8-bit ADC value
-left-aligned in 16 bits.
+left-aligned in 16 bits.  A fetch is one compound query (waveform set-up, preamble,
+units, Run bit, ``:WAVeform:DATA?``, ``*ESR?``): one round trip per capture.
 
 Example
 -------
@@ -25,10 +26,12 @@ from charz.scope._settings import ScopeSettings
 from charz.scope._surface import BOOL, NR1, NR3, Control, enum_codec
 from charz.scope._wire import (
     ScopeEvent,
-    block_datatype,
+    block_dtype,
     parse_keysight_error,
     parse_keysight_preamble,
     parse_nr1,
+    raise_reply_mismatch,
+    split_compound,
 )
 
 __all__ = ["KeysightInfiniiVision"]
@@ -166,9 +169,6 @@ class KeysightInfiniiVision(ScopeDriver):
     def _do_force(self) -> None:
         self._write(":TRIGger:FORCe")
 
-    def _do_acquisition_token(self) -> object:
-        return bool(self.operation_condition.get() & RUN_BIT)
-
     # ------------------------------------------------------------ transfer
 
     def _waveform_commands(self, s: ScopeSettings) -> list[str]:
@@ -182,16 +182,20 @@ class KeysightInfiniiVision(ScopeDriver):
             self.waveform_points.command(s.record_length),
         ]
 
-    def _do_read_scaling(self) -> Scaling:
-        s = self._require_configured()
-        self._write(";".join(self._waveform_commands(s)))
-        text = self._query(":WAVeform:PREamble?")
+    def _fetch_message(self, s: ScopeSettings) -> str:
+        # One program message per capture: the reply is <preamble>;<units>;<OPER:COND>;
+        # <block>;<ESR> (IEEE 488.2 compound query; the block has no header of its own).
+        n = s.channel_number
+        return ";".join([*self._waveform_commands(s), ":WAVeform:PREamble?",
+                         self.channel_units.query(n), self.operation_condition.query(),
+                         ":WAVeform:DATA?", "*ESR?"])
+
+    def _scaling(self, text: str, units: str, s: ScopeSettings) -> Scaling:
         p = parse_keysight_preamble(text)
         if p.format == 4 or p.type != 0:
             raise settings_changed(self.resource, [
                 f"the preamble announces format {p.format} / type {p.type} "
                 "(charz asked for signed BYTE/WORD normal-mode data)"])
-        units = self.channel_units.get(s.channel_number)
         return Scaling(
             n_points=p.points, width_bytes=2 if p.format == 1 else 1, signed=True,
             big_endian=False, y_mult=p.yincrement, y_offset_codes=float(p.yreference),
@@ -202,12 +206,24 @@ class KeysightInfiniiVision(ScopeDriver):
             preamble=text,
         )
 
-    def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray:
-        datatype, big_endian = block_datatype(True, scaling.width_bytes, scaling.big_endian)
-        data = self._require_connected("a transfer").query_binary(
-            ":WAVeform:DATA?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s,
-            max_bytes=scaling.n_points * scaling.width_bytes)
-        return np.asarray(data).astype(np.int8 if scaling.width_bytes == 1 else np.int16, copy=False)
+    def _do_fetch(self, accept, timeout_s: float) -> tuple[np.ndarray, str]:  # noqa: ANN001
+        s = self._require_configured()
+        n = s.channel_number
+
+        def expect(before: str) -> tuple[np.dtype, int, str]:
+            units, block_head = split_compound(before)
+            if len(units) != 3 or block_head:
+                raise_reply_mismatch(before, ":WAVeform:PREamble?;:CHANnel<n>:UNITs?;"
+                                             ":OPERegister:CONDition?;:WAVeform:DATA?")
+            scaling = self._scaling(units[0], self.channel_units.parse_reply(units[1], n), s)
+            cond = self.operation_condition.parse_reply(units[2])
+            accept(scaling, bool(cond & RUN_BIT))
+            return (block_dtype(True, scaling.width_bytes, scaling.big_endian),
+                    scaling.n_points * scaling.width_bytes, "the preamble promised")
+
+        reply = self._require_connected("a transfer").query_compound(
+            self._fetch_message(s), expect=expect, timeout_s=timeout_s)
+        return reply.data, reply.after
 
     def _do_read_events(self, after_esr: bool = False) -> tuple[ScopeEvent, ...]:
         if not after_esr:
@@ -220,8 +236,8 @@ class KeysightInfiniiVision(ScopeDriver):
             events.append(event)
         return tuple(events)
 
-    def _read_esr(self) -> int:
-        return parse_nr1(self._query("*ESR?"), "*ESR?")
+    def _parse_esr(self, reply: str) -> int:
+        return parse_nr1(reply, "*ESR?")
 
     def _expectation(self) -> Expectation:
         s = self._require_configured()

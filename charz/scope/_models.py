@@ -24,7 +24,7 @@ from pathlib import Path
 
 from charz.errors import UsageError
 
-__all__ = ["ScopeModel", "load_model", "load_models", "find_model", "default_models_dir"]
+__all__ = ["ScopeModel", "Timing", "load_model", "load_models", "find_model", "default_models_dir"]
 
 _FAMILIES = ("tek_dpo", "tek_mso", "keysight_infiniivision")
 _PREAMBLES = ("dpo3000", "mdo", "mso", "keysight")
@@ -39,6 +39,29 @@ def default_models_dir() -> Path:
     'instruments'
     """
     return Path(__file__).resolve().parents[1] / "_data" / "instruments"
+
+
+@dataclass(frozen=True)
+class Timing:
+    """What a real scope of the family spends per command and per acquisition (the mock's
+    ``--realtime`` model; each file's ``[timing]`` table says where each figure comes from).
+
+    Example
+    -------
+    >>> t = load_model("tek_dpo3000").timing
+    >>> t.query_s > 0 and t.transfer_bytes_per_s > 0
+    True
+    """
+
+    command_s: float = 0.0  # a command without a reply: parsed and executed
+    query_s: float = 0.0  # a query: until its answer leaves the scope
+    arm_s: float = 0.0  # ACQuire:STATE RUN / :SINGle until ready to trigger (beyond the pre-trigger fill)
+    processing_s: float = 0.0  # end of the record window until the record can be read
+    transfer_bytes_per_s: float = math.inf  # a waveform block's payload over the link
+    link: str = ""  # the interface the figures are for
+
+    def transfer_s(self, n_bytes: int) -> float:
+        return n_bytes / self.transfer_bytes_per_s
 
 
 @dataclass(frozen=True)
@@ -75,6 +98,7 @@ class ScopeModel:
     sample_rate_mantissas: tuple[float, ...] = ()
     sample_rate_min_hz: float = 0.0
     memory_depths: tuple[int, ...] = ()
+    timing: Timing = Timing()
     path: str = ""
 
     def matches(self, manufacturer: str, model: str) -> bool:
@@ -146,6 +170,14 @@ def _load(path: Path) -> ScopeModel:
     for key in tuples:
         if key in fields:
             fields[key] = tuple(fields[key])
+    if "timing" in fields:
+        try:
+            fields["timing"] = Timing(**fields["timing"])
+        except TypeError as exc:
+            raise _bad_file(path, f"[timing] has unknown keys ({exc})") from exc
+        t = fields["timing"]
+        if min(t.command_s, t.query_s, t.arm_s, t.processing_s) < 0 or not t.transfer_bytes_per_s > 0:
+            raise _bad_file(path, "[timing] durations must be >= 0 and transfer_bytes_per_s > 0")
     try:
         model = ScopeModel(name=path.stem, path=str(path), **fields)
     except TypeError as exc:

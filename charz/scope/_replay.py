@@ -9,6 +9,7 @@ Pairs
 ``("CH1:SCAle 0.1", None)``          a write, no reply
 ``("CH1:SCAle?", "100.0000E-3")``    a query and its text reply
 ``("CURVe?", b"#14\\x00\\x01\\x00\\x0a\\n")``  a binary query and its raw block
+``("WFMO?;:CURVe?", b':WFMO:NR_P 2;:CURVE #14\\x00\\x01\\x00\\x0a\\n')``  a compound query (query_compound)
 ``("*OPC?", ScopeTimeout("..."))``   a query whose reply never comes (the error is raised)
 ``(None, "1")``                      a bare read
 
@@ -29,6 +30,8 @@ import numpy as np
 from pyvisa import util as visa_util
 
 from charz.errors import ScopeTransferError
+from charz.scope._transport import CompoundReply
+from charz.scope._wire import block_header, block_start
 
 __all__ = ["ReplayTransport", "Pair"]
 
@@ -100,6 +103,34 @@ class ReplayTransport:
             raise ScopeTransferError(f"replayed block for {message!r} holds {data.nbytes} bytes, more than "
                                      f"the {max_bytes} promised", code="length-mismatch")
         return data
+
+    def query_compound(self, message: str, *, expect, timeout_s: float | None = None):  # noqa: ANN001
+        """The recorded reply read as PyVisaTransport.query_compound reads a live one."""
+        self.sent.append(message)
+        reply = self._take(message)
+        raw = reply.encode("latin-1") if isinstance(reply, str) else reply
+        if raw is None:
+            raise AssertionError(f"{message!r} was sent as a query but the pair has no reply")
+        start = block_start(raw)
+        found = None if start is None else block_header(raw, start)
+        if found is None:
+            raise ScopeTransferError(f"replayed reply to {message!r} is not a valid block: {raw[:48]!r}",
+                                     code="invalid-block")
+        offset, length = found
+        dtype, max_bytes, why = expect(raw[:start].decode("latin-1"))
+        if length > max_bytes:
+            raise ScopeTransferError(f"replayed block for {message!r} announces {length} bytes, more "
+                                     f"than the {max_bytes} {why}", code="length-mismatch")
+        body = raw[offset:offset + length]
+        if len(body) < length:
+            raise ScopeTransferError(f"replayed block for {message!r} stopped after {len(body)} of "
+                                     f"{length} bytes", code="truncated-block")
+        tail = raw[offset + length:]
+        if tail != b"\n" and not (tail[:1] == b";" and tail.endswith(b"\n")):
+            raise ScopeTransferError(f"replayed block for {message!r} is longer than announced: "
+                                     f"{tail[:16]!r} follows it", code="block-too-long")
+        data = np.frombuffer(bytearray(body), dtype=dtype)
+        return CompoundReply(raw[:start].decode("latin-1"), data, tail[1:-1].decode("latin-1"))
 
     def discard_input(self) -> None:
         pass

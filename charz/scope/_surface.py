@@ -159,3 +159,11 @@ class _Bound(Generic[T]):
 
     def command(self, value: T, x: int | None = None) -> str:
         return self._c.command(value, x)
+
+    def query(self, x: int | None = None) -> str:
+        """The query as sent, for joining into a compound message (``ACQuire:NUMACq?``)."""
+        return self._c.query(x)
+
+    def parse_reply(self, reply: str, x: int | None = None) -> T:
+        """One unit of a compound reply, its header checked as :meth:`get` does."""
+        return self._c.parse_reply(reply, x)

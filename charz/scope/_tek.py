@@ -4,7 +4,8 @@ The SCPI surface is declared once, as descriptors, in the long forms of the
 programmer manuals (the manuals advise full spelling for robust code).  Replies are
 requested with headers (``HEADer ON; VERBose ON``) so each one can be matched to its
 query; the preamble is parsed by key then, and by anchoring on its quoted fields
-when headers are off.
+when headers are off.  A fetch is one compound query (``DATa`` set-up, ``WFMOutpre?``,
+``ACQuire:NUMACq?``, ``CURVe?``, ``*ESR?``): one round trip per capture.
 
 Example
 -------
@@ -34,10 +35,13 @@ from charz.scope._surface import BOOL, NR1, NR3, QSTRING, Codec, Control, enum_c
 from charz.scope._wire import (
     ScopeEvent,
     TekPreamble,
-    block_datatype,
+    block_dtype,
+    header_matches,
     parse_nr1,
     parse_tek_events,
     parse_wfmoutpre,
+    raise_reply_mismatch,
+    split_compound,
 )
 
 __all__ = ["TekDPO", "TekMSO"]
@@ -210,9 +214,6 @@ class TekDPO(ScopeDriver):
     def _do_force(self) -> None:
         self._write("TRIGger FORCe")
 
-    def _do_acquisition_token(self) -> object:
-        return self.acq_count.get()
-
     # ------------------------------------------------------------ transfer
 
     def _data_commands(self, s: ScopeSettings) -> str:
@@ -227,10 +228,14 @@ class TekDPO(ScopeDriver):
             self.data_stop.command(s.record_length),
         ))
 
-    def _do_read_scaling(self) -> Scaling:
-        s = self._require_configured()
-        self._write(self._data_commands(s))
-        text = self._query("WFMOutpre?")
+    def _fetch_message(self, s: ScopeSettings) -> str:
+        # One program message per capture (the manuals allow compound queries; WAVFrm? is
+        # itself WFMOutpre?;CURVe?): the reply is <preamble>;<NUMACQ>;<block>;<ESR>.
+        # NUMACq? sits in the same reply as the block, so a re-fetch can tell whether the
+        # scope acquired again in between.
+        return (f"{self._data_commands(s)};:WFMOutpre?;:{self.acq_count.query()};:CURVe?;*ESR?")
+
+    def _scaling(self, text: str, s: ScopeSettings) -> Scaling:
         p = parse_wfmoutpre(text)
         if p.encdg != "BIN" or p.bn_fmt not in ("RI", "RP") or p.pt_fmt != "Y":
             raise settings_changed(self.resource, [
@@ -244,14 +249,21 @@ class TekDPO(ScopeDriver):
             description=p.wfid, preamble=text,
         )
 
-    def _do_read_block(self, scaling: Scaling, timeout_s: float) -> np.ndarray:
-        datatype, big_endian = block_datatype(scaling.signed, scaling.width_bytes,
-                                              scaling.big_endian)
-        data = self._require_connected("a transfer").query_binary(
-            "CURVe?", datatype=datatype, big_endian=big_endian, timeout_s=timeout_s,
-            max_bytes=scaling.n_points * scaling.width_bytes)
-        native = {1: np.int8, 2: np.int16} if scaling.signed else {1: np.uint8, 2: np.uint16}
-        return np.asarray(data).astype(native[scaling.width_bytes], copy=False)
+    def _do_fetch(self, accept, timeout_s: float) -> tuple[np.ndarray, str]:  # noqa: ANN001
+        s = self._require_configured()
+
+        def expect(before: str) -> tuple[np.dtype, int, str]:
+            units, block_head = split_compound(before)
+            if len(units) < 2 or (block_head and not header_matches(block_head, "CURVe")):
+                raise_reply_mismatch(before, "WFMOutpre?;:ACQuire:NUMACq?;:CURVe?")
+            scaling = self._scaling(";".join(units[:-1]), s)
+            accept(scaling, self.acq_count.parse_reply(units[-1]))
+            return (block_dtype(scaling.signed, scaling.width_bytes, scaling.big_endian),
+                    scaling.n_points * scaling.width_bytes, "the preamble promised")
+
+        reply = self._require_connected("a transfer").query_compound(
+            self._fetch_message(s), expect=expect, timeout_s=timeout_s)
+        return reply.data, reply.after
 
     def _do_read_events(self, after_esr: bool = False) -> tuple[ScopeEvent, ...]:
         if not after_esr:

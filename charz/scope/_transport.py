@@ -6,10 +6,12 @@ Drivers speak only to :class:`Transport`; :class:`PyVisaTransport` is the real o
 protocol tests.  Every pyvisa or socket failure leaves this module as a
 :class:`~charz.errors.ScopeError` subclass carrying the VISA status code.
 
-Binary blocks: pyvisa parses the header (``parse_ieee_block_header``) and converts the
-data (``from_binary_block``); the data themselves are read as an exact byte count with
-the termination character off (see :meth:`PyVisaTransport.query_binary` for why not
-``query_binary_values``).
+Binary blocks: the header is located and read by the pure functions of
+:mod:`charz.scope._wire` (``block_start``, ``block_header``), also when the block is one
+unit of a compound reply (:meth:`PyVisaTransport.query_compound`: preamble, acquisition
+count, block and ``*ESR?`` in one round trip); the data are read as an exact byte count
+with the termination character off, straight into the array returned (see
+:meth:`PyVisaTransport.query_binary` for why not ``query_binary_values``).
 
 Example
 -------
@@ -21,15 +23,18 @@ Example
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import pyvisa
 import pyvisa.constants
 import pyvisa.errors
-import pyvisa.util
+
 
 from charz.errors import (
     ScopeConnectionError,
@@ -37,8 +42,9 @@ from charz.errors import (
     ScopeTimeout,
     ScopeTransferError,
 )
+from charz.scope._wire import block_header, block_start
 
-__all__ = ["Transport", "PyVisaTransport", "visa_error"]
+__all__ = ["Transport", "PyVisaTransport", "CompoundReply", "BlockExpectation", "visa_error"]
 
 # pyvisa-py's socket session receives at most 4096 bytes per recv() by default.  Block data
 # are read as exact counts of this size (termination character off): 128-256 KiB reads
@@ -46,12 +52,38 @@ __all__ = ["Transport", "PyVisaTransport", "visa_error"]
 # and more fell off a cliff (2-3x slower: recv rarely fills a read that large, and pyvisa-py
 # re-copies its pending buffer per recv).  benchmarks/transfer.py --chunk-kib.
 DEFAULT_CHUNK_BYTES = 128 * 1024
-# First read of a block reply: its header (Tek ":CURVE #72000000" is 16 bytes) and a little data.
+# First read of a block reply: its header (Tek ":CURVE #72000000" is 16 bytes) and a little data;
+# a compound reply's text ahead of the block (a preamble: 300-500 bytes) takes larger reads.
 _HEAD_BYTES = 64
+_HEAD_MORE_BYTES = 1024
+# Text ahead of a block beyond this is not a reply charz asked for.
+_MAX_HEAD_BYTES = 64 * 1024
+# A lone block's own header (":CURVE ", ":WAVEFORM:DATA ") is short; pyvisa allows 25 bytes.
+_MAX_LONE_HEADER = 25
 # Without a preamble's promise, a header asking for more than this is damage, not data: the
 # largest record of instruments/ is 62.5 M points x 2 B = 125 MB, and nine length digits
 # could ask for 1 GB.
 _MAX_BLOCK_BYTES = 256 << 20
+
+
+#: ``expect(text before the block) -> (numpy dtype, most bytes allowed, what promised that)``
+BlockExpectation = Callable[[str], tuple[np.dtype, int, str]]
+
+
+@dataclass(frozen=True)
+class CompoundReply:
+    """A reply holding one block among text units.
+
+    Example
+    -------
+    >>> r = CompoundReply(':WFMO:NR_P 3;:ACQ:NUMAC 7;:CURVE ', np.array([1, 2, 3]), '0')
+    >>> r.after
+    '0'
+    """
+
+    before: str  # the units ahead of the block, as sent, with the block's own header
+    data: np.ndarray
+    after: str  # the units after the block, without the ';' that joins them
 
 
 @runtime_checkable
@@ -84,6 +116,11 @@ class Transport(Protocol):
 
         A block announcing more than ``max_bytes`` (what the preamble promised) is refused
         before anything is allocated."""
+
+    def query_compound(self, message: str, *, expect: BlockExpectation,
+                       timeout_s: float | None = None) -> CompoundReply:
+        """write + read a reply of text units around one definite-length block; ``expect``
+        sees the text before the block and bounds it (see PyVisaTransport.query_compound)."""
 
     def discard_input(self) -> None:
         """Drop whatever the instrument has sent and nobody has read yet."""
@@ -328,75 +365,134 @@ class PyVisaTransport:
         copies its whole pending buffer once per such byte.  8-bit codes at ADC code 10, or
         16-bit codes with 10 in either byte, are exactly that: 20× slower at one 0x0A per
         1000 bytes, 180× at one per 10 (benchmarks/transfer.py).  So the header is read as
-        text (a reply that is not a block still ends at its newline), pyvisa parses it, and
-        the announced byte count is read with the termination character off.
+        text (a reply that is not a block still ends at its newline) and the announced byte
+        count is read with the termination character off.
         """
-        try:
-            with self._guard(f"reading the block of {message!r}", timeout_s):
-                self._inst.write(message)
-                head = self._inst.read_bytes(_HEAD_BYTES, break_on_termchar=True)
-                offset, length = self._block_header(message, head, max_bytes)
-                total = offset + length + 1  # the terminator follows the block
-                block = bytearray(total)  # read into in place: pyvisa's read_bytes would copy twice more
-                got = min(len(head), total)
-                block[:got] = head[:got]
-                if len(head) <= total:
-                    with self._termchar_off():
-                        self._read_into(block, got, message)
-            if len(head) > total or block[-1] != 0x0A:
+        dtype = np.dtype(datatype).newbyteorder(">" if big_endian else "<")
+        limit = _MAX_BLOCK_BYTES if max_bytes is None else max_bytes
+        promise = "the preamble promised" if max_bytes is not None else "charz accepts"
+
+        def expect(before: str) -> tuple[np.dtype, int, str]:
+            if len(before) > _MAX_LONE_HEADER:  # a header is ':CURVE ' or nothing
                 raise ScopeTransferError(
-                    f"{self.resource}: the block of {message!r} is longer than announced: after the "
-                    f"{length} bytes its header announces comes {bytes(block[-1:])!r}, not the newline",
-                    hint="fetch again; if it persists the scope's firmware or the link is faulty",
-                    code="block-too-long",
-                )
-        except ScopeTransferError:
+                    f"{self.resource}: the reply to {message!r} is not a valid block: "
+                    f"{before[:24]!r} comes before its '#'", code="invalid-block",
+                    hint="the scope sent text where a binary block was expected; check the "
+                         "error queue (charz scope check) and fetch again")
+            return dtype, limit, promise
+
+        reply = self.query_compound(message, expect=expect, timeout_s=timeout_s)
+        if reply.after:
+            self._too_long(message, reply.after)
+        return reply.data
+
+    def query_compound(self, message: str, *, expect: BlockExpectation,
+                       timeout_s: float | None = None) -> CompoundReply:
+        """Send a compound query whose reply holds one definite-length block among text
+        units (``…;:WFMOutpre?;:CURVe?;*ESR?`` → ``<preamble>;:CURVE #…<data>;0``).
+
+        ``expect(before)`` receives the text ahead of the block as soon as it has arrived,
+        before a byte of data is read, and returns ``(dtype, max_bytes, why)``: the data's
+        numpy type and the most it may hold (``why`` names the promise in the error).
+        Whatever it raises leaves here with the rest of the reply discarded.  One message
+        per capture instead of one per query: a round trip costs 0.1-0.2 ms to the mock and
+        milliseconds to a real scope.
+        """
+        what = f"reading the block of {message!r}"
+        try:
+            with self._guard(what, timeout_s):
+                self._inst.write(message)
+                reader = self._reader()
+                try:
+                    head, start, offset, length = self._read_head(message, reader)
+                    before = bytes(head[:start]).decode("latin-1")
+                    dtype, max_bytes, why = expect(before)
+                    if max_bytes > _MAX_BLOCK_BYTES:
+                        max_bytes, why = _MAX_BLOCK_BYTES, "charz accepts"
+                    if length > max_bytes:
+                        raise ScopeTransferError(
+                            f"{self.resource}: the block of {message!r} announces {length} bytes, "
+                            f"more than the {max_bytes} {why}", code="length-mismatch",
+                            hint="fetch again; a garbled length digit is a damaged transfer")
+                    if length % dtype.itemsize:
+                        raise ScopeTransferError(
+                            f"{self.resource}: the block of {message!r} holds {length} bytes, not "
+                            f"a whole number of {dtype.itemsize}-byte points", code="length-mismatch",
+                            hint="fetch again; if it persists check DATa:WIDth / :WAVeform:FORMat")
+                    # The data land in the array that is returned: no copy after the socket's.
+                    data = np.empty(length // dtype.itemsize, dtype=dtype)
+                    body = memoryview(data).cast("B")
+                    got = min(len(head) - offset, length)
+                    body[:got] = head[offset:offset + got]
+                    reader.unread(bytes(head[offset + got:]))
+                    if got < length:
+                        reader.read_into(body, got, message)
+                    after = self._read_tail(message, reader)
+                finally:
+                    reader.close()
+        except (ScopeConnectionError, ScopeTimeout):
+            raise  # nothing to discard on a lost link; after a timeout the driver resynchronises
+        except ScopeError:
             # The rest of a bad reply must not become the answer to the next query.
             with contextlib.suppress(ScopeError):
                 self.discard_input()
             raise
-        return pyvisa.util.from_binary_block(block, offset, length, datatype, big_endian, container=np.array)
+        return CompoundReply(before, data, after)
 
-    def _read_into(self, block: bytearray, got: int, message: str) -> None:
-        """Fill ``block[got:]`` with exact-count VISA reads (which end on the count, not on a byte)."""
-        lib, session = self._inst.visalib, self._inst.session
-        status = pyvisa.constants.StatusCode
-        with self._inst.ignore_warning(status.success_max_count_read, status.success_device_not_present):
-            while got < len(block):
-                chunk, _ = lib.read(session, min(self.chunk_bytes, len(block) - got))
-                if not chunk:
-                    raise ScopeTransferError(
-                        f"{self.resource}: the block of {message!r} stopped after {got} of "
-                        f"{len(block)} bytes", hint="fetch again", code="truncated-block")
-                block[got:got + len(chunk)] = chunk
-                got += len(chunk)
+    def _reader(self) -> _SocketReader | _VisaReader:
+        """Straight from pyvisa-py's socket when that is the backend (its own reads copy each
+        chunk three times — pending buffer, slice, bytes — and cost ~30 us of attribute
+        look-ups per call, a third of a loopback transfer), else through VISA reads."""
+        session = self._backend_session()
+        sock = getattr(session, "interface", None)
+        if isinstance(sock, socket.socket) and isinstance(getattr(session, "_pending_buffer", None), bytearray):
+            return _SocketReader(session, self._inst.timeout / 1000.0)
+        return _VisaReader(self)
 
-    def _block_header(self, message: str, head: bytes, max_bytes: int | None) -> tuple[int, int]:
-        try:
-            offset, length = pyvisa.util.parse_ieee_block_header(head, raise_on_late_block=True)
-        except (ValueError, RuntimeError) as exc:  # no '#', bad length digits, '#' too late
-            raise ScopeTransferError(
-                f"{self.resource}: the reply to {message!r} is not a valid block: {exc}",
-                hint="the scope sent text where a binary block was expected; check the "
-                     "error queue (charz scope check) and fetch again",
-                code="invalid-block",
-            ) from exc
-        if length < 0 or offset > len(head):
-            raise ScopeTransferError(
-                f"{self.resource}: the reply to {message!r} starts {head[:24]!r}, not a "
-                "definite-length block",
-                hint="charz reads #N<length> blocks; check the scope's data format settings",
-                code="invalid-block",
-            )
-        limit = _MAX_BLOCK_BYTES if max_bytes is None else max_bytes
-        if length > limit:
-            raise ScopeTransferError(
-                f"{self.resource}: the block of {message!r} announces {length} bytes, more than "
-                f"the {limit} {'the preamble promised' if max_bytes is not None else 'charz accepts'}",
-                hint="fetch again; a garbled length digit is a damaged transfer",
-                code="length-mismatch",
-            )
-        return offset, length
+    def _read_head(self, message: str, reader: _SocketReader | _VisaReader) -> tuple[bytearray, int, int, int]:
+        """Read up to and including the block header; ``(head, '#' index, data offset, length)``."""
+        head = bytearray()
+        while True:
+            head += reader.read_some(_HEAD_BYTES if not head else _HEAD_MORE_BYTES)
+            start = block_start(head)
+            if start is not None:
+                found = block_header(head, start)
+                if found is not None:
+                    return head, start, found[0], found[1]
+            elif b"\n" in head or len(head) > _MAX_HEAD_BYTES:
+                line, sep, rest = bytes(head).partition(b"\n")
+                reader.unread(rest)
+                raise ScopeTransferError(
+                    f"{self.resource}: the reply to {message!r} is not a valid block: "
+                    f"{(line + sep)[:48]!r}",
+                    hint="the scope sent text where a binary block was expected; check the "
+                         "error queue (charz scope check) and fetch again",
+                    code="invalid-block",
+                )
+
+    def _read_tail(self, message: str, reader: _SocketReader | _VisaReader) -> str:
+        """After the data: the terminator, or ``;`` and the units that follow, then it."""
+        tail = reader.read_some(_HEAD_MORE_BYTES)
+        if tail[:1] == b";":
+            while b"\n" not in tail and len(tail) <= _MAX_HEAD_BYTES:
+                tail += reader.read_some(_HEAD_MORE_BYTES)
+        end = tail.find(b"\n")
+        if end >= 0:
+            reader.unread(tail[end + 1:])  # not ours: left for whoever reads next
+            tail = tail[:end + 1]
+        if tail == b"\n":
+            return ""
+        if tail[:1] != b";" or not tail.endswith(b"\n"):
+            self._too_long(message, tail.decode("latin-1"))
+        return tail[1:-1].decode("latin-1")
+
+    def _too_long(self, message: str, after: str) -> None:
+        raise ScopeTransferError(
+            f"{self.resource}: the block of {message!r} is longer than announced: after the "
+            f"bytes its header announces comes {after[:16]!r}, not the newline",
+            hint="fetch again; if it persists the scope's firmware or the link is faulty",
+            code="block-too-long",
+        )
 
     @contextlib.contextmanager
     def _termchar_off(self) -> Iterator[None]:
@@ -409,6 +505,17 @@ class PyVisaTransport:
                 self._inst.set_visa_attribute(attr, pyvisa.constants.VI_TRUE)
 
     def discard_input(self) -> None:
+        session = self._backend_session()
+        sock = getattr(session, "interface", None)
+        pending = getattr(session, "_pending_buffer", None)
+        if isinstance(sock, socket.socket) and isinstance(pending, bytearray):
+            # pyvisa-py's clear() does this too, but spins for ever once the peer has closed.
+            pending.clear()
+            with contextlib.suppress(OSError):
+                while select.select([sock], [], [], 0.1)[0]:
+                    if not sock.recv(self.chunk_bytes):
+                        break
+            return
         with self._guard("discarding unread input", 0.5):
             self._inst.clear()
 
@@ -418,3 +525,102 @@ class PyVisaTransport:
         self._closed = True
         with contextlib.suppress(pyvisa.errors.Error, OSError):
             self._inst.close()
+
+
+class _SocketReader:
+    """Reads a reply straight from pyvisa-py's socket, starting with what pyvisa-py has
+    already buffered; bytes read past the reply go back into that buffer (pyvisa-py
+    re-binds it only in its own reads, none of which run meanwhile)."""
+
+    def __init__(self, session: object, timeout_s: float):
+        self._session = session
+        self._sock: socket.socket = session.interface  # type: ignore[attr-defined]
+        self._deadline = time.monotonic() + timeout_s
+        self._mode = self._sock.gettimeout()  # pyvisa-py's: blocking, its own select() waits
+
+    def _pending(self) -> bytearray:
+        return self._session._pending_buffer  # type: ignore[attr-defined]  # re-bound by pyvisa-py's reads
+
+    def _recv_into(self, view: memoryview) -> int:
+        # A blocking receive bounded by what is left of the timeout: the kernel wakes us
+        # when data arrive, as a plain socket reader's would (no select() per chunk).
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
+        self._sock.settimeout(remaining)
+        try:
+            n = self._sock.recv_into(view, len(view))
+        except TimeoutError:
+            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout) from None
+        if n == 0:  # the peer closed: _guard tells that apart from a timeout
+            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
+        return n
+
+    def read_some(self, size: int) -> bytes:
+        pending = self._pending()
+        if pending:
+            out = bytes(pending[:size])
+            del pending[:size]
+            return out
+        buf = bytearray(size)
+        n = self._recv_into(memoryview(buf))
+        return bytes(buf[:n])
+
+    def read_into(self, body: memoryview, got: int, message: str) -> None:
+        pending = self._pending()
+        take = min(len(pending), len(body) - got)
+        body[got:got + take] = pending[:take]
+        del pending[:take]
+        got += take
+        while got < len(body):
+            got += self._recv_into(body[got:])
+
+    def unread(self, data: bytes) -> None:
+        self._pending()[:0] = data
+
+    def close(self) -> None:
+        # Unread bytes are already back in pyvisa-py's buffer; its socket mode is restored.
+        with contextlib.suppress(OSError):
+            self._sock.settimeout(self._mode)
+
+
+class _VisaReader:
+    """Reads a reply through the VISA library (NI / Keysight VISA, VXI-11, USB)."""
+
+    def __init__(self, transport: PyVisaTransport):
+        self._t = transport
+        self._inst = transport._inst
+        self._back = bytearray()
+
+    def read_some(self, size: int) -> bytes:
+        if self._back:
+            out = bytes(self._back[:size])
+            del self._back[:size]
+            return out
+        return self._inst.read_bytes(size, break_on_termchar=True)
+
+    def read_into(self, body: memoryview, got: int, message: str) -> None:
+        """Exact-count reads with the termination character off (they end on the count,
+        not on a 0x0A byte inside the data)."""
+        take = min(len(self._back), len(body) - got)
+        body[got:got + take] = self._back[:take]
+        del self._back[:take]
+        got += take
+        lib, session = self._inst.visalib, self._inst.session
+        status = pyvisa.constants.StatusCode
+        with self._t._termchar_off(), self._inst.ignore_warning(
+                status.success_max_count_read, status.success_device_not_present):
+            while got < len(body):
+                chunk, _ = lib.read(session, min(self._t.chunk_bytes, len(body) - got))
+                if not chunk:
+                    raise ScopeTransferError(
+                        f"{self._t.resource}: the block of {message!r} stopped after {got} of "
+                        f"{len(body)} bytes", hint="fetch again", code="truncated-block")
+                body[got:got + len(chunk)] = chunk
+                got += len(chunk)
+
+    def unread(self, data: bytes) -> None:
+        self._back[:0] = data
+
+    def close(self) -> None:
+        pass  # a VISA library keeps no buffer charz can return bytes to

@@ -27,11 +27,14 @@ Example
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field
 
-from charz.errors import ScopeProtocolError
+import numpy as np
+
+from charz.errors import ScopeProtocolError, ScopeTransferError
 
 __all__ = [
     "Identity",
@@ -58,6 +61,11 @@ __all__ = [
     "parse_keysight_error",
     "format_keysight_error",
     "block_datatype",
+    "block_dtype",
+    "raise_reply_mismatch",
+    "block_start",
+    "block_header",
+    "split_compound",
 ]
 
 _HINT_PROTOCOL = (
@@ -137,26 +145,26 @@ def split_units(reply: str, sep: str = ";") -> list[str]:
     >>> split_units(':A 1;B "x;y";C 2')
     [':A 1', 'B "x;y"', 'C 2']
     """
+    if '"' not in reply and "'" not in reply:
+        return [u.strip() for u in reply.split(sep)]
+    # One regex step per unit, not a Python step per character: a preamble is parsed on
+    # every fetch.  "x""y" is two adjacent quoted runs, so doubled quotes need no rule.
+    pattern = _unit_pattern(sep)
     units: list[str] = []
-    cur: list[str] = []
-    quote: str | None = None
-    for ch in reply:
-        if quote:
-            cur.append(ch)
-            if ch == quote:
-                quote = None  # a doubled quote re-opens immediately on the next char
-        elif ch in "\"'":
-            quote = ch
-            cur.append(ch)
-        elif ch == sep:
-            units.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    if quote:
-        raise _bad("unterminated quoted string in reply", reply)
-    units.append("".join(cur).strip())
-    return units
+    pos = 0
+    while True:
+        end = pattern.match(reply, pos).end()  # type: ignore[union-attr] - matches "" at least
+        units.append(reply[pos:end].strip())
+        if end == len(reply):
+            return units
+        if reply[end] != sep:
+            raise _bad("unterminated quoted string in reply", reply)
+        pos = end + 1
+
+
+@functools.lru_cache(maxsize=8)
+def _unit_pattern(sep: str) -> re.Pattern[str]:
+    return re.compile(f"(?:[^{re.escape(sep)}\"']|\"[^\"]*\"|'[^']*')*", re.S)
 
 
 _KEYED = re.compile(r"^(:?[A-Za-z*][A-Za-z0-9_:*]*)\s+(.*)$", re.S)
@@ -202,6 +210,7 @@ def _node_matches(received: str, pattern: str) -> bool:
     return pat.upper().startswith(w) and w.startswith(short.upper())
 
 
+@functools.lru_cache(maxsize=512)  # pure; the same few headers come back on every capture
 def header_matches(received: str, pattern: str) -> bool:
     """True when a header from the scope names the command ``pattern``.
 
@@ -367,6 +376,7 @@ _PREAMBLE_KEYS: tuple[tuple[str, str], ...] = (
 _LONG = {canon: longf for canon, longf in _PREAMBLE_KEYS}
 
 
+@functools.lru_cache(maxsize=256)  # a scope sends the same few keys on every fetch
 def _canonical_key(key: str) -> str | None:
     for canon, longf in _PREAMBLE_KEYS:
         if _node_matches(key, longf):
@@ -484,6 +494,7 @@ def _enum(fields: dict[str, str], key: str, table: dict[str, str], reply: str) -
     return table[raw]
 
 
+@functools.lru_cache(maxsize=64)  # pure and frozen: a scope sends the same preamble capture after capture
 def parse_wfmoutpre(reply: str) -> TekPreamble:
     """Parse a ``WFMOutpre?`` reply in any of its documented shapes.
 
@@ -708,6 +719,7 @@ class KeysightPreamble:
     yreference: int
 
 
+@functools.lru_cache(maxsize=64)  # pure and frozen, as parse_wfmoutpre
 def parse_keysight_preamble(reply: str) -> KeysightPreamble:
     """Parse ``:WAV:PRE?``; exactly 10 comma-separated numbers.
 
@@ -799,3 +811,107 @@ def block_datatype(signed: bool, n_bytes: int, big_endian: bool) -> tuple[str, b
             hint="charz transfers 1- or 2-byte integer codes only; set DATa:WIDth 1 or 2",
         )
     return table[(signed, n_bytes)], big_endian
+
+
+def block_dtype(signed: bool, n_bytes: int, big_endian: bool) -> np.dtype:
+    """The numpy type of a block's points.
+
+    Example
+    -------
+    >>> block_dtype(True, 2, False).str, block_dtype(False, 1, True).str
+    ('<i2', '|u1')
+    """
+    datatype, _ = block_datatype(signed, n_bytes, big_endian)
+    return np.dtype(datatype).newbyteorder(">" if big_endian else "<")
+
+
+def raise_reply_mismatch(reply: str, queries: str) -> None:
+    """A compound reply whose units do not answer ``queries``: out of step, never values.
+
+    Example
+    -------
+    >>> raise_reply_mismatch(":ACQUIRE:STATE 0;", "WFMOutpre?;:CURVe?")
+    Traceback (most recent call last):
+    ...
+    charz.errors.ScopeProtocolError: reply to WFMOutpre?;:CURVe? does not have its shape (another query's answer?): ':ACQUIRE:STATE 0;'
+    """
+    err = _bad(f"reply to {queries} does not have its shape (another query's answer?)", reply)
+    err.hint = ("replies and queries are out of step: an earlier query timed out and its "
+                "answer came late, or another program talks to the scope; charz "
+                "resynchronises on the next call, retry it")
+    raise err
+
+
+# ---------------------------------------------------------------- compound replies with a block
+
+
+def block_start(head: bytes) -> int | None:
+    """Where the definite-length block of a compound reply opens: the first ``#`` outside
+    quoted strings (a WFID could hold one), or None when ``head`` has none yet.
+
+    IEEE 488.2 lets a block be one response unit among others (``WFMOutpre?;:CURVe?``
+    answers ``<preamble>;:CURVE #42000<data>``); the units before it are text.
+
+    Example
+    -------
+    >>> block_start(b':WFMO:WFI "Ch1 #2";NR_P 5;:CURVE #210')
+    33
+    >>> block_start(b'1;2;"#"') is None
+    True
+    """
+    first = head.find(b"#")
+    if first < 0:
+        return None
+    if b'"' not in head[:first] and b"'" not in head[:first]:
+        return first  # no quoted string before it: the common case
+    end = _OUTSIDE_QUOTES.match(head).end()  # type: ignore[union-attr] - matches "" at least
+    return end if end < len(head) and head[end] == 0x23 else None
+
+
+_OUTSIDE_QUOTES = re.compile(rb"""(?:[^#"']|"[^"]*"|'[^']*')*""", re.S)
+
+
+def block_header(head: bytes, start: int) -> tuple[int, int] | None:
+    """``(data offset, data length)`` of the block whose ``#`` is at ``start``; None while
+    ``head`` ends inside the header.
+
+    Raises ScopeTransferError for an indefinite (``#0``) or malformed header.
+
+    Example
+    -------
+    >>> block_header(b':CURVE #42000', 7)
+    (13, 2000)
+    >>> block_header(b':CURVE #420', 7) is None
+    True
+    """
+    if len(head) < start + 2:
+        return None
+    digits = head[start + 1] - 0x30
+    if not 1 <= digits <= 9:
+        raise ScopeTransferError(
+            f"the block header {bytes(head[start:start + 12])!r} is not a definite-length "
+            "#<digits><length> header", hint="charz reads #N<length> blocks; check the scope's "
+            "data format settings", code="invalid-block")
+    end = start + 2 + digits
+    if len(head) < end:
+        return None
+    text = bytes(head[start + 2:end])
+    if not text.isdigit():
+        raise ScopeTransferError(
+            f"the block header {bytes(head[start:end])!r} has a length that is not a number",
+            hint="fetch again; a garbled length digit is a damaged transfer", code="invalid-block")
+    return end, int(text)
+
+
+def split_compound(before: str) -> tuple[list[str], str]:
+    """The text units ahead of a block, and the block's own header (``":CURVE"`` or ``""``).
+
+    Example
+    -------
+    >>> split_compound(':WFMO:BYT_N 2;NR_P 5;:ACQUIRE:NUMACQ 3;:CURVE ')
+    ([':WFMO:BYT_N 2', 'NR_P 5', ':ACQUIRE:NUMACQ 3'], ':CURVE')
+    >>> split_compound('+1,+0,5;AMP;+0;')
+    (['+1,+0,5', 'AMP', '+0'], '')
+    """
+    units = split_units(before)
+    return units[:-1], units[-1]

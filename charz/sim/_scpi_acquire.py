@@ -7,7 +7,9 @@ edge after it, renders the record around the trigger and digitises every channel
 
 Timing: with ``time_scale = 0`` an acquisition completes the moment it triggers; with
 ``time_scale = 1`` the pre-trigger fill (ARMED) and the post-trigger part (TRIGGER)
-take as long as on a real scope.  States follow Tek's TRIGger:STATE? names:
+take as long as on a real scope, and so do the firmware's own costs when a
+:class:`~charz.scope.Timing` is given: ``arm_s`` more before READY, ``processing_s``
+more before the record can be read.  States follow Tek's TRIGger:STATE? names:
 ARMED → READY → TRIGGER → SAVE.
 
 Example
@@ -107,6 +109,9 @@ class Engine:
         (the over-range fault); ``forced`` tells free-run/forced records apart.
     clock : callable
         ``time.monotonic`` unless a test injects one.
+    arm_s, processing_s : float
+        The scope's own time to get ready to trigger, and to make a record readable
+        after its window (both scaled by ``time_scale``).
     """
 
     MAX_SEARCH_SAMPLES = 4_000_000
@@ -114,8 +119,11 @@ class Engine:
     def __init__(self, source: CurrentSource, *, probe_channel: int = 1, time_scale: float = 0.0,
                  trigger_search_s: float = 1.0, auto_trigger_s: float = 0.05,
                  gain: Callable[[bool], float] = lambda forced: 1.0,
-                 clock: Callable[[], float] = time.monotonic):
+                 clock: Callable[[], float] = time.monotonic,
+                 arm_s: float = 0.0, processing_s: float = 0.0):
         self.source = source
+        self.arm_s = arm_s
+        self.processing_s = processing_s
         self.probe_channel = probe_channel
         self.time_scale = time_scale
         self.trigger_search_s = trigger_search_s
@@ -234,7 +242,13 @@ class Engine:
             return hit
 
     def take_armed_event(self) -> bool:
+        """Keysight :AER?: latched once the trigger system is armed, i.e. ready for an edge
+        (not while the pre-trigger part still fills)."""
         with self._cond:
+            self._update()
+            if self._armed_events and self._running and self._triggered_at is None \
+                    and self._frame is not None and self._clock() < self._ready_at():
+                return False
             hit, self._armed_events = self._armed_events > 0, 0
             return hit
 
@@ -262,8 +276,8 @@ class Engine:
 
     def _ready_at(self) -> float:
         frame = self._frame
-        fill = frame.trigger_index * frame.dt_s * self.time_scale if frame else 0.0
-        return self._armed_at + fill
+        fill = frame.trigger_index * frame.dt_s if frame else 0.0
+        return self._armed_at + (fill + self.arm_s) * self.time_scale
 
     def _search(self, frame: Frame) -> int | None:
         horizon = int(min(self.trigger_search_s / frame.dt_s, self.MAX_SEARCH_SAMPLES))
@@ -308,7 +322,7 @@ class Engine:
             return
         if self._triggered_at is None or self._pending is None or frame is None:
             return
-        post_s = (frame.n_points - frame.trigger_index) * frame.dt_s * self.time_scale
+        post_s = ((frame.n_points - frame.trigger_index) * frame.dt_s + self.processing_s) * self.time_scale
         if now >= self._triggered_at + post_s:
             self._latest = self._pending
             self._count = self._pending.number

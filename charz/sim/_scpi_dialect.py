@@ -80,11 +80,19 @@ class Dialect:
         self.table: list[Command] = []
 
     def find(self, unit: Unit) -> tuple[Command, list[int]] | None:
-        for command in self.table:
-            numbers = match_pattern(unit.path, command.pattern, self.lenient)
-            if numbers is not None:
-                return command, numbers
-        return None
+        # A client sends the same few headers over and over; matching one against the
+        # whole table costs ~40 us, which would make the mock, not the client, the
+        # cost of a compound query.  The table never changes after __init__.
+        key = (id(self.table), tuple(unit.path))
+        cache: dict = self.__dict__.setdefault("_found", {})
+        if key not in cache:
+            if len(cache) > 4096:  # garbage headers (fuzzing) must not grow it without bound
+                cache.clear()
+            cache[key] = next(((command, numbers) for command in self.table
+                               if (numbers := match_pattern(unit.path, command.pattern,
+                                                            self.lenient)) is not None), None)
+        found = cache[key]
+        return None if found is None else (found[0], list(found[1]))
 
     def undefined(self, unit: Unit) -> None:
         self.status.record(self.undefined_code, f"Undefined header; Command not found; {unit.text}")

@@ -119,6 +119,7 @@ class _Connection:
             with server.lock:
                 server.before_unit(unit.text)
                 result = server.dialect.execute(unit)
+            server.spend(server.timing.query_s if unit.query else server.timing.command_s)
             if isinstance(result, Wait):
                 if not result.until(self.alive):
                     return  # the client hung up (or the server stops) while waiting
@@ -162,6 +163,8 @@ class _Connection:
             message += data
         message += b"\n"
         self.last_reply = out = bytes(message)  # one copy: a 1 M-point block is 2 MB
+        if any(r.kind == "block" for r, _ in parts):
+            self.server.spend(self.server.timing.transfer_s(len(out)))  # the link's rate
         self._deliver(out, texts[0])
 
     def _block_fault(self, r: Reply, data: bytes, before: bytearray) -> bool | None:
@@ -213,7 +216,9 @@ class MockScopeServer:
         ``current`` (the probe reports A) or ``voltage`` (a shunt: the channel reads V
         until YUNits is set).
     time_scale, trigger_search_s, auto_trigger_s : float
-        See :class:`charz.sim._scpi_acquire.Engine`.
+        See :class:`charz.sim._scpi_acquire.Engine`.  ``time_scale=1`` (``charz mock-scope
+        --realtime``) also charges the model's ``[timing]`` costs: per command, per query,
+        per waveform byte over the link, arming and processing.
     idn : str, optional
         Override of the model's ``*IDN?`` answer.
     """
@@ -242,9 +247,13 @@ class MockScopeServer:
         self._want_ports = (port, control_port)
         self.lock = threading.RLock()
         self.stopping = False
+        # time_scale 1 (--realtime): the model's [timing] too, each cost scaled alike.
+        self.timing = self.model.timing
+        self.time_scale = time_scale
         self.engine = Engine(self.source, probe_channel=probe_channel, time_scale=time_scale,
                              trigger_search_s=trigger_search_s, auto_trigger_s=auto_trigger_s,
-                             gain=self._gain)
+                             gain=self._gain, arm_s=self.timing.arm_s,
+                             processing_s=self.timing.processing_s)
         kwargs = dict(idn=idn, probe=probe, probe_channel=probe_channel)
         self.dialect: Dialect = (KeysightDialect(self.model, self.engine, **kwargs) if dialect == "keysight"
                                  else TekDialect(self.model, self.engine, **kwargs))
@@ -334,6 +343,11 @@ class MockScopeServer:
             self._connections.remove(conn)
 
     # ------------------------------------------------------------ faults and physics
+
+    def spend(self, seconds: float) -> None:
+        """Take as long as the modelled scope would (``time_scale`` 0: no time at all)."""
+        if seconds > 0 and self.time_scale > 0:
+            time.sleep(seconds * self.time_scale)
 
     def _gain(self, forced: bool = False) -> float:
         fault = self.faults.peek("over_range") if forced else self.faults.take("over_range")

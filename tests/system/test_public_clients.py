@@ -1,15 +1,23 @@
 """Public vendor clients, not charz's drivers, read the mock scope.
 
 PyMeasure's ``KeysightDSOX1102G`` (its own command strings, its own parsing of the
-preamble and of the ASCii ``:WAVeform:DATA?`` block) reads the same acquisition
-charz's driver fetched; samples and scaling must agree.  The mock is held to what
-these clients send, not to what charz sends.
+preamble and of the ASCii ``:WAVeform:DATA?`` block) and tm_devices' ``curve_query``
+on the 4/5/6 Series dialect read the same acquisition charz's driver fetched; samples
+and scaling must agree.  An unknown header, in either dialect, gets no reply and lands
+in the event queue, where each client's own error check (pymeasure ``check_errors``,
+tm_devices ``expect_esr``) reports it.  The mock is held to what these clients send,
+not to what charz sends.
 """
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
+import pyvisa
+import pyvisa.constants
+import pyvisa.errors
 
 from charz.scope import ScopeSettings, open_scope
 from charz.sim._scpi_demo import SawtoothSource
@@ -61,17 +69,30 @@ def test_pymeasure_infiniivision_reads_what_charz_fetched():
     assert errors.startswith("+0,")
 
 
-def test_pymeasure_sees_an_unknown_header_in_the_error_queue():
+def test_pymeasure_sees_an_unknown_header_in_the_error_queue(caplog):
     with MockScopeServer(SawtoothSource(), dialect="keysight") as server:
         dso = pymeasure_keysight.KeysightDSOX1102G(
             server.resource, visa_library="@py", read_termination="\n", write_termination="\n")
         try:
             dso.write(":BOGus:HEADer 1")  # a real scope stays silent and queues -113
             error = dso.ask(":SYSTem:ERRor?")
+            # An unknown *query* is not answered either: the client times out, and its
+            # own error path (check_errors: SYST:ERR? until 0, each entry logged) shows it.
+            dso.adapter.connection.timeout = 300
+            with pytest.raises(pyvisa.errors.VisaIOError) as info:
+                dso.ask(":BOGus:QUERy?")
+            assert info.value.error_code == pyvisa.constants.StatusCode.error_timeout
+            dso.adapter.connection.timeout = 2000
+            with caplog.at_level(logging.ERROR):
+                errors = dso.check_errors()
+            esr = int(dso.ask("*ESR?"))
         finally:
             dso.adapter.close()
     code, _, message = error.strip().partition(",")
     assert int(code) == -113 and "header" in message.lower()
+    assert [int(e[0]) for e in errors] == [-113]
+    assert any("-113" in r.getMessage() for r in caplog.records)
+    assert esr == 0x20  # command error (bit 5): reading the queue does not clear the ESR
 
 
 @pytest.fixture
@@ -105,3 +126,18 @@ def test_tm_devices_curve_query_reads_what_charz_fetched(device_manager, width):
     assert len(codes) == record.n_points
     assert np.array_equal(np.asarray(codes), record.codes.astype(np.int64))
     assert len(set(record.codes.tolist())) > 100  # a sawtooth, not a constant
+
+
+def test_tm_devices_sees_an_unknown_header_through_its_error_check(device_manager):
+    with MockScopeServer(SawtoothSource(), dialect="tek-mso5") as server:
+        scope = device_manager.add_scope("127.0.0.1", connection_type="SOCKET", port=server.port)
+        scope.write("BOGus:HEADer 1")  # no reply; 113 queued, ESR bit 5 (command error)
+        scope.visa_timeout = 300
+        with pytest.raises(pyvisa.errors.Error, match="BOGus:QUERy"):
+            scope.query("BOGus:QUERy?")  # an unknown query is not answered: a timeout
+        scope.visa_timeout = 5000
+        # tm_devices' own check (*ESR?, then :ALLEv?) fails with the scope's words.
+        with pytest.raises(AssertionError, match="113"):
+            scope.expect_esr(0)
+        esr, messages = scope.get_errors()  # the queue is empty once read
+    assert esr == 0 and messages == ('0,"No events to report - queue empty"',)

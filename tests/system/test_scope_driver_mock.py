@@ -112,6 +112,35 @@ def test_slow_acquisitions_are_waited_for_in_real_time():
         scope.close()
 
 
+@pytest.mark.parametrize("dialect", ["tek", "keysight"])
+def test_realtime_charges_what_the_modelled_scope_costs(dialect):
+    # instruments/<model>.toml [timing]: arming, processing, per-query latency and the
+    # link's rate, on top of the record window; each step takes at least its share.
+    source = SawtoothSource()
+    settings = ScopeSettings(vertical_scale=0.1, vertical_position_div=-3.0, record_length=10_000,
+                             sample_interval_s=2e-6, trigger_level=0.35, width_bytes=2)  # 20 ms
+    with MockScopeServer(source, dialect=dialect, time_scale=1.0) as server:
+        t = server.model.timing
+        assert t.arm_s > 0 and t.processing_s > 0 and t.query_s > 0
+        scope = open_scope(server.resource, timeout_s=2.0)
+        scope.configure(settings)
+        t0 = time.monotonic()
+        scope.arm()
+        armed_s = time.monotonic() - t0
+        io = server.host_io("write", 32768, 0)
+        waited_s = scope.wait(2.0)
+        t0 = time.monotonic()
+        record = scope.fetch()
+        fetch_s = time.monotonic() - t0
+        scope.close()
+    window_s = settings.record_length * settings.sample_interval_s
+    assert armed_s >= t.arm_s + settings.pretrigger_fraction * window_s
+    assert waited_s >= t.processing_s + (1 - settings.pretrigger_fraction) * window_s - 0.005
+    # One compound query: its units' latencies plus the block over the link.
+    assert fetch_s >= 3 * t.query_s + t.transfer_s(record.codes.nbytes)
+    check_against_source(record, source, io, settings)
+
+
 @pytest.mark.parametrize("dialect, msb_first, lsb_first", [
     ("tek", "HEADer OFF;:DATa:ENCdg RIBinary", "HEADer OFF;:DATa:ENCdg SRIbinary"),
     ("keysight", ":WAVeform:BYTeorder MSBFirst", ":WAVeform:BYTeorder LSBFirst"),

@@ -104,9 +104,18 @@ def test_the_record_is_not_fetched_again_after_a_new_acquisition():
     with bench() as (server, scope, _):
         acquire(server, scope)
         server.add_fault("truncated_block")
-        scope._do_acquisition_token = iter([1, 2]).__next__  # another capture happened meanwhile
-        with pytest.raises(ScopeTransferError, match="acquired again"):
+        resync = scope._resync
+
+        def resync_while_the_scope_acquires_again():
+            resync()
+            with server.lock:  # someone armed and the drive drew current meanwhile
+                server.dialect.run_line("ACQuire:STATE RUN")
+            server.host_io("write", 32768, 0)
+
+        scope._resync = resync_while_the_scope_acquires_again
+        with pytest.raises(ScopeTransferError, match="acquired again") as info:
             scope.fetch()
+        assert info.value.code == "record-lost"
 
 
 @pytest.mark.parametrize("headers", [True, False])
@@ -153,8 +162,9 @@ def test_a_trigger_that_never_fires_times_out_on_time():
 def test_very_slow_replies_within_and_beyond_the_timeout():
     with bench() as (server, scope, source):
         io = acquire(server, scope)
-        server.add_fault({"kind": "slow", "delay_s": 0.3, "count": 2})
+        server.add_fault({"kind": "slow", "delay_s": 0.3})  # a fetch is one reply
         assert_matches(scope.fetch(), source, io)  # slower, still inside the timeout
+        assert server.faults.active() == []
         server.add_fault({"kind": "slow", "delay_s": 1.6})
         with within(IO_TIMEOUT_S + 0.5), pytest.raises(ScopeTimeout):
             scope.fetch()

@@ -1,4 +1,4 @@
-"""PyVisaTransport.query_binary against a scripted loopback server, through real pyvisa-py:
+"""PyVisaTransport.query_binary / query_compound against a scripted loopback server, through real pyvisa-py:
 headers split across packets, replies that are not blocks, lengths nobody should allocate,
 and what is left for the next query after each."""
 
@@ -15,6 +15,17 @@ from charz.errors import ScopeTransferError
 from charz.scope import PyVisaTransport
 
 pytestmark = pytest.mark.system
+
+
+@pytest.fixture(autouse=True, params=["socket", "visa"])
+def reader(request, monkeypatch):
+    """Every test twice: reading pyvisa-py's socket directly, and through VISA reads
+    (what NI / Keysight VISA, VXI-11 and USB get)."""
+    if request.param == "visa":
+        from charz.scope import _transport
+
+        monkeypatch.setattr(_transport.PyVisaTransport, "_reader", lambda self: _transport._VisaReader(self))
+    return request.param
 
 
 class Scripted:
@@ -87,3 +98,33 @@ def test_the_preamble_bounds_the_block():
         with pytest.raises(ScopeTransferError, match="more than the 8 the preamble promised"):
             t.query_binary("CURVe?", datatype="h", big_endian=False, max_bytes=8)
         assert t.query("*IDN?") == "SCRIPTED,0,0,0"
+
+
+def test_a_compound_reply_gives_the_text_around_its_block():
+    # A '#' inside a quoted WFID is not the block; 0x0A and ';' bytes inside the data are data.
+    data = np.array([10, 59, 2619, -1], dtype="<i2").tobytes()
+    reply = (b':WFMO:WFID "Ch1 #3";NR_P 4;:ACQUIRE:NUMACQ 7;:CURVE #18' + data + b";0\n")
+    seen = []
+
+    def expect(before):
+        seen.append(before)
+        return np.dtype("<i2"), 8, "the preamble promised"
+
+    with Scripted([[reply[:20], reply[20:50], reply[50:]]]) as t:
+        got = t.query_compound("WFMO?;:ACQ:NUMAC?;:CURV?;*ESR?", expect=expect)
+        assert t.query("*IDN?") == "SCRIPTED,0,0,0"
+    assert seen == [':WFMO:WFID "Ch1 #3";NR_P 4;:ACQUIRE:NUMACQ 7;:CURVE ']
+    assert got.data.tolist() == [10, 59, 2619, -1] and got.after == "0"
+
+
+def test_what_expect_refuses_is_raised_and_the_block_is_discarded():
+    payload = np.arange(20_000, dtype="<i2").tobytes()
+    reply = b"2;16;BIN;:CURVE #520000" + payload[:20_000] + b";0\n"
+
+    def expect(before):
+        raise ScopeTransferError(f"refused {before!r}", code="test")
+
+    with Scripted([reply]) as t:
+        with pytest.raises(ScopeTransferError, match="refused '2;16;BIN;:CURVE '"):
+            t.query_compound("X?", expect=expect)
+        assert t.query("*IDN?") == "SCRIPTED,0,0,0"  # no block bytes read as the answer

@@ -15,7 +15,7 @@ from charz.errors import (
     ClippedWaveform,
     ScopeInstrumentError,
     ScopeProtocolError,
-    ScopeTimeout,
+    ScopeTransferError,
     TriggerTimeout,
     UsageError,
 )
@@ -94,11 +94,23 @@ TEK_WAIT = [("ACQuire:STATE?", ":ACQUIRE:STATE 1"), ("ACQuire:STATE?", ":ACQUIRE
 TEK_DATA = "DATa:SOUrce CH1;:DATa:ENCdg SRIbinary;:DATa:WIDth 2;:DATa:STARt 1;:DATa:STOP 1000"
 
 
-def tek_fetch(header: bool = True, codes: np.ndarray = CODES, byte_order: str = "LSB") -> list:
-    return [(TEK_DATA, None), ("WFMOutpre?", tek_preamble(header, byte_order=byte_order)),
-            ("ACQuire:NUMACq?", ":ACQUIRE:NUMACQ 1" if header else "1"),
-            ("CURVe?", block(codes, b":CURVE " if header else b"", "<" if byte_order == "LSB" else ">")),
-            ("*ESR?", "0")]
+TEK_FETCH = TEK_DATA + ";:WFMOutpre?;:ACQuire:NUMACq?;:CURVe?;*ESR?"
+
+
+def tek_fetch(header: bool = True, codes: np.ndarray = CODES, byte_order: str = "LSB", *,
+              preamble: str | None = None, numacq: int = 1, esr: str = "0",
+              cut: int | None = None, after: bytes | None = None) -> list:
+    """The one compound query of a fetch and its reply: <preamble>;<NUMACQ>;<block>;<ESR>.
+
+    ``cut`` keeps that many data bytes (a truncated block); ``after`` replaces what
+    follows the data (a block longer than announced)."""
+    pre = preamble if preamble is not None else tek_preamble(header, byte_order=byte_order)
+    count = f":ACQUIRE:NUMACQ {numacq}" if header else str(numacq)
+    blk = block(codes, b":CURVE " if header else b"", "<" if byte_order == "LSB" else ">")[:-1]
+    if cut is not None:
+        blk = blk[:len(blk) - codes.nbytes + cut]
+    tail = after if after is not None else f";{esr}\n".encode()
+    return [(TEK_FETCH, f"{pre};{count};".encode("latin-1") + blk + (b"" if cut is not None else tail))]
 
 
 def tek(pairs: list, **kw) -> tuple[TekDPO, ReplayTransport]:
@@ -201,27 +213,44 @@ def test_wait_notices_a_scope_reset_instead_of_blaming_the_trigger():
 
 
 def test_a_damaged_block_is_fetched_once_more_when_the_acquisition_is_unchanged():
-    first = tek_fetch()[:3] + [("CURVe?", ScopeTimeout("timeout while reading the block"))]
     resync = [("*IDN?", None), (None, TEK_IDN)]
-    pairs = tek_connect() + tek_configure() + first + resync + tek_fetch()
+    pairs = tek_connect() + tek_configure() + tek_fetch(cut=700) + resync + tek_fetch()
     scope, t = tek(pairs)
     with t:
         scope.configure(SETTINGS)
         assert np.array_equal(scope.fetch().codes, CODES)
 
 
-def test_a_block_longer_than_announced_is_noticed_by_the_next_reply():
-    long_then = tek_fetch()[:4] + [("*ESR?", "\x0b\x00\x0b\x00garbage")]
-    resync = [("*IDN?", None), (None, "0"), (None, TEK_IDN)]
-    second = tek_fetch()[:4] + [("*ESR?", "\x0b\x00more")] + resync
-    pairs = tek_connect() + tek_configure() + long_then + resync + second
+def test_the_record_is_not_fetched_again_after_a_new_acquisition():
+    # NUMACq? travels in the same reply as the block: the second reply shows another capture.
+    resync = [("*IDN?", None), (None, TEK_IDN)]
+    pairs = tek_connect() + tek_configure() + tek_fetch(cut=700) + resync + tek_fetch(numacq=2)
     scope, t = tek(pairs)
     with t:
         scope.configure(SETTINGS)
-        with pytest.raises(Exception) as info:
+        with pytest.raises(ScopeTransferError, match="acquired again") as info:
             scope.fetch()
-    assert type(info.value).__name__ == "ScopeTransferError"
-    assert "longer than announced" in str(info.value)
+    assert info.value.code == "record-lost"
+
+
+def test_a_block_longer_than_announced_is_noticed_by_what_follows_it():
+    resync = [("*IDN?", None), (None, TEK_IDN)]
+    long_block = tek_fetch(after=b"\x0b\x00\x0b\x00garbage;0\n")
+    pairs = tek_connect() + tek_configure() + long_block + resync + long_block + resync
+    scope, t = tek(pairs)
+    with t:
+        scope.configure(SETTINGS)
+        with pytest.raises(ScopeTransferError, match="damaged twice.*longer than announced"):
+            scope.fetch()
+
+
+def test_a_reply_shaped_for_another_query_is_a_protocol_error():
+    pairs = tek_connect() + tek_configure() + [(TEK_FETCH, b":ACQUIRE:STATE 0;#10\n")]
+    scope, t = tek(pairs)
+    with t:
+        scope.configure(SETTINGS)
+        with pytest.raises(ScopeProtocolError, match="another query"):
+            scope.fetch()
 
 
 def test_errors_in_the_queue_after_configure_are_reported_with_their_code():
@@ -235,7 +264,7 @@ def test_errors_in_the_queue_after_configure_are_reported_with_their_code():
 
 
 def test_a_power_on_bit_means_the_settings_are_gone():
-    pairs = tek_connect() + tek_configure() + tek_fetch()[:4] + [("*ESR?", "128")]
+    pairs = tek_connect() + tek_configure() + tek_fetch(esr="128")
     scope, t = tek(pairs)
     with t:
         scope.configure(SETTINGS)
@@ -244,7 +273,8 @@ def test_a_power_on_bit_means_the_settings_are_gone():
 
 
 def test_a_preamble_that_disagrees_with_the_settings_is_refused():
-    fetch = [(TEK_DATA, None), ("WFMOutpre?", tek_preamble(xincr=4e-9, yunit="V"))]
+    # Refused from the text ahead of the block, before its data are read.
+    fetch = tek_fetch(preamble=tek_preamble(xincr=4e-9, yunit="V"), cut=0)
     pairs = tek_connect() + tek_configure() + fetch
     scope, t = tek(pairs)
     with t:
@@ -335,10 +365,10 @@ def test_keysight_single_capture_uses_every_pair():
     pairs = ([("*IDN?", KS_IDN), ("*CLS", None)] + [(w, None) for w in writes] + verify
              + [(":AER?", "0"), (":SINGle", None), (":AER?", "1")]
              + [(":OPERegister:CONDition?", "+40"), (":OPERegister:CONDition?", "+0")]
-             + [(";".join(KS_WAVEFORM), None), (":WAVeform:PREamble?", format_keysight_preamble(pre)),
-                (":CHANnel1:UNITs?", "AMP"), (":OPERegister:CONDition?", "+0"),
-                (":WAVeform:DATA?", b"#8" + f"{len(data):08d}".encode() + data + b"\n"),
-                ("*ESR?", "+0")])
+             + [(";".join([*KS_WAVEFORM, ":WAVeform:PREamble?", ":CHANnel1:UNITs?",
+                           ":OPERegister:CONDition?", ":WAVeform:DATA?", "*ESR?"]),
+                 f"{format_keysight_preamble(pre)};AMP;+0;".encode()
+                 + b"#8" + f"{len(data):08d}".encode() + data + b";+0\n")])
     t = ReplayTransport(pairs)
     scope = KeysightInfiniiVision(sleep=lambda s: None)
     with t:

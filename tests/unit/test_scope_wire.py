@@ -6,8 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from charz.errors import ScopeProtocolError
+from charz.errors import ScopeProtocolError, ScopeTransferError
 from charz.scope._wire import (
+    block_header,
+    block_start,
+    split_compound,
     Identity,
     KeysightPreamble,
     ScopeEvent,
@@ -191,3 +194,26 @@ def test_keysight_preamble_round_trip_and_errors():
     assert parse_keysight_error(format_keysight_error(e)) == e
     with pytest.raises(ScopeProtocolError):
         parse_keysight_error("-113 Undefined header")
+
+
+@pytest.mark.parametrize("head, start, found", [
+    (b"#15abcde", 0, (3, 5)),
+    (b':CURVE #72000000', 7, (16, 2_000_000)),
+    (b':CURVE #7200', 7, None),  # the header is still arriving
+    (b":CURVE #", 7, None),
+])
+def test_block_header_locates_the_data(head, start, found):
+    assert block_start(head) == start
+    assert block_header(head, start) == found
+
+
+@pytest.mark.parametrize("head", [b"#0\n", b"#x12", b"#3a1b"])
+def test_malformed_block_headers_are_transfer_errors(head):
+    with pytest.raises(ScopeTransferError, match="definite-length|not a number"):
+        block_header(head, 0)
+
+
+def test_quotes_hide_hashes_and_semicolons_from_the_compound_split():
+    before = ':WFMO:WFID "a;#b";NR_P 5;:ACQ:NUMAC 2;:CURVE '
+    assert block_start(before.encode()) is None
+    assert split_compound(before) == ([':WFMO:WFID "a;#b"', "NR_P 5", ":ACQ:NUMAC 2"], ":CURVE")
