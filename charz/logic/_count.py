@@ -1,0 +1,58 @@
+"""Count R/B pulses from a sigrok stream with 000 §4.2's stop rule.
+
+000 reads N_Tprogram only once R/B has stayed high for five minutes after the
+workload, so every program the controller still had queued (garbage collection,
+a cache flush) is in the count.  :func:`count_until_settled` feeds a
+:class:`~charz.analysis._pulses.PulseCounter` from a :class:`SigrokStream` and
+stops a continuous acquisition once the workload is done *and* R/B has been high
+for ``settle_s``; a stream that ends before that is reported as not settled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from charz.analysis._pulses import PulseCounter, PulseCounts
+from charz.errors import LogicError
+
+__all__ = ["CountResult", "count_until_settled"]
+
+
+@dataclass(frozen=True)
+class CountResult:
+    counts: PulseCounts
+    settled: bool          # R/B was high for settle_s at the end
+    settle_s: float
+    error: str | None = None  # what stopped the stream early (counts up to it are kept)
+
+
+def count_until_settled(stream, counter: PulseCounter, *, settle_s: float,
+                        workload_done: Callable[[], bool] = lambda: True,
+                        on_chunk: Callable[[int], None] | None = None,
+                        byte_index: int = 0) -> CountResult:
+    """Feed every chunk of ``stream`` to ``counter``; stop once settled; never lose counts.
+
+    ``byte_index`` picks the byte of a multi-byte sample unit that holds R/B.  A
+    :class:`~charz.errors.LogicError` from the stream ends the count: it is
+    returned in ``error`` with the counts so far, for the caller to report.
+    """
+    settle_us = settle_s * 1e6
+    error = None
+    unit = getattr(stream, "unitsize", 1)
+    try:
+        for chunk in stream:
+            counter.feed(chunk[byte_index::unit] if unit > 1 else chunk)
+            if on_chunk is not None:
+                on_chunk(int(np.size(chunk)))
+            c = counter.counts
+            if c.high_for_us >= settle_us and workload_done():
+                stop = getattr(stream, "stop", None)
+                if stop is not None:
+                    stop()
+    except LogicError as exc:
+        error = exc.message
+    c = counter.counts
+    return CountResult(c, c.high_for_us >= settle_us, settle_s, error)
