@@ -14,6 +14,7 @@ See docs/ftl.md for the model, its conventions and its limits.
 ``make_fill`` ``requests`` sequential fill; requests by hand (e.g. TRIM)
 ``run_subtests``           000 Fig. 10's repeated sub-tests (WALVD)
 ``user_bytes_for_op_percent``  000 Eq. 15's partition for an OP% (Table 4)
+``op_percent_user_bytes``  Eq. 15 itself, in bytes
 =========================  ===================================================
 """
 
@@ -22,6 +23,7 @@ from charz.sim.ftl._drive import (
     RbTrace,
     RunResult,
     SimDrive,
+    op_percent_user_bytes,
     run_subtests,
     user_bytes_for_op_percent,
 )
@@ -52,6 +54,7 @@ __all__ = [
     "Workload",
     "make_fill",
     "make_requests",
+    "op_percent_user_bytes",
     "requests",
     "run_subtests",
     "user_bytes_for_op_percent",

@@ -233,18 +233,16 @@ class SimDrive:
         n_units = cfg.pools * cfg.units_per_pool
         self._l2p = np.full(self._max_user_pages, -1, dtype=np.int32)
         self._p2l = np.full(t, -1, dtype=np.int32)
-        self._valid = np.zeros(n_units, dtype=np.int32)
-        self._ustate = np.zeros(n_units, dtype=np.uint8)
-        self._uclose = np.zeros(n_units, dtype=np.int64)
-        self._uerase = np.zeros(n_units, dtype=np.int32)
+        self._ut = np.zeros((n_units, K.N_U), dtype=np.int64)
         # free units popped from the top: reversed so a pool starts from its unit 0
         per = cfg.units_per_pool
-        self._free_stack = (np.arange(cfg.pools, dtype=np.int64)[:, None] * per
-                            + np.arange(per - 1, -1, -1, dtype=np.int64)[None, :])
-        self._free_top = np.full(cfg.pools, per, dtype=np.int64)
-        self._open_unit = np.full((cfg.pools, 2), -1, dtype=np.int64)
-        self._open_ptr = np.zeros((cfg.pools, 2), dtype=np.int64)
-        self._pend = np.zeros((cfg.pools, 2), dtype=np.int64)
+        self._fstack = (np.arange(cfg.pools, dtype=np.int64)[:, None] * per
+                        + np.arange(per - 1, -1, -1, dtype=np.int64)[None, :])
+        self._pt = np.zeros((cfg.pools, K.N_Q), dtype=np.int64)
+        self._pt[:, K.Q_FREE_TOP] = per
+        self._pt[:, K.Q_OPEN_H] = self._pt[:, K.Q_OPEN_G] = -1
+        self._pt[:, K.Q_MIN] = cfg.pages_per_unit
+        self._bhead = np.full((cfg.pools, cfg.pages_per_unit + 1), -1, dtype=np.int64)
         self._pers = np.zeros(K.N_P, dtype=np.int64)
         cap = cfg.write_cache_bytes // cfg.page_size if cfg.write_cache else 0
         self._cache_ring = np.zeros(max(cap, 1), dtype=np.int32)
@@ -322,15 +320,17 @@ class SimDrive:
 
     @property
     def valid_per_unit(self) -> np.ndarray:
-        v = self._valid.view()
-        v.flags.writeable = False
-        return v
+        """Valid pages per erase unit (a superblock when programs are multi-plane); a copy."""
+        return self._ut[:, K.U_VALID].copy()
 
     @property
     def erase_counts(self) -> np.ndarray:
-        v = self._uerase.view()
-        v.flags.writeable = False
-        return v
+        """Erases per unit so far; a copy."""
+        return self._ut[:, K.U_ERASES].copy()
+
+    @property
+    def pages_per_unit(self) -> int:
+        return self.cfg.pages_per_unit
 
     # ---- running --------------------------------------------------------------------
     def precondition(self, fraction: float = 1.0, block_size: int = 128 * 1024, carry: bool = False) -> RunResult:
@@ -362,10 +362,9 @@ class SimDrive:
         lens = np.ascontiguousarray(reqs["length"])
         r = 0
         while r <= len(ops):
-            r = K.run_kernel(ops, offs, lens, r, True, self._g, self._tm, self._l2p, self._p2l, self._valid,
-                             self._ustate, self._uclose, self._uerase, self._free_stack, self._free_top,
-                             self._open_unit, self._open_ptr, self._pend, self._pers, self._cache_ring,
-                             self._cache_slot, ctr, dc, self._traced, self._clocks, *tr)
+            state = (self._g, self._tm, self._l2p, self._p2l, self._ut, self._pt, self._fstack, self._bhead,
+                     self._pers, ctr, dc, self._traced, self._clocks)
+            r = K.run_kernel(ops, offs, lens, r, True, self._cache_ring, self._cache_slot, *state, *tr)
             if ctr[K.C_ERROR]:
                 self._broken = {
                     K.ERR_NO_VICTIM: "no block holds an invalid page to reclaim: the over-provisioning is too "
@@ -432,13 +431,19 @@ def run_subtests(drive: SimDrive, workload: Workload, count: int, initial_fill: 
             for k in range(count)]
 
 
-def user_bytes_for_op_percent(drive: SimDrive, op_percent: float) -> int:
-    """000 Eq. 15: the partition size giving OP% = OP/(OP + User_Space), with OP the
-    drive's fixed spare (physical − full user space); rounded down to a page."""
+def op_percent_user_bytes(op_bytes: float, op_percent: float) -> float:
+    """000 Eq. 15 solved for the partition: OP% = OP/(OP + User_Space), OP fixed."""
     if not 0.0 < op_percent < 100.0:
         raise ValueError(f"OP% must be in (0, 100), got {op_percent}")
+    f = op_percent / 100.0
+    return op_bytes * (1.0 - f) / f
+
+
+def user_bytes_for_op_percent(drive: SimDrive, op_percent: float) -> int:
+    """The partition of ``drive`` giving ``op_percent`` by 000 Eq. 15, OP being the
+    drive's fixed spare (physical − full user space); rounded down to a page, at most
+    the full user space."""
     ps = drive.cfg.page_size
     op_bytes = drive.physical_bytes - drive.cfg.user_pages * ps
-    f = op_percent / 100.0
-    user = int(op_bytes * (1.0 - f) / f) // ps * ps
+    user = int(op_percent_user_bytes(op_bytes, op_percent)) // ps * ps
     return min(user, drive.cfg.user_pages * ps)

@@ -28,6 +28,7 @@ import numpy as np
 
 _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
+
 OP_READ, OP_WRITE, OP_TRIM = 0, 1, 2
 KIND_READ, KIND_PROGRAM, KIND_ERASE = 0, 1, 2
 HOST, GC = 0, 1
@@ -54,8 +55,22 @@ N_P = 4
 D_PROG_OPS, D_PROG_PAGES, D_READS, D_ERASES = range(4)
 N_D = 4
 
+# unit table ``ut[unit, k]`` (int64)
+U_VALID, U_STATE, U_CLOSE, U_ERASES, U_NEXT, U_PREV = range(6)
+N_U = 6
+VICTIM = 3  # being collected: invalidations no longer move it between buckets
+# pool table ``pt[pool, k]`` (int64); open unit / pointer / pending pages per stream
+Q_FREE_TOP, Q_OPEN_H, Q_OPEN_G, Q_PTR_H, Q_PTR_G, Q_PEND_H, Q_PEND_G, Q_MIN = range(8)
+N_Q = 8
+
 ERR_NO_VICTIM = 1  # no closed unit holds an invalid page: over-provisioning too small
 ERR_NO_FREE = 2  # the GC frontier found no free unit (cannot happen with reserve ≥ 1)
+
+# Every helper takes the whole state as explicit arrays (tuples of arrays cost a
+# reference-count round trip per member per call, measured 5x slower):
+#   g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind
+# ``fstack[pool, i]``: free units (stack); ``bhead[pool, v]``: first closed unit with v
+# valid pages, a doubly linked list through U_NEXT/U_PREV — greedy's victim in O(1).
 
 
 @_jit
@@ -64,7 +79,12 @@ def seed(s):
 
 
 @_jit
-def _emit(die, kind, width, tr_die, tr_start, tr_width, tr_kind, ctr, clocks, tm):
+def _uniform(a, b):
+    return a + (b - a) * np.random.random()
+
+
+@_jit
+def _emit(die, kind, width, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """Append one R/B low pulse of a traced die.  The die is busy for ``width`` after a
     gap (command and data transfer) that keeps consecutive pulses apart."""
     start = clocks[die] + tm[T_GAP] * (1.0 + np.random.random())
@@ -81,30 +101,23 @@ def _emit(die, kind, width, tr_die, tr_start, tr_width, tr_kind, ctr, clocks, tm
 
 
 @_jit
-def _uniform(a, b):
-    return a + (b - a) * np.random.random()
-
-
-@_jit
-def _read_op(die, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind):
+def _read_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     ctr[C_FLASH_READS] += 1
     dc[die, D_READS] += 1
     if traced[die]:
-        _emit(die, KIND_READ, _uniform(tm[T_READ_A], tm[T_READ_B]), tr_die, tr_start, tr_width, tr_kind, ctr,
-              clocks, tm)
+        _emit(die, KIND_READ, _uniform(tm[T_READ_A], tm[T_READ_B]), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
 
 
 @_jit
-def _erase_op(die, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind):
+def _erase_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     ctr[C_ERASES] += 1
     dc[die, D_ERASES] += 1
     if traced[die]:
-        _emit(die, KIND_ERASE, _uniform(tm[T_ERASE_A], tm[T_ERASE_B]), tr_die, tr_start, tr_width, tr_kind, ctr,
-              clocks, tm)
+        _emit(die, KIND_ERASE, _uniform(tm[T_ERASE_A], tm[T_ERASE_B]), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
 
 
 @_jit
-def _program_op(die, pages, page_in_block, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind):
+def _program_op(die, pages, page_in_block, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """One program pulse for ``pages`` pages.  MLC: even pages of a block are lower
     pages (fast), odd ones upper (slow) — 000 §4.3's third reason; SLC has one range."""
     ctr[C_PROG_OPS] += 1
@@ -115,143 +128,171 @@ def _program_op(die, pages, page_in_block, ctr, dc, traced, clocks, tm, tr_die, 
             w = _uniform(tm[T_PROG_LO_A], tm[T_PROG_LO_B])
         else:
             w = _uniform(tm[T_PROG_HI_A], tm[T_PROG_HI_B])
-        _emit(die, KIND_PROGRAM, w, tr_die, tr_start, tr_width, tr_kind, ctr, clocks, tm)
+        _emit(die, KIND_PROGRAM, w, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
 
 
 @_jit
-def _place(pool, stream, lpn, g, l2p, p2l, valid, ustate, uclose, open_unit, open_ptr, pend, pers,
-           ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind):
+def _bucket_insert(un, pool, v, ut, pt, bhead):
+    h = bhead[pool, v]
+    ut[un, U_NEXT] = h
+    ut[un, U_PREV] = -1
+    if h >= 0:
+        ut[h, U_PREV] = un
+    bhead[pool, v] = un
+    if v < pt[pool, Q_MIN]:
+        pt[pool, Q_MIN] = v
+
+
+@_jit
+def _bucket_remove(un, pool, v, ut, bhead):
+    p = ut[un, U_PREV]
+    n = ut[un, U_NEXT]
+    if p >= 0:
+        ut[p, U_NEXT] = n
+    else:
+        bhead[pool, v] = n
+    if n >= 0:
+        ut[n, U_PREV] = p
+
+
+@_jit
+def _invalidate(ppn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
+    """Physical page ``ppn`` no longer holds live data."""
+    un = ppn // g[G_UPP]
+    p2l[ppn] = -1
+    v = ut[un, U_VALID]
+    ut[un, U_VALID] = v - 1
+    if ut[un, U_STATE] == CLOSED:
+        pool = un // g[G_UNITS_PER_POOL]
+        _bucket_remove(un, pool, v, ut, bhead)
+        _bucket_insert(un, pool, v - 1, ut, pt, bhead)
+
+
+@_jit
+def _place(pool, stream, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """Append logical page ``lpn`` at the open unit of (pool, stream); the caller has
     made sure there is one."""
     upp = g[G_UPP]
     ppo = g[G_PPO]
-    un = open_unit[pool, stream]
-    off = open_ptr[pool, stream]
+    un = pt[pool, Q_OPEN_H + stream]
+    off = pt[pool, Q_PTR_H + stream]
     ppn = un * upp + off
     l2p[lpn] = ppn
     p2l[ppn] = lpn
-    valid[un] += 1
+    ut[un, U_VALID] += 1
     off += 1
-    pend[pool, stream] += 1
+    pt[pool, Q_PEND_H + stream] += 1
     if off % ppo == 0:
-        die = pool // g[G_PPD]
-        _program_op(die, pend[pool, stream], (off - 1) // ppo, ctr, dc, traced, clocks, tm, tr_die, tr_start,
-                    tr_width, tr_kind)
-        pend[pool, stream] = 0
+        _program_op(pool // g[G_PPD], pt[pool, Q_PEND_H + stream], (off - 1) // ppo, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+        pt[pool, Q_PEND_H + stream] = 0
     if off == upp:
-        ustate[un] = CLOSED
-        uclose[un] = pers[P_CLOCK]
-        open_unit[pool, stream] = -1
+        ut[un, U_STATE] = CLOSED
+        ut[un, U_CLOSE] = pers[P_CLOCK]
+        _bucket_insert(un, pool, ut[un, U_VALID], ut, pt, bhead)
+        pt[pool, Q_OPEN_H + stream] = -1
         off = 0
-    open_ptr[pool, stream] = off
+    pt[pool, Q_PTR_H + stream] = off
 
 
 @_jit
-def _pop_free(pool, stream, free_stack, free_top, ustate, open_unit, open_ptr, ctr):
-    t = free_top[pool]
+def _pop_free(pool, stream, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
+    t = pt[pool, Q_FREE_TOP]
     if t == 0:
         ctr[C_ERROR] = ERR_NO_FREE
         return False
     t -= 1
-    un = free_stack[pool, t]
-    free_top[pool] = t
-    ustate[un] = OPEN
-    open_unit[pool, stream] = un
-    open_ptr[pool, stream] = 0
+    un = fstack[pool, t]
+    pt[pool, Q_FREE_TOP] = t
+    ut[un, U_STATE] = OPEN
+    pt[pool, Q_OPEN_H + stream] = un
+    pt[pool, Q_PTR_H + stream] = 0
     return True
 
 
 @_jit
-def _victim(pool, g, valid, ustate, uclose, pers):
-    """Greedy: the closed unit with the fewest valid pages.  Cost-benefit (Kawaguchi /
-    Rosenblum): the closed unit maximising age·(1 − u)/(2u), u its valid fraction, age
-    the host page writes since it was closed.  −1 when no closed unit has an invalid page."""
+def _victim(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
+    """Greedy: a closed unit with the fewest valid pages (the lowest non-empty bucket).
+    Cost-benefit (Kawaguchi / Rosenblum): the closed unit maximising age·(1 − u)/(2u),
+    u its valid fraction, age the host page writes since it was closed (a scan).
+    −1 when no closed unit has an invalid page."""
     upp = g[G_UPP]
+    if g[G_GC] == GC_GREEDY:
+        v = pt[pool, Q_MIN]
+        while v < upp and bhead[pool, v] < 0:
+            v += 1
+        pt[pool, Q_MIN] = v
+        if v >= upp:
+            return -1
+        return bhead[pool, v]
     n = g[G_UNITS_PER_POOL]
     base = pool * n
     best = -1
-    if g[G_GC] == GC_GREEDY:
-        best_v = upp
-        for b in range(n):
-            un = base + b
-            if ustate[un] == CLOSED and valid[un] < best_v:
-                best_v = valid[un]
-                best = un
-                if best_v == 0:
-                    break
-    else:
-        best_s = -1.0
-        now = pers[P_CLOCK]
-        for b in range(n):
-            un = base + b
-            if ustate[un] == CLOSED:
-                v = valid[un]
-                if v == 0:
-                    return un
-                if v < upp:
-                    age = float(now - uclose[un] + 1)
-                    s = age * (upp - v) / (2.0 * v)
-                    if s > best_s:
-                        best_s = s
-                        best = un
+    best_s = -1.0
+    now = pers[P_CLOCK]
+    for b in range(n):
+        un = base + b
+        if ut[un, U_STATE] == CLOSED:
+            v = ut[un, U_VALID]
+            if v == 0:
+                return un
+            if v < upp:
+                s = float(now - ut[un, U_CLOSE] + 1) * (upp - v) / (2.0 * v)
+                if s > best_s:
+                    best_s = s
+                    best = un
     return best
 
 
 @_jit
-def _gc_once(pool, g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit, open_ptr, pend,
-             pers, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind):
+def _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """Reclaim one unit of ``pool``: copy its valid pages to the GC frontier, erase it."""
-    un = _victim(pool, g, valid, ustate, uclose, pers)
+    un = _victim(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
     if un < 0:
         ctr[C_ERROR] = ERR_NO_VICTIM
         return
     upp = g[G_UPP]
     die = pool // g[G_PPD]
+    _bucket_remove(un, pool, ut[un, U_VALID], ut, bhead)
+    ut[un, U_STATE] = VICTIM
     base = un * upp
     for i in range(upp):
         lpn = p2l[base + i]
         if lpn >= 0:
-            _read_op(die, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+            _read_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
             p2l[base + i] = -1
-            valid[un] -= 1
-            if open_unit[pool, GC] < 0:
-                if not _pop_free(pool, GC, free_stack, free_top, ustate, open_unit, open_ptr, ctr):
+            ut[un, U_VALID] -= 1
+            if pt[pool, Q_OPEN_G] < 0:
+                if not _pop_free(pool, GC, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
                     return
-            _place(pool, GC, lpn, g, l2p, p2l, valid, ustate, uclose, open_unit, open_ptr, pend, pers, ctr, dc,
-                   traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+            _place(pool, GC, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
             ctr[C_GC_COPIES] += 1
-    ustate[un] = FREE
-    uerase[un] += 1
-    free_stack[pool, free_top[pool]] = un
-    free_top[pool] += 1
-    _erase_op(die, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+    ut[un, U_STATE] = FREE
+    ut[un, U_ERASES] += 1
+    fstack[pool, pt[pool, Q_FREE_TOP]] = un
+    pt[pool, Q_FREE_TOP] += 1
+    _erase_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
 
 
 @_jit
-def _write_flash(lpn, g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit, open_ptr, pend,
-                 pers, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind):
+def _write_flash(lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """Program one host page out of place on the next pool in round-robin (channel
     first, then way, die, plane), collecting garbage there first if its free units
     are down to the reserve the GC frontier needs."""
-    upp = g[G_UPP]
     old = l2p[lpn]
     if old >= 0:  # invalidate first: a victim chosen below then need not copy it
-        p2l[old] = -1
-        valid[old // upp] -= 1
+        _invalidate(old, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
         l2p[lpn] = -1
     k = pers[P_RR]
     pers[P_RR] = (k + 1) % g[G_NPOOLS]
     dies = g[G_DIES]
     pool = (k % dies) * g[G_PPD] + (k // dies) % g[G_PPD]
-    if open_unit[pool, HOST] < 0:
-        while free_top[pool] <= g[G_RESERVE]:
-            _gc_once(pool, g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit, open_ptr,
-                     pend, pers, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+    if pt[pool, Q_OPEN_H] < 0:
+        while pt[pool, Q_FREE_TOP] <= g[G_RESERVE]:
+            _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
             if ctr[C_ERROR] != 0:
                 return
-        _pop_free(pool, HOST, free_stack, free_top, ustate, open_unit, open_ptr, ctr)
-    _place(pool, HOST, lpn, g, l2p, p2l, valid, ustate, uclose, open_unit, open_ptr, pend, pers, ctr, dc, traced,
-           clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+        _pop_free(pool, HOST, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
+    _place(pool, HOST, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
     ctr[C_HOST_PROG] += 1
 
 
@@ -261,8 +302,7 @@ def _die_of(ppn, g):
 
 
 @_jit
-def _evict_one(g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit, open_ptr, pend, pers,
-               cache_ring, cache_slot, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind):
+def _evict_one(cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """Flush the oldest cached page (FIFO); stale ring entries (trimmed) are skipped."""
     cap = g[G_CACHE_CAP]
     while pers[P_CACHE_COUNT] > 0:
@@ -272,15 +312,12 @@ def _evict_one(g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top,
         pers[P_CACHE_COUNT] -= 1
         if cache_slot[lpn] == h + 1:
             cache_slot[lpn] = 0
-            _write_flash(lpn, g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit, open_ptr,
-                         pend, pers, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+            _write_flash(lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
             return
 
 
 @_jit
-def run_kernel(ops, offs, lens, r0, finish, g, tm, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top,
-               open_unit, open_ptr, pend, pers, cache_ring, cache_slot, ctr, dc, traced, clocks, tr_die, tr_start,
-               tr_width, tr_kind):
+def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """Serve requests ``r0 …``; when ``finish``, then flush the cache and the partial
     stripes.  Returns the next request index, ``len(ops) + 1`` when all is done, or
     stops early (same convention) when the trace buffer passes half full or an error is set."""
@@ -304,30 +341,21 @@ def run_kernel(ops, offs, lens, r0, finish, g, tm, l2p, p2l, valid, ustate, uclo
                 partial = off > pstart or end < pstart + ps
                 ctr[C_HOST_PAGES_W] += 1
                 pers[P_CLOCK] += 1
+                if cap > 0 and cache_slot[p] > 0:  # merged into the cached copy: no flash work
+                    ctr[C_COALESCED] += 1
+                    continue
+                if partial and l2p[p] >= 0:  # read-modify-write fills the rest of the page
+                    _read_op(_die_of(l2p[p], g), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+                    ctr[C_RMW_READS] += 1
                 if cap > 0:
-                    if cache_slot[p] > 0:  # merged into the cached copy: no flash work
-                        ctr[C_COALESCED] += 1
-                        continue
-                    if partial and l2p[p] >= 0:  # read-modify-write fills the rest of the page
-                        _read_op(_die_of(l2p[p], g), ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width,
-                                 tr_kind)
-                        ctr[C_RMW_READS] += 1
                     if pers[P_CACHE_COUNT] == cap:
-                        _evict_one(g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit,
-                                   open_ptr, pend, pers, cache_ring, cache_slot, ctr, dc, traced, clocks, tm, tr_die,
-                                   tr_start, tr_width, tr_kind)
+                        _evict_one(cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
                     i = (pers[P_CACHE_HEAD] + pers[P_CACHE_COUNT]) % cap
                     cache_ring[i] = p
                     cache_slot[p] = i + 1
                     pers[P_CACHE_COUNT] += 1
                 else:
-                    if partial and l2p[p] >= 0:
-                        _read_op(_die_of(l2p[p], g), ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width,
-                                 tr_kind)
-                        ctr[C_RMW_READS] += 1
-                    _write_flash(p, g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit,
-                                 open_ptr, pend, pers, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width,
-                                 tr_kind)
+                    _write_flash(p, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
                 if ctr[C_ERROR] != 0:
                     return r
         elif op == OP_READ:
@@ -336,7 +364,7 @@ def run_kernel(ops, offs, lens, r0, finish, g, tm, l2p, p2l, valid, ustate, uclo
                 if cap > 0 and cache_slot[p] > 0:
                     ctr[C_CACHE_HITS] += 1
                 elif l2p[p] >= 0:
-                    _read_op(_die_of(l2p[p], g), ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+                    _read_op(_die_of(l2p[p], g), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
                     ctr[C_HOST_FLASH_READS] += 1
         else:  # TRIM: only whole pages are unmapped; a partial page keeps its data
             for p in range(first, last + 1):
@@ -347,8 +375,7 @@ def run_kernel(ops, offs, lens, r0, finish, g, tm, l2p, p2l, valid, ustate, uclo
                     cache_slot[p] = 0
                 old = l2p[p]
                 if old >= 0:
-                    p2l[old] = -1
-                    valid[old // g[G_UPP]] -= 1
+                    _invalidate(old, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
                     l2p[p] = -1
                     ctr[C_TRIM_PAGES] += 1
     if not finish:
@@ -356,16 +383,12 @@ def run_kernel(ops, offs, lens, r0, finish, g, tm, l2p, p2l, valid, ustate, uclo
     while cap > 0 and pers[P_CACHE_COUNT] > 0:
         if ctr[C_TRACE_N] > half or ctr[C_ERROR] != 0:
             return n
-        _evict_one(g, l2p, p2l, valid, ustate, uclose, uerase, free_stack, free_top, open_unit, open_ptr, pend, pers,
-                   cache_ring, cache_slot, ctr, dc, traced, clocks, tm, tr_die, tr_start, tr_width, tr_kind)
+        _evict_one(cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
     ppo = g[G_PPO]
     for pool in range(g[G_NPOOLS]):
         for s in range(2):
-            if pend[pool, s] > 0:
-                off = open_ptr[pool, s]
-                if open_unit[pool, s] < 0:  # unit closed right at a stripe end: pend is already 0
-                    off = g[G_UPP]
-                _program_op(pool // g[G_PPD], pend[pool, s], (off - 1) // ppo, ctr, dc, traced, clocks, tm, tr_die,
-                            tr_start, tr_width, tr_kind)
-                pend[pool, s] = 0
+            pend = pt[pool, Q_PEND_H + s]
+            if pend > 0:  # a unit that closed did so at a stripe end, with nothing pending
+                _program_op(pool // g[G_PPD], pend, (pt[pool, Q_PTR_H + s] - 1) // ppo, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+                pt[pool, Q_PEND_H + s] = 0
     return n + 1
