@@ -37,8 +37,9 @@ GC_GREEDY, GC_COST_BENEFIT = 0, 1
 
 # geometry / policy vector ``g``
 (G_DIES, G_PPD, G_UPP, G_PPO, G_NPOOLS, G_UNITS_PER_POOL, G_PAGE_SIZE, G_USER_PAGES, G_GC,
- G_CACHE_CAP, G_RESERVE) = range(11)
-N_G = 11
+ G_CACHE_CAP, G_RESERVE, G_ALLOC) = range(12)
+N_G = 12
+ALLOC_ROUND_ROBIN, ALLOC_BALANCED = 0, 1
 # timing vector ``tm`` (µs)
 (T_PROG_LO_A, T_PROG_LO_B, T_PROG_HI_A, T_PROG_HI_B, T_READ_A, T_READ_B, T_ERASE_A, T_ERASE_B,
  T_GAP) = range(9)
@@ -60,8 +61,8 @@ U_VALID, U_STATE, U_CLOSE, U_ERASES, U_NEXT, U_PREV = range(6)
 N_U = 6
 VICTIM = 3  # being collected: invalidations no longer move it between buckets
 # pool table ``pt[pool, k]`` (int64); open unit / pointer / pending pages per stream
-Q_FREE_TOP, Q_OPEN_H, Q_OPEN_G, Q_PTR_H, Q_PTR_G, Q_PEND_H, Q_PEND_G, Q_MIN = range(8)
-N_Q = 8
+Q_FREE_TOP, Q_OPEN_H, Q_OPEN_G, Q_PTR_H, Q_PTR_G, Q_PEND_H, Q_PEND_G, Q_MIN, Q_VALID = range(9)
+N_Q = 9
 
 ERR_NO_VICTIM = 1  # no closed unit holds an invalid page: over-provisioning too small
 ERR_NO_FREE = 2  # the GC frontier found no free unit (cannot happen with reserve ≥ 1)
@@ -162,8 +163,9 @@ def _invalidate(ppn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, trac
     p2l[ppn] = -1
     v = ut[un, U_VALID]
     ut[un, U_VALID] = v - 1
+    pool = un // g[G_UNITS_PER_POOL]
+    pt[pool, Q_VALID] -= 1
     if ut[un, U_STATE] == CLOSED:
-        pool = un // g[G_UNITS_PER_POOL]
         _bucket_remove(un, pool, v, ut, bhead)
         _bucket_insert(un, pool, v - 1, ut, pt, bhead)
 
@@ -180,6 +182,7 @@ def _place(pool, stream, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr,
     l2p[lpn] = ppn
     p2l[ppn] = lpn
     ut[un, U_VALID] += 1
+    pt[pool, Q_VALID] += 1
     off += 1
     pt[pool, Q_PEND_H + stream] += 1
     if off % ppo == 0:
@@ -261,6 +264,7 @@ def _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
             _read_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
             p2l[base + i] = -1
             ut[un, U_VALID] -= 1
+            pt[pool, Q_VALID] -= 1
             if pt[pool, Q_OPEN_G] < 0:
                 if not _pop_free(pool, GC, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
                     return
@@ -276,16 +280,28 @@ def _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
 @_jit
 def _write_flash(lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
     """Program one host page out of place on the next pool in round-robin (channel
-    first, then way, die, plane), collecting garbage there first if its free units
-    are down to the reserve the GC frontier needs."""
+    first, then way, die, plane) — or, balanced, on the pool with the fewest valid
+    pages — collecting garbage there first if its free units are down to the reserve
+    the GC frontier needs."""
     old = l2p[lpn]
     if old >= 0:  # invalidate first: a victim chosen below then need not copy it
         _invalidate(old, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
         l2p[lpn] = -1
     k = pers[P_RR]
-    pers[P_RR] = (k + 1) % g[G_NPOOLS]
+    npools = g[G_NPOOLS]
     dies = g[G_DIES]
-    pool = (k % dies) * g[G_PPD] + (k // dies) % g[G_PPD]
+    ppd = g[G_PPD]
+    pool = (k % dies) * ppd + (k // dies) % ppd
+    if g[G_ALLOC] == ALLOC_BALANCED:  # the pool holding the fewest valid pages, ties in round-robin order
+        best = pt[pool, Q_VALID]
+        for j in range(1, npools):
+            kj = (k + j) % npools
+            pj = (kj % dies) * ppd + (kj // dies) % ppd
+            if pt[pj, Q_VALID] < best:
+                best = pt[pj, Q_VALID]
+                pool = pj
+                k = kj
+    pers[P_RR] = (k + 1) % npools
     if pt[pool, Q_OPEN_H] < 0:
         while pt[pool, Q_FREE_TOP] <= g[G_RESERVE]:
             _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
