@@ -182,10 +182,11 @@ class RunResult:
     end_us: np.ndarray  # per die: its clock when it went idle
     initial_bytes_written: int = 0
     traced_dies: tuple[int, ...] = ()
-    _tr_die: np.ndarray = field(default_factory=lambda: np.empty(0, np.int16), repr=False)
-    _tr_start: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
-    _tr_width: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
-    _tr_kind: np.ndarray = field(default_factory=lambda: np.empty(0, np.uint8), repr=False)
+    _traces: dict[int, RbTrace] = field(default_factory=dict, repr=False)
+
+    @property
+    def dies(self) -> int:
+        return len(self.die_program_ops)
 
     @property
     def flash_pages_programmed(self) -> int:
@@ -205,8 +206,7 @@ class RunResult:
     def rb_trace(self, die: int = 0) -> RbTrace:
         if die not in self.traced_dies:
             raise ValueError(f"die {die} was not traced (FtlConfig.trace_dies = {self.traced_dies})")
-        m = self._tr_die == die
-        return RbTrace(self._tr_start[m], self._tr_width[m], self._tr_kind[m])
+        return self._traces[die]
 
     def _absorb_flash(self, other: RunResult) -> None:
         """Add ``other``'s flash work (not its host figures): 000 Fig. 10's first sub-test
@@ -218,10 +218,8 @@ class RunResult:
         for name in ("die_program_ops", "die_pages_programmed", "die_reads", "die_erases"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.start_us = np.minimum(self.start_us, other.start_us)
-        self._tr_die = np.concatenate([other._tr_die, self._tr_die])
-        self._tr_start = np.concatenate([other._tr_start, self._tr_start])
-        self._tr_width = np.concatenate([other._tr_width, self._tr_width])
-        self._tr_kind = np.concatenate([other._tr_kind, self._tr_kind])
+        self._traces = {d: RbTrace(*(np.concatenate([a, b]) for a, b in zip(other._traces[d], t)))
+                        for d, t in self._traces.items()}
 
 
 class SimDrive:
@@ -255,8 +253,10 @@ class SimDrive:
         self._traced[list(cfg.trace_dies)] = 1
         self._clocks = np.zeros(cfg.dies, dtype=np.float64)
         tm = cfg.timing
-        self._tm = np.array([*tm["prog_lower_us"], *tm["prog_upper_us"], *tm["read_us"], *tm["erase_us"],
-                             cfg.gap_us], dtype=np.float64)
+        ranges = np.zeros((5, 2))  # by trace code: read, -, program lower, program upper, erase
+        ranges[K.CODE_READ], ranges[K.CODE_ERASE] = tm["read_us"], tm["erase_us"]
+        ranges[K.CODE_PROG_LOWER], ranges[K.CODE_PROG_UPPER] = tm["prog_lower_us"], tm["prog_upper_us"]
+        self._w_lo, self._w_span = ranges[:, 0].copy(), ranges[:, 1] - ranges[:, 0]
         self._g = np.zeros(K.N_G, dtype=np.int64)
         g = self._g
         g[K.G_DIES] = cfg.dies
@@ -346,29 +346,33 @@ class SimDrive:
         self._carry = res if carry else None
         return res
 
-    def run(self, reqs: np.ndarray) -> RunResult:
+    def run(self, reqs: np.ndarray, idle_before_us: float | None = None) -> RunResult:
         """Serve ``reqs`` (``REQUEST_DTYPE``), then flush the write cache and any partial
-        program stripe, so the counts are complete when the run returns."""
+        program stripe, so the counts are complete when the run returns.  Each die's
+        clock first advances ``idle_before_us`` (default ``cfg.run_gap_us``, none before
+        the drive's first run): R/B stays high that long."""
         if self._broken:
             raise RuntimeError(f"this drive stopped earlier: {self._broken}")
         reqs = self._checked(reqs)
         cfg = self.cfg
+        if idle_before_us is None:
+            idle_before_us = cfg.run_gap_us if self._runs > 0 else 0.0
+        if not (idle_before_us >= 0 and math.isfinite(idle_before_us)):
+            raise ValueError(f"idle_before_us must be ≥ 0, got {idle_before_us}")
         self._runs += 1
-        K.seed(np.int64((cfg.seed * 1_000_003 + self._runs) % (2**32)))
         ctr = np.zeros(K.N_C, dtype=np.int64)
         dc = np.zeros((cfg.dies, K.N_D), dtype=np.int64)
-        if self._runs > 1:
-            self._clocks += cfg.run_gap_us
-        start = self._clocks.copy()
+        self._clocks += idle_before_us
+        start = self._clocks.copy()  # the dies' clocks advance as their traces are timed below
         cap = _INITIAL_TRACE if cfg.trace_dies else 2
-        tr = [np.empty(cap, np.int16), np.empty(cap), np.empty(cap), np.empty(cap, np.uint8)]
+        tr = [np.empty(cap, np.int16), np.empty(cap, np.uint8)]
         ops = np.ascontiguousarray(reqs["op"])
         offs = np.ascontiguousarray(reqs["offset"])
         lens = np.ascontiguousarray(reqs["length"])
         r = 0
         while r <= len(ops):
-            state = (self._g, self._tm, self._l2p, self._p2l, self._ut, self._pt, self._fstack, self._bhead,
-                     self._pers, ctr, dc, self._traced, self._clocks)
+            state = (self._g, self._l2p, self._p2l, self._ut, self._pt, self._fstack, self._bhead, self._pers,
+                     ctr, dc, self._traced)
             r = K.run_kernel(ops, offs, lens, r, True, self._cache_ring, self._cache_slot, *state, *tr)
             if ctr[K.C_ERROR]:
                 self._broken = {
@@ -384,6 +388,7 @@ class SimDrive:
                 n = int(ctr[K.C_TRACE_N])
                 tr = [np.concatenate([a[:n], np.empty(len(a) * 3, a.dtype)]) for a in tr]
         n = int(ctr[K.C_TRACE_N])
+        traces = {d: self._timed(d, tr[1][:n][tr[0][:n] == d]) for d in cfg.trace_dies}
         res = RunResult(
             page_size=cfg.page_size, pages_per_program=cfg.pages_per_program,
             host_bytes_written=int(ctr[K.C_HOST_W_BYTES]), host_bytes_read=int(ctr[K.C_HOST_R_BYTES]),
@@ -394,13 +399,24 @@ class SimDrive:
             trimmed_pages=int(ctr[K.C_TRIM_PAGES]), program_ops=int(ctr[K.C_PROG_OPS]),
             die_program_ops=dc[:, K.D_PROG_OPS].copy(), die_pages_programmed=dc[:, K.D_PROG_PAGES].copy(),
             die_reads=dc[:, K.D_READS].copy(), die_erases=dc[:, K.D_ERASES].copy(),
-            start_us=start, end_us=self._clocks.copy(), traced_dies=tuple(cfg.trace_dies),
-            _tr_die=tr[0][:n].copy(), _tr_start=tr[1][:n].copy(), _tr_width=tr[2][:n].copy(),
-            _tr_kind=tr[3][:n].copy())
+            start_us=start, end_us=self._clocks.copy(), traced_dies=tuple(cfg.trace_dies), _traces=traces)
         if self._carry is not None:
             carried, self._carry = self._carry, None
             res._absorb_flash(carried)
         return res
+
+    def _timed(self, die: int, codes: np.ndarray) -> RbTrace:
+        """Widths and start times for one die's pulse codes, in order: each operation waits
+        a gap of ``gap_us``…2·``gap_us`` (command, data transfer) after the previous one
+        ends.  Drawn here, vectorised, from a stream seeded by (seed, run, die)."""
+        rng = np.random.default_rng([self.cfg.seed, self._runs, die])
+        u = rng.random((2, len(codes)))
+        width = self._w_lo[codes] + self._w_span[codes] * u[0]
+        gap = self.cfg.gap_us * (1.0 + u[1])
+        end = self._clocks[die] + np.cumsum(gap + width)
+        if len(codes):
+            self._clocks[die] = end[-1]
+        return RbTrace(end - width, width, (codes >> 1).astype(np.uint8))
 
     def _checked(self, reqs: np.ndarray) -> np.ndarray:
         if not isinstance(reqs, np.ndarray) or reqs.dtype.names is None or not {"op", "offset", "length"} <= set(

@@ -18,7 +18,8 @@ programmed with the pages it has (one pulse, fewer pages).
 
 The kernel is resumable at request granularity: it returns before a request when
 the trace buffer is over half full, and the caller grows the buffer and calls
-again.  Pure apart from numba's own random stream, seeded per run by the caller.
+again.  Pure: no random numbers here; pulse widths and start times are drawn by the caller
+from the recorded codes.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 OP_READ, OP_WRITE, OP_TRIM = 0, 1, 2
 KIND_READ, KIND_PROGRAM, KIND_ERASE = 0, 1, 2
+# trace codes: kind = code >> 1; programs carry the lower (even) / upper (odd) page
+CODE_READ, CODE_PROG_LOWER, CODE_PROG_UPPER, CODE_ERASE = 0, 2, 3, 4
 HOST, GC = 0, 1
 FREE, OPEN, CLOSED = 0, 1, 2
 GC_GREEDY, GC_COST_BENEFIT = 0, 1
@@ -40,10 +43,6 @@ GC_GREEDY, GC_COST_BENEFIT = 0, 1
  G_CACHE_CAP, G_RESERVE, G_ALLOC) = range(12)
 N_G = 12
 ALLOC_ROUND_ROBIN, ALLOC_BALANCED = 0, 1
-# timing vector ``tm`` (µs)
-(T_PROG_LO_A, T_PROG_LO_B, T_PROG_HI_A, T_PROG_HI_B, T_READ_A, T_READ_B, T_ERASE_A, T_ERASE_B,
- T_GAP) = range(9)
-N_T = 9
 # per-run counters ``ctr``
 (C_HOST_W_BYTES, C_HOST_R_BYTES, C_HOST_PAGES_W, C_HOST_PROG, C_GC_COPIES, C_ERASES, C_FLASH_READS,
  C_RMW_READS, C_HOST_FLASH_READS, C_COALESCED, C_TRIM_PAGES, C_TRACE_N, C_OVERFLOW, C_ERROR,
@@ -69,67 +68,49 @@ ERR_NO_FREE = 2  # the GC frontier found no free unit (cannot happen with reserv
 
 # Every helper takes the whole state as explicit arrays (tuples of arrays cost a
 # reference-count round trip per member per call, measured 5x slower):
-#   g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind
+#   g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code
 # ``fstack[pool, i]``: free units (stack); ``bhead[pool, v]``: first closed unit with v
 # valid pages, a doubly linked list through U_NEXT/U_PREV — greedy's victim in O(1).
 
 
 @_jit
-def seed(s):
-    np.random.seed(s)
-
-
-@_jit
-def _uniform(a, b):
-    return a + (b - a) * np.random.random()
-
-
-@_jit
-def _emit(die, kind, width, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
-    """Append one R/B low pulse of a traced die.  The die is busy for ``width`` after a
-    gap (command and data transfer) that keeps consecutive pulses apart."""
-    start = clocks[die] + tm[T_GAP] * (1.0 + np.random.random())
-    clocks[die] = start + width
+def _emit(die, code, ctr, tr_die, tr_code):
+    """Record one R/B low pulse of a traced die as a code (``CODE_*``); the caller turns
+    codes into widths and start times afterwards, vectorised, off this hot loop."""
     n = ctr[C_TRACE_N]
-    if n < tr_start.shape[0]:
+    if n < tr_code.shape[0]:
         tr_die[n] = die
-        tr_start[n] = start
-        tr_width[n] = width
-        tr_kind[n] = kind
+        tr_code[n] = code
         ctr[C_TRACE_N] = n + 1
     else:
         ctr[C_OVERFLOW] = 1
 
 
 @_jit
-def _read_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def _read_op(die, ctr, dc, traced, tr_die, tr_code):
     ctr[C_FLASH_READS] += 1
     dc[die, D_READS] += 1
     if traced[die]:
-        _emit(die, KIND_READ, _uniform(tm[T_READ_A], tm[T_READ_B]), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+        _emit(die, CODE_READ, ctr, tr_die, tr_code)
 
 
 @_jit
-def _erase_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def _erase_op(die, ctr, dc, traced, tr_die, tr_code):
     ctr[C_ERASES] += 1
     dc[die, D_ERASES] += 1
     if traced[die]:
-        _emit(die, KIND_ERASE, _uniform(tm[T_ERASE_A], tm[T_ERASE_B]), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+        _emit(die, CODE_ERASE, ctr, tr_die, tr_code)
 
 
 @_jit
-def _program_op(die, pages, page_in_block, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def _program_op(die, pages, page_in_block, ctr, dc, traced, tr_die, tr_code):
     """One program pulse for ``pages`` pages.  MLC: even pages of a block are lower
-    pages (fast), odd ones upper (slow) — 000 §4.3's third reason; SLC has one range."""
+    pages (fast), odd ones upper (slow) — 000 §4.3's third reason."""
     ctr[C_PROG_OPS] += 1
     dc[die, D_PROG_OPS] += 1
     dc[die, D_PROG_PAGES] += pages
     if traced[die]:
-        if page_in_block % 2 == 0:
-            w = _uniform(tm[T_PROG_LO_A], tm[T_PROG_LO_B])
-        else:
-            w = _uniform(tm[T_PROG_HI_A], tm[T_PROG_HI_B])
-        _emit(die, KIND_PROGRAM, w, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+        _emit(die, CODE_PROG_LOWER + (page_in_block & 1), ctr, tr_die, tr_code)
 
 
 @_jit
@@ -157,7 +138,7 @@ def _bucket_remove(un, pool, v, ut, bhead):
 
 
 @_jit
-def _invalidate(ppn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
+def _invalidate(ppn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
     """Physical page ``ppn`` no longer holds live data."""
     un = ppn // g[G_UPP]
     p2l[ppn] = -1
@@ -171,7 +152,7 @@ def _invalidate(ppn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, trac
 
 
 @_jit
-def _place(pool, stream, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def _place(pool, stream, lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
     """Append logical page ``lpn`` at the open unit of (pool, stream); the caller has
     made sure there is one."""
     upp = g[G_UPP]
@@ -186,7 +167,7 @@ def _place(pool, stream, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr,
     off += 1
     pt[pool, Q_PEND_H + stream] += 1
     if off % ppo == 0:
-        _program_op(pool // g[G_PPD], pt[pool, Q_PEND_H + stream], (off - 1) // ppo, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+        _program_op(pool // g[G_PPD], pt[pool, Q_PEND_H + stream], (off - 1) // ppo, ctr, dc, traced, tr_die, tr_code)
         pt[pool, Q_PEND_H + stream] = 0
     if off == upp:
         ut[un, U_STATE] = CLOSED
@@ -198,7 +179,7 @@ def _place(pool, stream, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr,
 
 
 @_jit
-def _pop_free(pool, stream, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
+def _pop_free(pool, stream, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
     t = pt[pool, Q_FREE_TOP]
     if t == 0:
         ctr[C_ERROR] = ERR_NO_FREE
@@ -213,7 +194,7 @@ def _pop_free(pool, stream, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, d
 
 
 @_jit
-def _victim(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
+def _victim(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
     """Greedy: a closed unit with the fewest valid pages (the lowest non-empty bucket).
     Cost-benefit (Kawaguchi / Rosenblum): the closed unit maximising age·(1 − u)/(2u),
     u its valid fraction, age the host page writes since it was closed (a scan).
@@ -247,9 +228,9 @@ def _victim(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
 
 
 @_jit
-def _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def _gc_once(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
     """Reclaim one unit of ``pool``: copy its valid pages to the GC frontier, erase it."""
-    un = _victim(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
+    un = _victim(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced)
     if un < 0:
         ctr[C_ERROR] = ERR_NO_VICTIM
         return
@@ -261,31 +242,31 @@ def _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
     for i in range(upp):
         lpn = p2l[base + i]
         if lpn >= 0:
-            _read_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+            _read_op(die, ctr, dc, traced, tr_die, tr_code)
             p2l[base + i] = -1
             ut[un, U_VALID] -= 1
             pt[pool, Q_VALID] -= 1
             if pt[pool, Q_OPEN_G] < 0:
-                if not _pop_free(pool, GC, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks):
+                if not _pop_free(pool, GC, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
                     return
-            _place(pool, GC, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+            _place(pool, GC, lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
             ctr[C_GC_COPIES] += 1
     ut[un, U_STATE] = FREE
     ut[un, U_ERASES] += 1
     fstack[pool, pt[pool, Q_FREE_TOP]] = un
     pt[pool, Q_FREE_TOP] += 1
-    _erase_op(die, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+    _erase_op(die, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
-def _write_flash(lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def _write_flash(lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
     """Program one host page out of place on the next pool in round-robin (channel
     first, then way, die, plane) — or, balanced, on the pool with the fewest valid
     pages — collecting garbage there first if its free units are down to the reserve
     the GC frontier needs."""
     old = l2p[lpn]
     if old >= 0:  # invalidate first: a victim chosen below then need not copy it
-        _invalidate(old, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
+        _invalidate(old, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced)
         l2p[lpn] = -1
     k = pers[P_RR]
     npools = g[G_NPOOLS]
@@ -304,11 +285,11 @@ def _write_flash(lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, tra
     pers[P_RR] = (k + 1) % npools
     if pt[pool, Q_OPEN_H] < 0:
         while pt[pool, Q_FREE_TOP] <= g[G_RESERVE]:
-            _gc_once(pool, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+            _gc_once(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
             if ctr[C_ERROR] != 0:
                 return
-        _pop_free(pool, HOST, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
-    _place(pool, HOST, lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+        _pop_free(pool, HOST, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced)
+    _place(pool, HOST, lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
     ctr[C_HOST_PROG] += 1
 
 
@@ -318,7 +299,7 @@ def _die_of(ppn, g):
 
 
 @_jit
-def _evict_one(cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def _evict_one(cache_ring, cache_slot, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
     """Flush the oldest cached page (FIFO); stale ring entries (trimmed) are skipped."""
     cap = g[G_CACHE_CAP]
     while pers[P_CACHE_COUNT] > 0:
@@ -328,18 +309,18 @@ def _evict_one(cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, p
         pers[P_CACHE_COUNT] -= 1
         if cache_slot[lpn] == h + 1:
             cache_slot[lpn] = 0
-            _write_flash(lpn, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+            _write_flash(lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
             return
 
 
 @_jit
-def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind):
+def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
     """Serve requests ``r0 …``; when ``finish``, then flush the cache and the partial
     stripes.  Returns the next request index, ``len(ops) + 1`` when all is done, or
     stops early (same convention) when the trace buffer passes half full or an error is set."""
     ps = g[G_PAGE_SIZE]
     cap = g[G_CACHE_CAP]
-    half = tr_start.shape[0] // 2
+    half = tr_code.shape[0] // 2
     n = ops.shape[0]
     for r in range(r0, n):
         if ctr[C_TRACE_N] > half or ctr[C_ERROR] != 0:
@@ -361,17 +342,17 @@ def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, tm, l2p, 
                     ctr[C_COALESCED] += 1
                     continue
                 if partial and l2p[p] >= 0:  # read-modify-write fills the rest of the page
-                    _read_op(_die_of(l2p[p], g), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+                    _read_op(_die_of(l2p[p], g), ctr, dc, traced, tr_die, tr_code)
                     ctr[C_RMW_READS] += 1
                 if cap > 0:
                     if pers[P_CACHE_COUNT] == cap:
-                        _evict_one(cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+                        _evict_one(cache_ring, cache_slot, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
                     i = (pers[P_CACHE_HEAD] + pers[P_CACHE_COUNT]) % cap
                     cache_ring[i] = p
                     cache_slot[p] = i + 1
                     pers[P_CACHE_COUNT] += 1
                 else:
-                    _write_flash(p, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+                    _write_flash(p, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
                 if ctr[C_ERROR] != 0:
                     return r
         elif op == OP_READ:
@@ -380,7 +361,7 @@ def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, tm, l2p, 
                 if cap > 0 and cache_slot[p] > 0:
                     ctr[C_CACHE_HITS] += 1
                 elif l2p[p] >= 0:
-                    _read_op(_die_of(l2p[p], g), g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+                    _read_op(_die_of(l2p[p], g), ctr, dc, traced, tr_die, tr_code)
                     ctr[C_HOST_FLASH_READS] += 1
         else:  # TRIM: only whole pages are unmapped; a partial page keeps its data
             for p in range(first, last + 1):
@@ -391,7 +372,7 @@ def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, tm, l2p, 
                     cache_slot[p] = 0
                 old = l2p[p]
                 if old >= 0:
-                    _invalidate(old, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks)
+                    _invalidate(old, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced)
                     l2p[p] = -1
                     ctr[C_TRIM_PAGES] += 1
     if not finish:
@@ -399,12 +380,12 @@ def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, tm, l2p, 
     while cap > 0 and pers[P_CACHE_COUNT] > 0:
         if ctr[C_TRACE_N] > half or ctr[C_ERROR] != 0:
             return n
-        _evict_one(cache_ring, cache_slot, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+        _evict_one(cache_ring, cache_slot, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
     ppo = g[G_PPO]
     for pool in range(g[G_NPOOLS]):
         for s in range(2):
             pend = pt[pool, Q_PEND_H + s]
             if pend > 0:  # a unit that closed did so at a stripe end, with nothing pending
-                _program_op(pool // g[G_PPD], pend, (pt[pool, Q_PTR_H + s] - 1) // ppo, g, tm, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, clocks, tr_die, tr_start, tr_width, tr_kind)
+                _program_op(pool // g[G_PPD], pend, (pt[pool, Q_PTR_H + s] - 1) // ppo, ctr, dc, traced, tr_die, tr_code)
                 pt[pool, Q_PEND_H + s] = 0
     return n + 1
