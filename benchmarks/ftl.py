@@ -114,7 +114,7 @@ def main() -> None:
           f"of user (S_f {base.spare_factor:.4f})")
     print(f"uniform random {base.page_size // 1024} KiB overwrites in steady state, {a.rounds} rounds of "
           f"{a.volume:g} × user space; rates per CPU second, median (wall in brackets)")
-    print(f"  {'row':<34} {'M page writes/s':>16} {'wall':>8} {'WA':>6}  ratio")
+    print(f"  {'row':<34} {'M page writes/s':>16} {'wall':>8} {'WA':>6}  host pages/s, ratio")
     rows = {}
     for label, cfg in [("FTL greedy, die-0 R/B trace", base),
                        ("FTL greedy, no trace", replace(base, trace_dies=())),
@@ -122,7 +122,7 @@ def main() -> None:
         cpu, wall, wa, flash, host = ftl_rows(cfg, a.rounds, a.volume)
         rows[label] = statistics.median(cpu)
         print(f"  {label:<34} {statistics.median(cpu) / 1e6:16.2f} {statistics.median(wall) / 1e6:8.2f} "
-              f"{statistics.median(wa):6.2f}  (host {host / flash * statistics.median(cpu) / 1e6:.2f} M/s)")
+              f"{statistics.median(wa):6.2f}  {host / flash * statistics.median(cpu) / 1e6:.2f} M")
     n_user, n_phys = base.user_pages, base.physical_pages
     n_loop = 200_000
     loop_rate = 1.0 / statistics.median(numpy_loop(n_user, n_phys, n_loop, k) for k in range(3))
