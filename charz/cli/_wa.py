@@ -160,6 +160,7 @@ def run(
     glitch: float = typer.Option(2.0, help="Low or high stretches shorter than this (µs) are glitches."),
     samplerate: str = typer.Option("250k", help="Analyser samplerate (Hz; k/M suffixes)."),
     settle: float = typer.Option(0.05, help="R/B high this long (s) before a count is read (000: 300)."),
+    settle_timeout: float = typer.Option(600.0, help="Give up waiting for the settle time after this long (s)."),
     confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
@@ -187,7 +188,7 @@ def run(
     import datetime
     out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
-                "m_p_given": mp, "planes": planes}
+                "settle_timeout_s": settle_timeout, "m_p_given": mp, "planes": planes}
     if mock:
         from charz.session._wa_mock import MockWaBench, mock_config
         cfg = mock_config()

@@ -10,6 +10,7 @@ for ``settle_s``; a stream that ends before that is reported as not settled.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -32,9 +33,11 @@ class CountResult:
 def count_until_settled(stream, counter: PulseCounter, *, settle_s: float,
                         workload_done: Callable[[], bool] = lambda: True,
                         on_chunk: Callable[[int], None] | None = None,
-                        byte_index: int = 0) -> CountResult:
+                        byte_index: int = 0, max_wait_s: float | None = None) -> CountResult:
     """Feed every chunk of ``stream`` to ``counter``; stop once settled; never lose counts.
 
+    ``max_wait_s``: once the workload is done, stop after this long even if R/B never
+    settled (a busy pin, or not R/B at all); the result then says ``settled=False``.
     ``byte_index`` picks the byte of a multi-byte sample unit that holds R/B.  A
     :class:`~charz.errors.LogicError` from the stream ends the count: it is
     returned in ``error`` with the counts so far, for the caller to report.
@@ -42,13 +45,18 @@ def count_until_settled(stream, counter: PulseCounter, *, settle_s: float,
     settle_us = settle_s * 1e6
     error = None
     unit = getattr(stream, "unitsize", 1)
+    done_at = None
     try:
         for chunk in stream:
             counter.feed(chunk[byte_index::unit] if unit > 1 else chunk)
             if on_chunk is not None:
                 on_chunk(int(np.size(chunk)))
             c = counter.counts
-            if c.high_for_us >= settle_us and workload_done():
+            done = workload_done()
+            if done and done_at is None:
+                done_at = time.monotonic()
+            late = max_wait_s is not None and done_at is not None and time.monotonic() - done_at > max_wait_s
+            if done and (c.high_for_us >= settle_us or late):
                 stop = getattr(stream, "stop", None)
                 if stop is not None:
                     stop()

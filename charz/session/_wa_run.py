@@ -94,7 +94,8 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
         counter = PulseCounter(s["samplerate_hz"], windows, bit=bench.bit % 8)
         try:
             res = count_until_settled(running.stream, counter, settle_s=s["settle_s"],
-                                      workload_done=running.workload_done, byte_index=bench.bit // 8)
+                                      workload_done=running.workload_done, byte_index=bench.bit // 8,
+                                      max_wait_s=s.get("settle_timeout_s"))
         finally:
             running.stream.close()
         outcome = running.finish()
