@@ -190,11 +190,13 @@ def run(
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
                 "settle_timeout_s": settle_timeout, "m_p_given": mp, "planes": planes}
     if mock:
-        from charz.session._wa_mock import MockWaBench, mock_config
+        from charz.sim._wa_bench import MockWaBench, mock_config
         cfg = mock_config()
         with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
             bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle)
-            settings.update(bench=bench.describe(), geometry=bench.geometry().to_dict())
+            from charz.analysis._wa import WaGeometry
+            geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
+            settings.update(bench=bench.describe(), geometry=geo.to_dict())
             with WaArchive.create(out, settings) as archive:
                 summary = _run(archive, bench, quiet)
         _finish(out, archive.settings, summary, quiet)
@@ -236,7 +238,7 @@ def resume(
     """Run the steps an interrupted ``charz wa run --mock`` has no record of."""
     from charz.archive._wa import WaArchive
     from charz.sim.ftl import FtlConfig
-    from charz.session._wa_mock import MockWaBench
+    from charz.sim._wa_bench import MockWaBench
 
     with WaArchive.resume(out) as archive:
         s = archive.settings

@@ -7,7 +7,7 @@ reads it back through the same ``sigrok-cli``.  :mod:`._count` applies the stop
 rule of 000 §4.2 while the pulse counter (``charz.analysis._pulses``) counts.
 """
 
-from charz.logic._count import CountResult, count_until_settled
+from charz.logic._count import CountResult, StepOutcome, count_until_settled
 from charz.logic._render import RenderedTrain, place_pulses, render_chunks
 from charz.logic._sigrok import (
     LogicSpec,
@@ -21,7 +21,7 @@ from charz.logic._sigrok import (
 from charz.logic._srzip import SessionMeta, parse_metadata, read_session_chunks, write_session
 
 __all__ = [
-    "CountResult", "count_until_settled", "RenderedTrain", "place_pulses", "render_chunks", "LogicSpec",
+    "CountResult", "StepOutcome", "count_until_settled", "RenderedTrain", "place_pulses", "render_chunks", "LogicSpec",
     "SigrokStream", "channel_bit", "file_argv", "find_sigrok_cli", "parse_logic_spec", "stream_argv",
     "SessionMeta", "parse_metadata", "read_session_chunks", "write_session",
 ]

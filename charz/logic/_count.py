@@ -19,7 +19,18 @@ import numpy as np
 from charz.analysis._pulses import PulseCounter, PulseCounts
 from charz.errors import LogicError
 
-__all__ = ["CountResult", "count_until_settled"]
+__all__ = ["CountResult", "StepOutcome", "count_until_settled"]
+
+
+@dataclass
+class StepOutcome:
+    """What a bench says about a step besides the pulses: L_Volume_Data and where it came from."""
+
+    logical_bytes: int
+    u_logical_bytes: float
+    volume_evidence: str
+    fio_json: str | None = None
+    truth: dict | None = None  # the mock's own counters (true WA), for 000 §4.3's check
 
 
 @dataclass(frozen=True)

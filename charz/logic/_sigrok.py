@@ -190,6 +190,8 @@ class SigrokStream:
         try:
             self._proc.wait(timeout=2)
         except subprocess.TimeoutExpired:
+            with _suppress_oserror():  # a stopped (frozen) child must run again to act on SIGTERM
+                self._proc.send_signal(signal.SIGCONT)
             self._proc.terminate()
             try:
                 self._proc.wait(timeout=2)

@@ -23,9 +23,8 @@ from types import SimpleNamespace
 
 from charz.analysis._wa import WaGeometry
 from charz.errors import WorkloadError
-from charz.logic import LogicSpec, SigrokStream, stream_argv
+from charz.logic import LogicSpec, SigrokStream, StepOutcome, stream_argv
 from charz.session._wa_jobs import WaJob
-from charz.session._wa_mock import StepOutcome
 
 __all__ = ["DeviceWaBench", "sectors_written"]
 

@@ -78,7 +78,10 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
              progress: Callable[[int, int, str], None] | None = None) -> RunSummary:
     s = archive.settings
     windows = PulseWindows.from_dict(s["windows"])
-    geometry: WaGeometry = bench.geometry()
+    if hasattr(bench, "geometry_values"):  # the mock: its configuration, as given
+        geometry = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
+    else:
+        geometry = bench.geometry()
     plan = s["plan"]
     for index, step in enumerate(plan):
         if index in archive.records:

@@ -16,16 +16,12 @@ sub-tests are replayed into the drive, uncounted, since the simulator is seeded.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 
-from charz.analysis._quantity import Quantity
-from charz.analysis._wa import WaGeometry
-from charz.logic import SessionMeta, SigrokStream, file_argv, place_pulses, render_chunks, write_session
-from charz.session._wa_jobs import WaJob
+from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
 
-__all__ = ["MockWaBench", "StepOutcome", "mock_config"]
+__all__ = ["MockWaBench", "mock_config"]
 
 KIND_PROGRAM = 1
 
@@ -40,14 +36,6 @@ def mock_config(**kw) -> FtlConfig:
     base.update(kw)
     return FtlConfig(**base)
 
-
-@dataclass
-class StepOutcome:
-    logical_bytes: int
-    u_logical_bytes: float
-    volume_evidence: str
-    fio_json: str | None = None
-    truth: dict | None = None
 
 
 class _Running:
@@ -81,11 +69,10 @@ class MockWaBench:
         return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()},
                 "analyser": f"sigrok session file read back by {self.sigrok} -i"}
 
-    def geometry(self) -> WaGeometry:
+    def geometry_values(self) -> tuple[int, int, int, int]:
+        """Eq. 7's constants as the simulated drive has them (channels, chips/ch, dies/chip, page)."""
         c = self.cfg
-        ev = "the simulated drive's configuration"
-        return WaGeometry(Quantity.given(c.channels, "channels", ev), Quantity.given(c.chips_per_channel, "chips", ev),
-                          Quantity.given(c.dies_per_chip, "dies", ev), Quantity.given(c.page_size, "B", ev))
+        return c.channels, c.chips_per_channel, c.dies_per_chip, c.page_size
 
     # -- drives ---------------------------------------------------------------
 
@@ -95,7 +82,7 @@ class MockWaBench:
             d.precondition(fill)
         return d
 
-    def _series_drive(self, step: dict, job: WaJob) -> SimDrive:
+    def _series_drive(self, step: dict, job) -> SimDrive:
         key = f"op{step.get('op_percent')}"
         k = int(step["subtest"])
         drive, done = self._series.get(key, (None, 0))
@@ -112,13 +99,13 @@ class MockWaBench:
         return drive
 
     @staticmethod
-    def _workload(job: WaJob, seed: int) -> Workload:
+    def _workload(job, seed: int) -> Workload:
         return Workload(write_fraction=job.write_fraction, random=job.random, aligned=job.aligned,
                         block_size=job.block_size, volume_bytes=job.volume_bytes, seed=seed)
 
     # -- one step -------------------------------------------------------------
 
-    def start(self, index: int, step: dict, job: WaJob) -> _Running:
+    def start(self, index: int, step: dict, job) -> _Running:
         kind = step["kind"]
         if kind == "calibrate":
             drive = self._fresh(None)
