@@ -154,6 +154,7 @@ def run(
     dies: Optional[int] = typer.Option(None, help="N_die per chip (bench)."),
     page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size (bench), e.g. 16k."),
     planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
+    profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
     program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
     read_window: str = typer.Option("2,200", help="Read pulse window µs."),
     erase_window: str = typer.Option("2200,20000", help="Erase pulse window µs."),
@@ -203,15 +204,12 @@ def run(
         return
     if not logic:
         raise UsageError("--device needs --logic DRIVER:CHANNEL (the analyser on the die's R/B pin)")
-    if None in (channels, chips, dies, page_size):
-        raise UsageError("--device needs --channels, --chips, --dies and --page-size (Eq. 7's constants)",
-                         hint="take them from the drive's teardown / NAND datasheet, or a charz profile")
     from charz.analysis._wa import WaGeometry
     from charz.logic import parse_logic_spec
     from charz.session._wa_device import DeviceWaBench
 
     spec = parse_logic_spec(logic)
-    geometry = WaGeometry.given(channels, chips, dies, parse_size(page_size))
+    geometry = _geometry(channels, chips, dies, page_size, profile)
     with contextlib.ExitStack() as stack:
         bench = stack.enter_context(DeviceWaBench.open(device, spec, geometry, out=out, samplerate_hz=rate,
                                                        settle_s=settle, confirm_serial=confirm_serial,
@@ -220,6 +218,50 @@ def run(
         archive = stack.enter_context(WaArchive.create(out, settings))
         summary = _run(archive, bench, quiet)
     _finish(out, archive.settings, summary, quiet)
+
+
+def _geometry(channels, chips, dies, page_size, profile):
+    """Eq. 7's constants: each option given wins over the profile's value (and says so)."""
+    from dataclasses import replace
+
+    from charz.analysis._quantity import Quantity
+    from charz.analysis._wa import WaGeometry
+    from charz.analysis._wa_profile import geometry_from_profile
+    from charz.session._wa_jobs import parse_size
+
+    if profile is None:
+        if None in (channels, chips, dies, page_size):
+            raise UsageError("--device needs --channels, --chips, --dies and --page-size (Eq. 7's constants)",
+                             hint="take them from the drive's teardown / NAND datasheet, or give --profile")
+        return WaGeometry.given(channels, chips, dies, parse_size(page_size))
+    from charz.profile import read_profile
+    try:
+        g = geometry_from_profile(read_profile(profile))
+    except ValueError as exc:
+        raise UsageError(f"{profile}: {exc}") from None
+    for name, v, unit in (("channels", channels, "channels"), ("chips_per_channel", chips, "chips"),
+                          ("dies_per_chip", dies, "dies"),
+                          ("page_size", parse_size(page_size) if page_size else None, "B")):
+        if v is not None:
+            g = replace(g, **{name: Quantity.given(int(v), unit)})
+    return g
+
+
+@wa_app.command("profile")
+def profile_cmd(
+    out: Path = typer.Argument(..., help="A WA archive."),
+    into: Path = typer.Option(..., "--into", help="The charz profile to add the section to (rewritten)."),
+) -> None:
+    """Add (or replace) the profile's ``write_amplification`` section from a WA archive."""
+    from charz.analysis._wa_profile import wa_section
+    from charz.archive._wa import read_wa_archive
+    from charz.profile import read_profile, validate_profile, write_profile
+
+    settings, records = read_wa_archive(out)
+    prof = read_profile(into)
+    prof["write_amplification"] = wa_section(settings, records)
+    write_profile(validate_profile(prof, origin=str(into)), into)
+    console.print(f"{into}: write_amplification from {out} ({len(records)} steps)")
 
 
 def _ask(text: str, token_name: str) -> str | None:

@@ -195,3 +195,22 @@ def test_bench_path_refuses_what_is_not_a_block_device(tmp_path):
               "--dies", "1", "--page-size", "4k", "--out", str(tmp_path / "x"), *FAST)
     assert p.returncode == 6 and "not a block device" in p.stderr
     assert not (tmp_path / "x").exists()
+
+
+def test_profile_section_round_trips_through_charzs_profile_reader(tmp_path, table3):
+    from charz.analysis._wa_profile import geometry_from_profile
+    from charz.profile import read_profile
+    sess = tmp_path / "s"
+    subprocess.run([*CHARZ, "simulate", "--preset", "mxp", "--out", str(sess), "--repeats", "1", "--quiet"],
+                   check=True, capture_output=True, timeout=600)
+    prof = tmp_path / "p.toml"
+    subprocess.run([*CHARZ, "analyze", str(sess), "-o", str(prof)], check=True, capture_output=True, timeout=600)
+    charz("wa", "profile", str(table3[0]), "--into", str(prof), check=0)
+    p = read_profile(prof)  # validated against charz.profile/1
+    sec = p["write_amplification"]
+    assert sec["m_p"]["value"] == 2 and len(sec["steps"]) == 40
+    assert all(s["wa"]["origin"] == "inferred" for s in sec["steps"])
+    # Eq. 7's constants from the same profile: MXP has 8 channels, 16 packages, 2 dies (003 Table 2)
+    g = geometry_from_profile(p)
+    assert (g.channels.value, g.chips_per_channel.value, g.page_size.value) == (8, 2, 4096)
+    assert g.dies_per_chip.value == 2 and g.dies_per_chip.origin == "inferred"
