@@ -12,7 +12,7 @@ Two liberties, both stated in the result and neither changing a pulse's width:
   between them — else two pulses would merge into one;
 * idle stretches longer than ``max_gap_us`` are shortened to it (R/B stays high
   there, so no pulse is lost; the file just does not carry minutes of nothing).
-  Before the first pulse come ``lead_us`` of high, after the last ``tail_us``
+  Before the first pulse come ``lead_us`` of high, after the last ``tail_us`` (at least ``min_gap_us``)
   (the settle time the stop rule waits for).
 """
 
@@ -75,10 +75,10 @@ def place_pulses(start_us, width_us, samplerate_hz: float, *, min_gap_us: float 
         maxg = int(max_gap_us * per_us)
         gaps = np.diff(placed) - w[:-1]
         excess = np.concatenate(([0], np.maximum(gaps - maxg, 0)))
-        lead = int(round(lead_us * per_us))
+        lead = max(int(round(lead_us * per_us)), g)  # starts high: the first pulse is whole
         placed = placed - np.cumsum(excess) - placed[0] + lead
         starts, ends = placed, placed + w
-        total = int(ends[-1] + round(tail_us * per_us))
+        total = int(ends[-1] + max(round(tail_us * per_us), g))  # always ends high: the last pulse is whole
         shortened = int(np.count_nonzero(excess))
     else:
         starts = ends = np.zeros(0, np.int64)
