@@ -32,7 +32,6 @@ _TIMING = {
                 erase_us=(1500.0, 2500.0)),
 }
 _GC = {"greedy": K.GC_GREEDY, "cost-benefit": K.GC_COST_BENEFIT}
-_ALLOC = {"round-robin": K.ALLOC_ROUND_ROBIN, "balanced": K.ALLOC_BALANCED}
 _INITIAL_TRACE = 1 << 16
 
 
@@ -50,7 +49,6 @@ class FtlConfig:
     page_size: int = 16384
     over_provisioning: float = 0.07  # spare / user (ρ); see spare_factor for spare / physical
     gc: str = "greedy"
-    allocation: str = "balanced"  # or "round-robin"; see docs/ftl.md
     multi_plane: bool = True
     write_cache: bool = False
     write_cache_bytes: int = 32 << 20
@@ -76,8 +74,7 @@ class FtlConfig:
             raise ValueError(f"cell must be one of {sorted(_TIMING)}, got {self.cell!r}")
         if self.gc not in _GC:
             raise ValueError(f"gc must be one of {sorted(_GC)}, got {self.gc!r}")
-        if self.allocation not in _ALLOC:
-            raise ValueError(f"allocation must be one of {sorted(_ALLOC)}, got {self.allocation!r}")
+
         if not (self.over_provisioning > 0 and math.isfinite(self.over_provisioning)):
             raise ValueError(f"over_provisioning (spare/user) must be > 0, got {self.over_provisioning}")
         if self.physical_pages >= 2**31 - 1:
@@ -270,7 +267,6 @@ class SimDrive:
         g[K.G_GC] = _GC[cfg.gc]
         g[K.G_CACHE_CAP] = cap
         g[K.G_RESERVE] = 1
-        g[K.G_ALLOC] = _ALLOC[cfg.allocation]
         self._runs = 0
         self._carry: RunResult | None = None
         self._broken: str | None = None
