@@ -79,6 +79,10 @@ class FtlConfig:
             raise ValueError(f"over_provisioning (spare/user) must be > 0, got {self.over_provisioning}")
         if self.physical_pages >= 2**31 - 1:
             raise ValueError(f"{self.physical_pages} physical pages: the map holds at most 2^31 − 2")
+        for name in ("gap_us", "run_gap_us"):
+            v = getattr(self, name)
+            if not (v >= 0 and math.isfinite(v)):
+                raise ValueError(f"{name} must be ≥ 0 µs, got {v}")
         if self.write_cache and self.write_cache_bytes < self.page_size:
             raise ValueError(f"write_cache_bytes {self.write_cache_bytes} is below one page ({self.page_size} B)")
         for d in self.trace_dies:
@@ -165,7 +169,8 @@ class RunResult:
     host_pages_programmed: int
     gc_copies: int
     erases: int
-    flash_pages_read: int
+    flash_pages_read: int  # all flash page reads: host, read-modify-write, GC copies
+    host_flash_reads: int  # host reads served from flash (not from the write cache)
     rmw_reads: int
     coalesced_pages: int
     cache_read_hits: int
@@ -208,7 +213,7 @@ class RunResult:
     def _absorb_flash(self, other: RunResult) -> None:
         """Add ``other``'s flash work (not its host figures): 000 Fig. 10's first sub-test
         carries the initial data the drive writes as the workload starts."""
-        for name in ("gc_copies", "erases", "flash_pages_read", "rmw_reads", "program_ops"):
+        for name in ("gc_copies", "erases", "flash_pages_read", "host_flash_reads", "rmw_reads", "program_ops"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.host_pages_programmed += other.host_pages_programmed
         self.initial_bytes_written += other.host_bytes_written
@@ -300,7 +305,10 @@ class SimDrive:
                              f"{self._max_user_pages * ps} B, got {user_bytes}")
         new = user_bytes // ps
         if new < self._user_pages:
-            self.run(np.array([(OP_TRIM, new * ps, (self._user_pages - new) * ps)], dtype=REQUEST_DTYPE))
+            carry, self._carry = self._carry, None  # a pending precondition belongs to the next real run
+            self.run(np.array([(OP_TRIM, new * ps, (self._user_pages - new) * ps)], dtype=REQUEST_DTYPE),
+                     idle_before_us=0.0)
+            self._carry = carry
         self._user_pages = new
         self._g[K.G_USER_PAGES] = new
 
@@ -390,7 +398,8 @@ class SimDrive:
             host_bytes_written=int(ctr[K.C_HOST_W_BYTES]), host_bytes_read=int(ctr[K.C_HOST_R_BYTES]),
             host_pages_written=int(ctr[K.C_HOST_PAGES_W]), host_pages_programmed=int(ctr[K.C_HOST_PROG]),
             gc_copies=int(ctr[K.C_GC_COPIES]), erases=int(ctr[K.C_ERASES]),
-            flash_pages_read=int(ctr[K.C_FLASH_READS]), rmw_reads=int(ctr[K.C_RMW_READS]),
+            flash_pages_read=int(ctr[K.C_FLASH_READS]), host_flash_reads=int(ctr[K.C_HOST_FLASH_READS]),
+            rmw_reads=int(ctr[K.C_RMW_READS]),
             coalesced_pages=int(ctr[K.C_COALESCED]), cache_read_hits=int(ctr[K.C_CACHE_HITS]),
             trimmed_pages=int(ctr[K.C_TRIM_PAGES]), program_ops=int(ctr[K.C_PROG_OPS]),
             die_program_ops=dc[:, K.D_PROG_OPS].copy(), die_pages_programmed=dc[:, K.D_PROG_PAGES].copy(),
