@@ -289,3 +289,13 @@ def test_one_die_stands_for_all_over_table3_samples():
         pulses = int((res.rb_trace(0).kind == KIND_PROGRAM).sum())
         eq7 = cfg.dies * pulses * cfg.pages_per_program
         assert eq7 == pytest.approx(res.flash_pages_programmed, rel=0.01 if w.write_fraction == 1 else 0.03), w.name
+
+
+def test_ssd_v_preset_is_table2():
+    cfg = FtlConfig.ssd_v()
+    assert (cfg.channels, cfg.chips_per_channel, cfg.dies_per_chip, cfg.planes) == (4, 1, 1, 2)
+    assert cfg.dies == 4 and cfg.pages_per_program == 1 and cfg.page_size == 4096
+    assert cfg.physical_pages * cfg.page_size == 16 << 30
+    assert cfg.user_pages / cfg.physical_pages == pytest.approx(14.0 / 16.0, abs=1e-6)
+    assert (cfg.gc, cfg.write_cache, cfg.write_cache_bytes) == ("cost-benefit", True, 32 * 1024)
+    assert FtlConfig.ssd_v(blocks_per_plane=256).physical_pages == cfg.physical_pages // 16

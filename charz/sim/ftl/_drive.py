@@ -101,6 +101,18 @@ class FtlConfig:
                 f"4 units ({4 * self.pages_per_unit} pages): raise over_provisioning or blocks_per_plane")
 
     @classmethod
+    def ssd_v(cls, blocks_per_plane: int = 4096, **kw) -> FtlConfig:
+        """000 Table 2's SSD-v, the in-house drive RB-Explorer was validated on: 4 channels
+        × 1 chip × 1 die × 2 planes, single-plane programs, 4 KiB MLC pages, 16 GB of
+        flash with 14.0 GB for the user (ρ = 2/14), a 32 KB cache, cost-benefit GC.
+        Assumed (not in the table): 128 pages per block, so the default 4096 blocks per
+        plane make 16 GiB; fewer blocks give a smaller drive of the same shape."""
+        base = dict(channels=4, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=blocks_per_plane,
+                    pages_per_block=128, page_size=4096, over_provisioning=2.0 / 14.0, gc="cost-benefit",
+                    multi_plane=False, write_cache=True, write_cache_bytes=32 * 1024, cell="MLC")
+        return cls(**{**base, **kw})
+
+    @classmethod
     def with_spare_factor(cls, spare_factor: float, **kw) -> FtlConfig:
         """A config whose S_f = spare/physical is ``spare_factor`` (ρ = S_f/(1 − S_f))."""
         if not 0.0 < spare_factor < 1.0:
