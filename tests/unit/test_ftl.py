@@ -93,7 +93,8 @@ def test_map_invariants_under_mixed_unaligned_io(gc, multi_plane, write_cache):
         want = expected_mapped(reqs, cfg.user_pages, 4096, want)
         check_map(drive)
         assert np.array_equal(np.asarray(drive.l2p) >= 0, want)
-        assert res.true_wa >= 1.0
+        if not write_cache:  # a cache may merge rewrites: WA < 1 is then possible (and real)
+            assert res.true_wa >= 1.0
         assert res.gc_copies > 0 or k == 0
         # every programmed page is under some die's program pulse
         assert res.die_pages_programmed.sum() == res.flash_pages_programmed
