@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from charz.sim.ftl import _kernel as K
-from charz.sim.ftl._workload import OP_TRIM, OP_WRITE, REQUEST_DTYPE, Workload, make_fill, make_requests
+from charz.sim.ftl._workload import OP_TRIM, REQUEST_DTYPE, Workload, make_fill, make_requests
 
 # Pulse widths in µs, drawn uniformly.  Programs lie inside 000 Table 2's windows
 # (MLC 200–2200, SLC 200–500) with margin; MLC lower pages are fast, upper slow.
@@ -192,8 +192,8 @@ class RunResult:
     die_pages_programmed: np.ndarray
     die_reads: np.ndarray
     die_erases: np.ndarray
-    start_us: np.ndarray  # per die: its clock when the run began
-    end_us: np.ndarray  # per die: its clock when it went idle
+    start_us: np.ndarray  # per die: its clock when the run began (kept only for traced dies)
+    end_us: np.ndarray  # per die: its clock when it went idle (kept only for traced dies)
     initial_bytes_written: int = 0
     traced_dies: tuple[int, ...] = ()
     _traces: dict[int, RbTrace] = field(default_factory=dict, repr=False)
