@@ -380,7 +380,11 @@ class SimDrive:
         dc = np.zeros((cfg.dies, K.N_D), dtype=np.int64)
         self._clocks += idle_before_us
         start = self._clocks.copy()  # the dies' clocks advance as their traces are timed below
-        cap = _INITIAL_TRACE if cfg.trace_dies else 2
+        # the kernel stops between requests once the buffer is half full, so half must hold
+        # the most one request can do on a die: a GC burst (tens of units' copies at high
+        # WA) and a cache flush; pulse codes are 3 bytes, so be generous
+        cap = max(_INITIAL_TRACE, 2 * (64 * cfg.pages_per_unit + 2 * int(self._g[K.G_CACHE_CAP]) + 4096)) \
+            if cfg.trace_dies else 2
         tr = [np.empty(cap, np.int16), np.empty(cap, np.uint8)]
         ops = np.ascontiguousarray(reqs["op"])
         offs = np.ascontiguousarray(reqs["offset"])
