@@ -12,6 +12,7 @@ See docs/ftl.md for the model, its conventions and its limits.
 ``Workload``               000 Table 3 micro-benchmark parameters
 ``make_requests``          a workload → request array (op, offset, length)
 ``make_fill`` ``requests`` sequential fill; requests by hand (e.g. TRIM)
+``table3``                 000 Table 3's forty micro-benchmarks as ``Workload``
 ``run_subtests``           000 Fig. 10's repeated sub-tests (WALVD)
 ``user_bytes_for_op_percent``  000 Eq. 15's partition for an OP% (Table 4)
 ``op_percent_user_bytes``  Eq. 15 itself, in bytes
@@ -37,6 +38,7 @@ from charz.sim.ftl._workload import (
     make_fill,
     make_requests,
     requests,
+    table3,
 )
 
 __all__ = [
@@ -57,5 +59,6 @@ __all__ = [
     "op_percent_user_bytes",
     "requests",
     "run_subtests",
+    "table3",
     "user_bytes_for_op_percent",
 ]

@@ -20,7 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from charz.sim.ftl import _kernel as K
-from charz.sim.ftl._workload import OP_TRIM, OP_WRITE, REQUEST_DTYPE, Workload, make_fill, make_requests
+from charz.sim.ftl._workload import OP_TRIM, REQUEST_DTYPE, Workload, make_fill, make_requests
 
 # Pulse widths in µs, drawn uniformly.  Programs lie inside 000 Table 2's windows
 # (MLC 200–2200, SLC 200–500) with margin; MLC lower pages are fast, upper slow.
@@ -32,7 +32,6 @@ _TIMING = {
                 erase_us=(1500.0, 2500.0)),
 }
 _GC = {"greedy": K.GC_GREEDY, "cost-benefit": K.GC_COST_BENEFIT}
-_ALLOC = {"round-robin": K.ALLOC_ROUND_ROBIN, "balanced": K.ALLOC_BALANCED}
 _INITIAL_TRACE = 1 << 16
 
 
@@ -50,7 +49,6 @@ class FtlConfig:
     page_size: int = 16384
     over_provisioning: float = 0.07  # spare / user (ρ); see spare_factor for spare / physical
     gc: str = "greedy"
-    allocation: str = "balanced"  # or "round-robin"; see docs/ftl.md
     multi_plane: bool = True
     write_cache: bool = False
     write_cache_bytes: int = 32 << 20
@@ -76,12 +74,15 @@ class FtlConfig:
             raise ValueError(f"cell must be one of {sorted(_TIMING)}, got {self.cell!r}")
         if self.gc not in _GC:
             raise ValueError(f"gc must be one of {sorted(_GC)}, got {self.gc!r}")
-        if self.allocation not in _ALLOC:
-            raise ValueError(f"allocation must be one of {sorted(_ALLOC)}, got {self.allocation!r}")
+
         if not (self.over_provisioning > 0 and math.isfinite(self.over_provisioning)):
             raise ValueError(f"over_provisioning (spare/user) must be > 0, got {self.over_provisioning}")
         if self.physical_pages >= 2**31 - 1:
             raise ValueError(f"{self.physical_pages} physical pages: the map holds at most 2^31 − 2")
+        for name in ("gap_us", "run_gap_us"):
+            v = getattr(self, name)
+            if not (v >= 0 and math.isfinite(v)):
+                raise ValueError(f"{name} must be ≥ 0 µs, got {v}")
         if self.write_cache and self.write_cache_bytes < self.page_size:
             raise ValueError(f"write_cache_bytes {self.write_cache_bytes} is below one page ({self.page_size} B)")
         for d in self.trace_dies:
@@ -98,6 +99,18 @@ class FtlConfig:
             raise ValueError(
                 f"over-provisioning leaves {per_pool_spare:.0f} spare pages per GC pool; the FTL needs at least "
                 f"4 units ({4 * self.pages_per_unit} pages): raise over_provisioning or blocks_per_plane")
+
+    @classmethod
+    def ssd_v(cls, blocks_per_plane: int = 4096, **kw) -> FtlConfig:
+        """000 Table 2's SSD-v, the in-house drive RB-Explorer was validated on: 4 channels
+        × 1 chip × 1 die × 2 planes, single-plane programs, 4 KiB MLC pages, 16 GB of
+        flash with 14.0 GB for the user (ρ = 2/14), a 32 KB cache, cost-benefit GC.
+        Assumed (not in the table): 128 pages per block, so the default 4096 blocks per
+        plane make 16 GiB; fewer blocks give a smaller drive of the same shape."""
+        base = dict(channels=4, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=blocks_per_plane,
+                    pages_per_block=128, page_size=4096, over_provisioning=2.0 / 14.0, gc="cost-benefit",
+                    multi_plane=False, write_cache=True, write_cache_bytes=32 * 1024, cell="MLC")
+        return cls(**{**base, **kw})
 
     @classmethod
     def with_spare_factor(cls, spare_factor: float, **kw) -> FtlConfig:
@@ -168,7 +181,8 @@ class RunResult:
     host_pages_programmed: int
     gc_copies: int
     erases: int
-    flash_pages_read: int
+    flash_pages_read: int  # all flash page reads: host, read-modify-write, GC copies
+    host_flash_reads: int  # host reads served from flash (not from the write cache)
     rmw_reads: int
     coalesced_pages: int
     cache_read_hits: int
@@ -178,8 +192,8 @@ class RunResult:
     die_pages_programmed: np.ndarray
     die_reads: np.ndarray
     die_erases: np.ndarray
-    start_us: np.ndarray  # per die: its clock when the run began
-    end_us: np.ndarray  # per die: its clock when it went idle
+    start_us: np.ndarray  # per die: its clock when the run began (kept only for traced dies)
+    end_us: np.ndarray  # per die: its clock when it went idle (kept only for traced dies)
     initial_bytes_written: int = 0
     traced_dies: tuple[int, ...] = ()
     _traces: dict[int, RbTrace] = field(default_factory=dict, repr=False)
@@ -211,7 +225,7 @@ class RunResult:
     def _absorb_flash(self, other: RunResult) -> None:
         """Add ``other``'s flash work (not its host figures): 000 Fig. 10's first sub-test
         carries the initial data the drive writes as the workload starts."""
-        for name in ("gc_copies", "erases", "flash_pages_read", "rmw_reads", "program_ops"):
+        for name in ("gc_copies", "erases", "flash_pages_read", "host_flash_reads", "rmw_reads", "program_ops"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.host_pages_programmed += other.host_pages_programmed
         self.initial_bytes_written += other.host_bytes_written
@@ -270,7 +284,6 @@ class SimDrive:
         g[K.G_GC] = _GC[cfg.gc]
         g[K.G_CACHE_CAP] = cap
         g[K.G_RESERVE] = 1
-        g[K.G_ALLOC] = _ALLOC[cfg.allocation]
         self._runs = 0
         self._carry: RunResult | None = None
         self._broken: str | None = None
@@ -304,7 +317,10 @@ class SimDrive:
                              f"{self._max_user_pages * ps} B, got {user_bytes}")
         new = user_bytes // ps
         if new < self._user_pages:
-            self.run(np.array([(OP_TRIM, new * ps, (self._user_pages - new) * ps)], dtype=REQUEST_DTYPE))
+            carry, self._carry = self._carry, None  # a pending precondition belongs to the next real run
+            self.run(np.array([(OP_TRIM, new * ps, (self._user_pages - new) * ps)], dtype=REQUEST_DTYPE),
+                     idle_before_us=0.0)
+            self._carry = carry
         self._user_pages = new
         self._g[K.G_USER_PAGES] = new
 
@@ -364,7 +380,11 @@ class SimDrive:
         dc = np.zeros((cfg.dies, K.N_D), dtype=np.int64)
         self._clocks += idle_before_us
         start = self._clocks.copy()  # the dies' clocks advance as their traces are timed below
-        cap = _INITIAL_TRACE if cfg.trace_dies else 2
+        # the kernel stops between requests once the buffer is half full, so half must hold
+        # the most one request can do on a die: a GC burst (tens of units' copies at high
+        # WA) and a cache flush; pulse codes are 3 bytes, so be generous
+        cap = max(_INITIAL_TRACE, 2 * (64 * cfg.pages_per_unit + 2 * int(self._g[K.G_CACHE_CAP]) + 4096)) \
+            if cfg.trace_dies else 2
         tr = [np.empty(cap, np.int16), np.empty(cap, np.uint8)]
         ops = np.ascontiguousarray(reqs["op"])
         offs = np.ascontiguousarray(reqs["offset"])
@@ -394,7 +414,8 @@ class SimDrive:
             host_bytes_written=int(ctr[K.C_HOST_W_BYTES]), host_bytes_read=int(ctr[K.C_HOST_R_BYTES]),
             host_pages_written=int(ctr[K.C_HOST_PAGES_W]), host_pages_programmed=int(ctr[K.C_HOST_PROG]),
             gc_copies=int(ctr[K.C_GC_COPIES]), erases=int(ctr[K.C_ERASES]),
-            flash_pages_read=int(ctr[K.C_FLASH_READS]), rmw_reads=int(ctr[K.C_RMW_READS]),
+            flash_pages_read=int(ctr[K.C_FLASH_READS]), host_flash_reads=int(ctr[K.C_HOST_FLASH_READS]),
+            rmw_reads=int(ctr[K.C_RMW_READS]),
             coalesced_pages=int(ctr[K.C_COALESCED]), cache_read_hits=int(ctr[K.C_CACHE_HITS]),
             trimmed_pages=int(ctr[K.C_TRIM_PAGES]), program_ops=int(ctr[K.C_PROG_OPS]),
             die_program_ops=dc[:, K.D_PROG_OPS].copy(), die_pages_programmed=dc[:, K.D_PROG_PAGES].copy(),

@@ -111,4 +111,14 @@ def make_requests(w: Workload, user_bytes: int) -> np.ndarray:
     return requests(ops, offsets, np.full(n, bs, dtype=np.int64))
 
 
-__all__ = ["OP_READ", "OP_TRIM", "OP_WRITE", "REQUEST_DTYPE", "Workload", "make_fill", "make_requests", "requests"]
+TABLE3_SIZES = (512, 4096, 8192, 16384, 32768)
+
+
+def table3(volume_bytes: int, seed: int = 1) -> list[Workload]:
+    """000 Table 3's forty micro-benchmarks: 100 % / 50 % write × sequential / random ×
+    4 KiB-aligned / not × 512 B … 32 KiB, each writing ``volume_bytes``."""
+    return [Workload(write_fraction=wf, random=rnd, aligned=al, block_size=bs, volume_bytes=volume_bytes, seed=seed)
+            for wf in (1.0, 0.5) for rnd in (False, True) for al in (True, False) for bs in TABLE3_SIZES]
+
+
+__all__ = ["OP_READ", "OP_TRIM", "OP_WRITE", "REQUEST_DTYPE", "Workload", "make_fill", "make_requests", "requests", "table3"]
