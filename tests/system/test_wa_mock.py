@@ -40,7 +40,7 @@ def records(out: Path) -> dict[int, dict]:
 @pytest.fixture(scope="module")
 def table3(tmp_path_factory):
     out = tmp_path_factory.mktemp("wa") / "t3"
-    p = charz("wa", "run", "--mock", "--out", str(out), "--volume", "32m", *FAST)
+    p = charz("wa", "run", "--mock", "--out", str(out), "--volume", "128m", *FAST)
     return out, p, records(out)
 
 
@@ -115,7 +115,7 @@ def test_walvd_first_subtest_carries_the_initial_data_and_op_sweep_orders(tmp_pa
 
 def test_kill_and_resume_gives_the_uninterrupted_result(tmp_path, table3):
     out = tmp_path / "killed"
-    args = ["wa", "run", "--mock", "--out", str(out), "--volume", "32m", "--files",
+    args = ["wa", "run", "--mock", "--out", str(out), "--volume", "128m", "--files",
             "wa-w100-rd-align.fio,wa-w50-rd-noalign.fio", *FAST]
     proc = subprocess.Popen([*CHARZ, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
