@@ -157,7 +157,7 @@ def run(
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
     out: Optional[Path] = typer.Option(None, help="WA archive to create (default runs/wa-<time>)."),
-    volume: str = typer.Option("64m", help="Bytes each benchmark writes (000: 2g)."),
+    volume: str = typer.Option("128m", help="Bytes each benchmark writes (000: 2g)."),
     sizes: str = typer.Option("512,4k,8k,16k,32k", help="Request sizes of 000 Table 3."),
     files: Optional[str] = typer.Option(None, help="Job files (default: the 8 wa-w*.fio of Table 3)."),
     benchmarks: bool = typer.Option(True, help="Run the Table 3 micro-benchmarks."),
