@@ -101,7 +101,14 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
                                       max_wait_s=s.get("settle_timeout_s"))
         finally:
             running.stream.close()
-        outcome = running.finish()
+        try:
+            outcome = running.finish()
+        except Exception as exc:  # fio failed: keep the counts, then report fio's error
+            _atomic.write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
+                                 lambda f: f.write(json.dumps({"step": step, "label": label,
+                                                               "counts": res.counts.to_dict(),
+                                                               "errors": [str(exc)]}, indent=1).encode()))
+            raise
         c = res.counts
         check = check_counts(c, settled=res.settled, settle_s=s["settle_s"], host_wrote=outcome.logical_bytes > 0)
         record = {"step": step, "job": job.to_dict(), "label": label, "counts": c.to_dict(), "settled": res.settled,
