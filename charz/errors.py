@@ -20,7 +20,8 @@
     │   ├── UnsafeTarget            refused: the device is in use or not what it seems
     │   ├── ConfirmationRequired    a destructive step was not confirmed
     │   └── DeviceCommandFailed     hdparm / nvme / blkdiscard / smartctl failed
-    └── WorkloadError               fio or the O_DIRECT request failed
+    ├── WorkloadError               fio or the O_DIRECT request failed
+    └── LogicError                  the logic analyser or sigrok-cli (R/B counting; exit 5)
 
 Every error carries a ``hint``: what the user should do about it.  Errors keep the
 code of the layer below (e.g. a VISA status) in ``code`` when there is one.
@@ -114,3 +115,9 @@ class DeviceCommandFailed(DeviceError):
 
 class WorkloadError(CharzError):
     exit_code = 7
+
+
+class LogicError(CharzError):
+    """The logic analyser path (sigrok-cli, a session file, the R/B stream) failed or cannot be trusted."""
+
+    exit_code = 5

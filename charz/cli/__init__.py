@@ -42,6 +42,7 @@ _COMMAND_MODULES = (
     "charz.cli._import",
     "charz.cli._show",
     "charz.cli._diff",
+    "charz.cli._wa",
 )
 
 # soft_wrap: a long path in a message stays one piece, to copy from a terminal or a CI log.

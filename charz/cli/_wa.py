@@ -1,0 +1,337 @@
+"""``charz wa``: write amplification from one die's R/B pin (RB-Explorer, papers 000/001).
+
+parse → build (plan, bench, archive) → run → pure ``format_*`` → print.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from charz.cli._common import console, progress_bar
+from charz.errors import AnalysisError, UsageError
+
+__all__ = ["register", "wa_app", "format_summary"]
+
+wa_app = typer.Typer(name="wa", no_args_is_help=True, add_completion=False,
+                     help="Write amplification from a NAND die's Ready/Busy pin (RB-Explorer, 000).")
+
+_ORIGIN_SHORT = {"given": "given", "measured": "measured", "inferred": "inferred"}
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    from charz.session._wa_jobs import parse_size
+    return tuple(parse_size(x) for x in text.split(",") if x.strip())
+
+
+def _window(text: str) -> tuple[float, float]:
+    try:
+        a, b = (float(x) for x in text.split(","))
+    except ValueError:
+        raise UsageError(f"a window is 'LOW,HIGH' in µs (e.g. 200,2200), not {text!r}") from None
+    return a, b
+
+
+def _fmt_bytes(n: float) -> str:
+    for unit, s in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= s:
+            return f"{n / s:.4g} {unit}"
+    return f"{n:.0f} B"
+
+
+def format_summary(settings: dict, records: dict[int, dict]) -> str:
+    """The result table and notes (pure; ≤ 80 columns)."""
+    geo = settings.get("geometry", {})
+    lines = []
+    if geo:
+        parts = [f"{geo[k]['value']} {u}" for k, u in (("channels", "ch"), ("chips_per_channel", "chips/ch"),
+                                                        ("dies_per_chip", "dies/chip"))]
+        origin = geo["channels"]["origin"]
+        lines.append(f"geometry  {' × '.join(parts)}, page {_fmt_bytes(geo['page_size']['value'])} ({origin})")
+    w = settings["windows"]
+    lines.append(f"windows   program ({w['program_us'][0]:g}, {w['program_us'][1]:g}) µs, read "
+                 f"({w['read_us'][0]:g}, {w['read_us'][1]:g}), erase ({w['erase_us'][0]:g}, "
+                 f"{w['erase_us'][1]:g}); {settings['samplerate_hz'] / 1e3:g} kS/s")
+    lines.append("")
+    mock = any(r.get("truth") for r in records.values())
+    head = f"{'#':>3}  {'benchmark':<28}{'pulses':>8}  {'WA ± u':<15}"
+    lines.append(head + (f"{'true':>6} {'|RE_WA|':>8}" if mock else ""))
+    for i in sorted(records):
+        r = records[i]
+        n = r["counts"]["programs"]
+        flag = "" if r.get("trusted") else " !"
+        if r["step"]["kind"] == "calibrate":
+            mp = r.get("m_p", {})
+            wa1 = mp.get("details", {}).get("wa_mp1") or mp.get("details", {}).get("wa_mp1")
+            txt = (f"M_p {mp['value']} (WA₁ {wa1:.3f})" if mp.get("value") else "M_p ? (cannot tell)")
+            lines.append(f"{i:>3}  {r['label'][:28]:<28}{n:>8}  {txt}{flag}")
+            continue
+        est = r.get("estimate")
+        wa = f"{est['wa']['value']:.3f} ± {est['wa']['uncertainty']:.3f}" if est else "—"
+        row = f"{i:>3}  {r['label'][:28]:<28}{n:>8}  {wa:<15}"
+        if mock and r.get("truth"):
+            re = r.get("re_wa")
+            row += f"{r['truth']['true_wa']:>6.3f} {(f'{100 * re:.2f} %' if re is not None else '—'):>8}"
+        lines.append(row + flag)
+    lines.append("")
+    bench = [r for r in records.values() if r["step"]["kind"] == "benchmark" and r.get("re_wa") is not None]
+    if bench:
+        for name, rows, bound in (("100 %-write", [r for r in bench if r["job"]["write_fraction"] >= 1.0], 0.01),
+                                  ("mixed", [r for r in bench if r["job"]["write_fraction"] < 1.0], 0.03)):
+            if not rows:
+                continue
+            met = sum(r["re_wa"] < bound for r in rows)
+            uneven = sum(r["re_wa"] >= bound and _die_spread(r) >= bound for r in rows)
+            line = (f"|RE_WA| {name}: {met} of {len(rows)} under {100 * bound:g} %, max "
+                    f"{100 * max(r['re_wa'] for r in rows):.2f} %")
+            if uneven:
+                line += (f"; {uneven} miss{'es' if uneven != 1 else ''} where the simulated dies "
+                         "differ by more than that (one die cannot stand for all)")
+            lines.append(line)
+    lines.append("WA = Eq. 7 (inferred from measured pulses and volume); u = one standard error "
+                 "(counting and volume).")
+    bad = [i for i in sorted(records) if not records[i].get("trusted")]
+    if bad:
+        lines.append(f"! not trustworthy: step{'s' if len(bad) != 1 else ''} {', '.join(map(str, bad))} "
+                     "(see below)")
+        for i in bad:
+            for e in records[i]["errors"]:
+                lines.append(f"  {i}: {e}")
+    nwarn = sum(len(r.get("warnings", [])) for r in records.values())
+    if nwarn:
+        first = next(r["warnings"][0] for r in records.values() if r.get("warnings"))
+        lines.append(f"{nwarn} warning{'s' if nwarn != 1 else ''}, e.g.: {first}")
+    return "\n".join(lines)
+
+
+def _die_spread(r: dict) -> float:
+    """How far the simulated dies' pulse counts stray from their mean (0 without truth)."""
+    d = (r.get("truth") or {}).get("die_program_pulses") or []
+    if not d:
+        return 0.0
+    m = sum(d) / len(d)
+    return max(abs(x - m) for x in d) / m
+
+
+def _wrap(text: str, width: int = 80) -> str:
+    import textwrap
+    out = []
+    for line in text.splitlines():
+        out += textwrap.wrap(line, width, subsequent_indent="    ") or [""]
+    return "\n".join(out)
+
+
+def _finish(out: Path, settings: dict, summary, quiet: bool) -> None:
+    console.print(_wrap(format_summary(settings, summary.records)))
+    console.print(f"archive   {out}")
+    if summary.untrusted:
+        raise AnalysisError(f"{len(summary.untrusted)} of {len(summary.records)} steps are not trustworthy",
+                            hint="see the errors above and the width histogram (charz wa report DIR)")
+
+
+def _run(archive, bench, quiet: bool):
+    from charz.session._wa_run import run_plan
+    plan = archive.settings["plan"]
+    todo = sum(1 for i in range(len(plan)) if i not in archive.records)
+    with progress_bar(todo, "wa", enabled=not quiet) as bar:
+        seen = set()
+
+        def progress(i: int, n: int, label: str) -> None:
+            if seen:
+                bar.advance()
+            seen.add(i)
+            bar.describe(label[:30])
+
+        return run_plan(archive, bench, log=lambda t: console.print(_wrap(t)), progress=progress)
+
+
+@wa_app.command("run")
+def run(
+    mock: bool = typer.Option(False, "--mock", help="The simulated drive behind sigrok-cli (no hardware)."),
+    mock_multi_plane: bool = typer.Option(True, "--mock-multi-plane/--mock-single-plane",
+                                          help="Mock drive: two planes per program pulse (M_p 2) or one."),
+    device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
+    logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
+    out: Optional[Path] = typer.Option(None, help="WA archive to create (default runs/wa-<time>)."),
+    volume: str = typer.Option("128m", help="Bytes each benchmark writes (000: 2g)."),
+    sizes: str = typer.Option("512,4k,8k,16k,32k", help="Request sizes of 000 Table 3."),
+    files: Optional[str] = typer.Option(None, help="Job files (default: the 8 wa-w*.fio of Table 3)."),
+    benchmarks: bool = typer.Option(True, help="Run the Table 3 micro-benchmarks."),
+    subtests: int = typer.Option(0, min=0, help="Sub-tests of 4K-RD-100%-W (000 Fig. 10, WALVD)."),
+    op_sweep: Optional[str] = typer.Option(None, help="OP percents for sub-test series (000 Table 4), e.g. 7,10,15."),
+    mp: Optional[int] = typer.Option(None, help="M_p if known (skips the calibration run)."),
+    channels: Optional[int] = typer.Option(None, help="N_channel (bench)."),
+    chips: Optional[int] = typer.Option(None, help="N_chip per channel (bench)."),
+    dies: Optional[int] = typer.Option(None, help="N_die per chip (bench)."),
+    page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size (bench), e.g. 16k."),
+    planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
+    profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
+    program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
+    read_window: str = typer.Option("2,200", help="Read pulse window µs."),
+    erase_window: str = typer.Option("2200,20000", help="Erase pulse window µs."),
+    glitch: float = typer.Option(2.0, help="Low or high stretches shorter than this (µs) are glitches."),
+    samplerate: str = typer.Option("250k", help="Analyser samplerate (Hz; k/M suffixes)."),
+    settle: float = typer.Option(0.05, help="R/B high this long (s) before a count is read (000: 300)."),
+    settle_timeout: float = typer.Option(600.0, help="Give up waiting for the settle time after this long (s)."),
+    confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
+    quiet: bool = typer.Option(False, help="No progress bar."),
+) -> None:
+    """Measure WA: M_p calibration, then 000 Table 3's micro-benchmarks (and sub-tests, OP sweep)."""
+    from charz.analysis._pulses import PulseWindows
+    from charz.archive._wa import WaArchive
+    from charz.logic._srzip import parse_samplerate
+    from charz.session._wa_jobs import TABLE3_FILES, parse_size
+    from charz.session._wa_run import build_plan
+
+    if mock == (device is not None):
+        raise UsageError("give exactly one of --mock and --device DEV")
+    try:
+        rate = parse_samplerate(samplerate)
+        windows = PulseWindows(program_us=_window(program_window), read_us=_window(read_window),
+                               erase_us=_window(erase_window), glitch_us=glitch)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    ops = tuple(float(x) for x in op_sweep.split(",")) if op_sweep else ()
+    plan = build_plan(volume_bytes=parse_size(volume), benchmarks=benchmarks,
+                      files=tuple(files.split(",")) if files else TABLE3_FILES, sizes=_sizes(sizes),
+                      calibrate=mp is None, subtests=subtests, op_percents=ops)
+    if not plan:
+        raise UsageError("nothing to run: no benchmarks, no sub-tests, M_p given")
+    import datetime
+    out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+    settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
+                "settle_timeout_s": settle_timeout, "m_p_given": mp, "planes": planes}
+    if mock:
+        from charz.sim._wa_bench import MockWaBench, mock_config
+        cfg = mock_config(multi_plane=mock_multi_plane)
+        with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
+            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle)
+            from charz.analysis._wa import WaGeometry
+            geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
+            settings.update(bench=bench.describe(), geometry=geo.to_dict())
+            with WaArchive.create(out, settings) as archive:
+                summary = _run(archive, bench, quiet)
+        _finish(out, archive.settings, summary, quiet)
+        return
+    if not logic:
+        raise UsageError("--device needs --logic DRIVER:CHANNEL (the analyser on the die's R/B pin)")
+    from charz.analysis._wa import WaGeometry
+    from charz.logic import parse_logic_spec
+    from charz.session._wa_device import DeviceWaBench
+
+    spec = parse_logic_spec(logic)
+    geometry = _geometry(channels, chips, dies, page_size, profile)
+    with contextlib.ExitStack() as stack:
+        bench = stack.enter_context(DeviceWaBench.open(device, spec, geometry, out=out, samplerate_hz=rate,
+                                                       settle_s=settle, confirm_serial=confirm_serial,
+                                                       confirm=_ask))
+        settings.update(bench=bench.describe(), geometry=geometry.to_dict())
+        archive = stack.enter_context(WaArchive.create(out, settings))
+        summary = _run(archive, bench, quiet)
+    _finish(out, archive.settings, summary, quiet)
+
+
+def _geometry(channels, chips, dies, page_size, profile):
+    """Eq. 7's constants: each option given wins over the profile's value (and says so)."""
+    from dataclasses import replace
+
+    from charz.analysis._quantity import Quantity
+    from charz.analysis._wa import WaGeometry
+    from charz.analysis._wa_profile import geometry_from_profile
+    from charz.session._wa_jobs import parse_size
+
+    if profile is None:
+        if None in (channels, chips, dies, page_size):
+            raise UsageError("--device needs --channels, --chips, --dies and --page-size (Eq. 7's constants)",
+                             hint="take them from the drive's teardown / NAND datasheet, or give --profile")
+        return WaGeometry.given(channels, chips, dies, parse_size(page_size))
+    from charz.profile import read_profile
+    try:
+        g = geometry_from_profile(read_profile(profile))
+    except ValueError as exc:
+        raise UsageError(f"{profile}: {exc}") from None
+    for name, v, unit in (("channels", channels, "channels"), ("chips_per_channel", chips, "chips"),
+                          ("dies_per_chip", dies, "dies"),
+                          ("page_size", parse_size(page_size) if page_size else None, "B")):
+        if v is not None:
+            g = replace(g, **{name: Quantity.given(int(v), unit)})
+    return g
+
+
+@wa_app.command("profile")
+def profile_cmd(
+    out: Path = typer.Argument(..., help="A WA archive."),
+    into: Path = typer.Option(..., "--into", help="The charz profile to add the section to (rewritten)."),
+) -> None:
+    """Add (or replace) the profile's ``write_amplification`` section from a WA archive."""
+    from charz.analysis._wa_profile import wa_section
+    from charz.archive._wa import read_wa_archive
+    from charz.profile import read_profile, validate_profile, write_profile
+
+    settings, records = read_wa_archive(out)
+    prof = read_profile(into)
+    prof["write_amplification"] = wa_section(settings, records)
+    write_profile(validate_profile(prof, origin=str(into)), into)
+    console.print(f"{into}: write_amplification from {out} ({len(records)} steps)")
+
+
+def _ask(text: str, token_name: str) -> str | None:
+    import sys
+    console.print(text)
+    if not sys.stdin.isatty():
+        return None
+    return typer.prompt(f"type the {token_name} to go on")
+
+
+@wa_app.command("resume")
+def resume(
+    out: Path = typer.Argument(..., help="The WA archive of an interrupted run."),
+    quiet: bool = typer.Option(False, help="No progress bar."),
+) -> None:
+    """Run the steps an interrupted ``charz wa run --mock`` has no record of."""
+    from charz.archive._wa import WaArchive
+    from charz.sim.ftl import FtlConfig
+    from charz.sim._wa_bench import MockWaBench
+
+    with WaArchive.resume(out) as archive:
+        s = archive.settings
+        if s["bench"]["kind"] != "mock":
+            raise UsageError("resume of a bench run: run `charz wa run --device` again with --out elsewhere",
+                             hint="a drive's state after a kill is unknown, so its steps restart")
+        cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
+        with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
+            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"])
+            done = len(archive.records)
+            console.print(f"resuming {out}: {done} of {len(s['plan'])} steps done")
+            summary = _run(archive, bench, quiet)
+    _finish(out, s, summary, quiet)
+
+
+@wa_app.command("show")
+def show(out: Path = typer.Argument(..., help="A WA archive.")) -> None:
+    """The result table of a WA archive."""
+    from charz.archive._wa import read_wa_archive
+    settings, records = read_wa_archive(out)
+    console.print(_wrap(format_summary(settings, records)))
+
+
+@wa_app.command("report")
+def report(
+    out: Path = typer.Argument(..., help="A WA archive."),
+    to: Optional[Path] = typer.Option(None, "--to", help="Folder for the PNGs (default OUT/report)."),
+) -> None:
+    """Figures: width histogram with the window, WA per benchmark, WA vs volume."""
+    from charz.archive._wa import read_wa_archive
+    from charz.report._fig_wa import write_wa_figures
+    settings, records = read_wa_archive(out)
+    paths = write_wa_figures(settings, records, to or out / "report")
+    for p in paths:
+        console.print(str(p))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(wa_app, name="wa")

@@ -1,0 +1,222 @@
+"""The real ``sigrok-cli`` as charz's logic-analyser transport: argv builders and a chunk stream.
+
+A bench streams ``sigrok-cli -d DRIVER --config samplerate=R --continuous -C CH
+-O binary`` from stdout; the mock bench reads a session file back with
+``sigrok-cli -i FILE -O binary``.  Either way charz parses sigrok's bytes: one
+unit per sample, bit k of a unit is the k-th channel of the device (``-C`` only
+chooses what is acquired, it does not repack the bits), so D3 is bit 3.
+
+sigrok-cli quirks this module handles (sigrok-cli 0.7.2, seen on this machine):
+
+* ``--continuous`` prints "Press any key to stop acquisition" and stops as soon as
+  stdin reaches EOF — with stdin at /dev/null it ends at once with no data and
+  exit code 0.  charz gives it a pipe and stops it by writing a newline.
+* an unknown channel is reported on stderr with exit code 0 and no data, so "no
+  bytes and something on stderr" is an error too.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from charz.errors import LogicError, UsageError
+
+__all__ = ["LogicSpec", "parse_logic_spec", "channel_bit", "find_sigrok_cli", "stream_argv", "file_argv",
+           "SigrokStream"]
+
+_INSTALL_HINT = "install it: apt-get install sigrok-cli (Debian/Ubuntu), or pass --sigrok-cli PATH"
+
+
+@dataclass(frozen=True)
+class LogicSpec:
+    """``DRIVER:CH`` from the command line: sigrok driver (with its own ``:key=value`` options) and channel."""
+
+    driver: str
+    channel: str
+    bit: int
+
+
+def channel_bit(name: str) -> int:
+    """Bit of a sigrok channel name in a sample unit: ``D3`` → 3, ``7`` → 7.
+
+    >>> channel_bit("D3"), channel_bit("0"), channel_bit("CH12")
+    (3, 0, 12)
+    """
+    m = re.fullmatch(r"[A-Za-z_]*([0-9]+)", name.strip())
+    if not m:
+        raise UsageError(f"cannot tell which bit logic channel {name!r} is",
+                         hint="name it by number as sigrok does (D0, D1, ... or 0, 1, ...)")
+    return int(m.group(1))
+
+
+def parse_logic_spec(spec: str) -> LogicSpec:
+    """``fx2lafw:D0`` or ``fx2lafw:conn=1.5:D2`` → driver and channel (the last ``:`` field).
+
+    >>> parse_logic_spec("fx2lafw:conn=1.5:D2")
+    LogicSpec(driver='fx2lafw:conn=1.5', channel='D2', bit=2)
+    """
+    driver, sep, ch = spec.rpartition(":")
+    if not sep or not driver or not ch:
+        raise UsageError(f"--logic wants DRIVER:CHANNEL (e.g. fx2lafw:D0), not {spec!r}")
+    return LogicSpec(driver, ch, channel_bit(ch))
+
+
+def find_sigrok_cli(path: str | None = None) -> str:
+    exe = shutil.which(path or "sigrok-cli")
+    if exe is None:
+        raise LogicError(f"{path or 'sigrok-cli'} not found", hint=_INSTALL_HINT)
+    return exe
+
+
+def stream_argv(driver: str, channel: str, samplerate_hz: float, *, sigrok: str = "sigrok-cli") -> list[str]:
+    """Continuous acquisition of one channel to stdout as raw bytes.
+
+    >>> stream_argv("fx2lafw", "D0", 4e6, sigrok="sigrok-cli")
+    ['sigrok-cli', '-d', 'fx2lafw', '--config', 'samplerate=4000000', '--continuous', '-C', 'D0', '-O', 'binary']
+    """
+    if not (samplerate_hz > 0 and float(samplerate_hz).is_integer()):
+        raise UsageError(f"the samplerate is a whole number of Hz, not {samplerate_hz}")
+    return [sigrok, "-d", driver, "--config", f"samplerate={int(samplerate_hz)}", "--continuous",
+            "-C", channel, "-O", "binary"]
+
+
+def file_argv(path: str | os.PathLike, *, sigrok: str = "sigrok-cli") -> list[str]:
+    return [sigrok, "-i", os.fspath(path), "-O", "binary"]
+
+
+class SigrokStream:
+    """``sigrok-cli`` as a child process whose stdout is read in chunks.
+
+    Iterate for uint8 chunks (whole sample units).  :meth:`stop` asks a
+    continuous acquisition to end (the rest of its output is still yielded).
+    Errors are :class:`~charz.errors.LogicError`, raised after every byte read so
+    far has been yielded, so a caller's counts up to the failure stay valid.
+
+    Parameters
+    ----------
+    argv : list of str
+        From :func:`stream_argv` or :func:`file_argv`.
+    stall_timeout_s : float
+        No byte for this long while running: the analyser stopped (USB unplugged,
+        buffer overrun) — an error, not a silent end.
+    """
+
+    def __init__(self, argv: Sequence[str], *, unitsize: int = 1, chunk_bytes: int = 1 << 20,
+                 stall_timeout_s: float = 10.0) -> None:
+        self.argv = list(argv)
+        self.unitsize = unitsize
+        self.chunk_bytes = max(chunk_bytes - chunk_bytes % unitsize, unitsize)
+        self.stall_timeout_s = stall_timeout_s
+        self.bytes_read = 0
+        self.returncode: int | None = None
+        self.stderr_text = ""
+        self._stopping = False
+        try:
+            self._proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE)
+        except OSError as exc:
+            raise LogicError(f"cannot start {self.argv[0]}: {exc}", hint=_INSTALL_HINT) from exc
+
+    def __iter__(self) -> Iterator[np.ndarray]:
+        out = self._proc.stdout.fileno()
+        err = self._proc.stderr.fileno()
+        os.set_blocking(out, False)
+        os.set_blocking(err, False)
+        carry = b""
+        errbuf = bytearray()
+        last = time.monotonic()
+        open_fds = {out, err}
+        while out in open_fds:
+            ready, _, _ = select.select(list(open_fds), [], [], 0.5)
+            if err in ready:
+                b = os.read(err, 65536)
+                errbuf += b
+                if not b:
+                    open_fds.discard(err)
+            if out in ready:
+                b = os.read(out, self.chunk_bytes)
+                if not b:
+                    open_fds.discard(out)
+                    continue
+                last = time.monotonic()
+                self.bytes_read += len(b)
+                b = carry + b
+                cut = len(b) - len(b) % self.unitsize
+                carry = b[cut:]
+                if cut:
+                    yield np.frombuffer(b[:cut], np.uint8)
+            elif not ready and time.monotonic() - last > self.stall_timeout_s and not self._stopping:
+                self.stderr_text = errbuf.decode(errors="replace")
+                self.close()
+                raise LogicError(
+                    f"the logic analyser sent nothing for {self.stall_timeout_s:g} s "
+                    f"after {self.bytes_read} bytes; it stopped or was unplugged",
+                    hint="check the USB connection and that the samplerate is one it can stream; "
+                         "the counts so far are kept")
+        self.returncode = self._proc.wait()
+        with _suppress_oserror():
+            errbuf += self._proc.stderr.read() or b""
+        self.stderr_text = errbuf.decode(errors="replace").strip()
+        if self.returncode != 0 and not (self._stopping and self.returncode in (-signal.SIGINT, -signal.SIGTERM)):
+            raise LogicError(f"sigrok-cli exited with code {self.returncode} after {self.bytes_read} bytes: "
+                             f"{_tail(self.stderr_text)}",
+                             hint="the counts so far are kept; fix what sigrok-cli says and run again")
+        if self.bytes_read == 0 and self.stderr_text:
+            raise LogicError(f"sigrok-cli gave no samples: {_tail(self.stderr_text)}",
+                             hint="check the driver and channel names with: sigrok-cli -d DRIVER --show")
+
+    def stop(self) -> None:
+        """End a continuous acquisition the way a user at the terminal would: a key on stdin."""
+        self._stopping = True
+        if self._proc.poll() is None and self._proc.stdin and not self._proc.stdin.closed:
+            with _suppress_oserror():
+                self._proc.stdin.write(b"\n")
+                self._proc.stdin.flush()
+                self._proc.stdin.close()
+
+    def close(self) -> None:
+        """Stop, then terminate and reap the child if it does not end within 2 s."""
+        self.stop()
+        try:
+            self._proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            with _suppress_oserror():  # a stopped (frozen) child must run again to act on SIGTERM
+                self._proc.send_signal(signal.SIGCONT)
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        for f in (self._proc.stdout, self._proc.stderr):
+            with _suppress_oserror():
+                f.close()
+
+    def __enter__(self) -> "SigrokStream":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _tail(text: str, n: int = 300) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else "…" + text[-n:]
+
+
+class _suppress_oserror:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, et, ev, tb) -> bool:
+        return et is not None and issubclass(et, (OSError, ValueError))

@@ -1,0 +1,101 @@
+"""WA figures: the R/B low-pulse width histogram with the windows, WA per benchmark, WA vs volume.
+
+Inputs are a WA archive's settings and step records (``charz.archive._wa``); outputs
+PNG files.  The histogram is what tells a wrong window: programs should form modes
+well inside (a, b), reads and erases their own, nothing piled against an edge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from charz.report._style import DOTS, FIT, MEASURED, figure_png, new_figure
+
+__all__ = ["histogram_figure", "benchmarks_figure", "volume_figure", "write_wa_figures"]
+
+
+def histogram_figure(settings: dict, records: dict[int, dict]):
+    w = settings["windows"]
+    total = None
+    for r in records.values():
+        h = np.asarray(r["counts"]["histogram"], dtype=np.int64)
+        total = h if total is None else total + h
+    fig = new_figure(8, 4.5)
+    ax = fig.add_subplot(1, 1, 1)
+    if total is None:
+        ax.text(0.5, 0.5, "no steps recorded", ha="center", transform=ax.transAxes)
+        return fig
+    edges = np.arange(total.size + 1) * w["bin_us"]
+    keep = total > 0
+    ax.bar(edges[:-1][keep], total[keep], width=w["bin_us"], align="edge", color=DOTS, label="low pulses")
+    for (lo, hi), name, colour in ((w["program_us"], "program window", FIT), (w["read_us"], "read", "#55a868"),
+                                   (w["erase_us"], "erase", "#8172b2")):
+        ax.axvspan(lo, hi, alpha=0.12, color=colour, label=f"{name} ({lo:g}, {hi:g}) µs")
+    ax.set_xscale("symlog", linthresh=100)
+    ax.set_yscale("log")
+    ax.set_xlabel("R/B low-pulse width (µs)")
+    ax.set_ylabel("pulses (all steps)")
+    ax.set_title("R/B low-pulse widths and the windows (000 Table 2)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def benchmarks_figure(records: dict[int, dict]):
+    rows = [r for _, r in sorted(records.items()) if r["step"]["kind"] == "benchmark" and r.get("estimate")]
+    fig = new_figure(10, 5)
+    ax = fig.add_subplot(1, 1, 1)
+    if not rows:
+        ax.text(0.5, 0.5, "no benchmark with a WA", ha="center", transform=ax.transAxes)
+        return fig
+    x = np.arange(len(rows))
+    wa = [r["estimate"]["wa"]["value"] for r in rows]
+    u = [r["estimate"]["wa"]["uncertainty"] for r in rows]
+    ax.errorbar(x, wa, yerr=u, fmt="o", color=MEASURED, label="measured (Eq. 7)", ms=4)
+    truth = [(i, r["truth"]["true_wa"]) for i, r in enumerate(rows) if r.get("truth")]
+    if truth:
+        ax.plot([i for i, _ in truth], [t for _, t in truth], "x", color=FIT, label="simulator's true WA")
+    ax.set_xticks(x, [r["label"] for r in rows], rotation=90, fontsize=6)
+    ax.set_yscale("log")
+    ax.set_ylabel("write amplification")
+    ax.set_title("WA per 000 Table 3 micro-benchmark")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def volume_figure(records: dict[int, dict]):
+    series: dict[str, list[tuple[float, float, float]]] = {}
+    for _, r in sorted(records.items()):
+        if r["step"]["kind"] != "subtest" or not r.get("estimate"):
+            continue
+        op = r["step"].get("op_percent")
+        key = f"OP {op:g} %" if op is not None else "drive's OP"
+        series.setdefault(key, []).append((r["logical_bytes"], r["estimate"]["wa"]["value"],
+                                           r["estimate"]["wa"]["uncertainty"]))
+    fig = new_figure(8, 4.5)
+    ax = fig.add_subplot(1, 1, 1)
+    if not series:
+        ax.text(0.5, 0.5, "no sub-tests", ha="center", transform=ax.transAxes)
+        return fig
+    for key, pts in series.items():
+        vol = np.cumsum([p[0] for p in pts]) / 2**20
+        ax.errorbar(vol, [p[1] for p in pts], yerr=[p[2] for p in pts], fmt="o-", ms=4, label=key)
+    ax.set_xlabel("logical volume written so far (MiB)")
+    ax.set_ylabel("WA of the sub-test")
+    ax.set_title("WA vs logical volume (000 Fig. 10, WALVD)")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def write_wa_figures(settings: dict, records: dict[int, dict], folder: str | Path) -> list[Path]:
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name, fig in (("wa-histogram.png", histogram_figure(settings, records)),
+                      ("wa-benchmarks.png", benchmarks_figure(records)),
+                      ("wa-volume.png", volume_figure(records))):
+        p = folder / name
+        p.write_bytes(figure_png(fig))
+        out.append(p)
+    return out

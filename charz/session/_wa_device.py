@@ -1,0 +1,148 @@
+"""The bench WA path: a real drive, the real fio, a logic analyser through the real sigrok-cli.
+
+Before anything is written the target goes through what ``charz characterize``
+does (``_session._prepared_target``): the guard (never a mounted, held, swap or
+signature-carrying device), an ``O_EXCL`` claim for the whole run, identification,
+the serial typed back, 003 Table 3's initialization (write cache off) restored at
+the end.  Each step then:
+
+1. reads the device's written-sector counter (``/sys/block/X/stat``, field 7);
+2. starts ``sigrok-cli --continuous`` on the R/B channel;
+3. runs the step's job file with fio (O_DIRECT, volume limit) in a thread;
+4. counts until fio is done and R/B has been high for the settle time (000 §4.2);
+5. takes L_Volume_Data from fio's JSON (write ``io_bytes``) and checks it against
+   the counter's difference × 512; their disagreement is the volume's uncertainty.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+from charz.analysis._wa import WaGeometry
+from charz.errors import WorkloadError
+from charz.logic import LogicSpec, SigrokStream, StepOutcome, stream_argv
+from charz.session._wa_jobs import WaJob
+
+__all__ = ["DeviceWaBench", "sectors_written"]
+
+SECTOR = 512  # /sys/block/X/stat counts 512-byte sectors whatever the logical block size
+
+
+def sectors_written(stat_text: str) -> int:
+    """Field 7 of ``/sys/block/X/stat`` (Documentation/block/stat.rst: "write sectors").
+
+    >>> sectors_written("  100 0 800 10   2000 0 16000 50 0 60 60")
+    16000
+    """
+    fields = stat_text.split()
+    if len(fields) < 7:
+        raise WorkloadError(f"unexpected block stat line: {stat_text!r}")
+    return int(fields[6])
+
+
+class _UI:
+    def __init__(self, confirm, log=print):
+        self._confirm = confirm
+        self._log = log
+
+    def log(self, text: str) -> None:
+        self._log(text)
+
+    def confirm(self, text: str, token_name: str) -> str | None:
+        return self._confirm(text, token_name)
+
+
+class _RecordingRunner:
+    """The real runner, keeping fio's stdout (its JSON) for the archive."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.stdout = ""
+
+    def run(self, argv, *, timeout_s, env=None):
+        r = self.inner.run(argv, timeout_s=timeout_s, env=env)
+        self.stdout = r.stdout
+        return r
+
+
+class _Running:
+    def __init__(self, bench: "DeviceWaBench", job: WaJob) -> None:
+        from charz.device import SubprocessRunner
+        from charz.workload import jobfile_path, run_jobfile
+
+        self.bench = bench
+        self.stat0 = bench.read_sectors()
+        self.stream = SigrokStream(stream_argv(bench.spec.driver, bench.spec.channel, bench.samplerate_hz),
+                                   unitsize=1 if bench.spec.bit < 8 else 2)
+        self.runner = _RecordingRunner(SubprocessRunner())
+        self.error: BaseException | None = None
+        self.report = None
+
+        def work() -> None:
+            try:
+                self.report = run_jobfile(jobfile_path(job.file), target=bench.hold.path, runner=self.runner,
+                                          env=job.env(), claim=bench.hold, timeout_s=24 * 3600)
+            except BaseException as exc:  # reported by finish(), in the main thread
+                self.error = exc
+
+        self.thread = threading.Thread(target=work, name="fio", daemon=True)
+        self.thread.start()
+
+    def workload_done(self) -> bool:
+        return not self.thread.is_alive()
+
+    def finish(self) -> StepOutcome:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        written = sum(j.write.io_bytes for j in self.report.jobs)
+        by_stat = (self.bench.read_sectors() - self.stat0) * SECTOR
+        return StepOutcome(written, float(abs(by_stat - written)),
+                           f"fio's JSON (write io_bytes {written} B); /sys/block stat says {by_stat} B",
+                           fio_json=self.runner.stdout)
+
+
+class DeviceWaBench:
+    kind = "device"
+
+    def __init__(self, hold, drive: dict, init: dict, spec: LogicSpec, geometry: WaGeometry,
+                 samplerate_hz: float, settle_s: float) -> None:
+        self.hold = hold
+        self.drive = drive
+        self.init = init
+        self.spec = spec
+        self._geometry = geometry
+        self.samplerate_hz = samplerate_hz
+        self.settle_s = settle_s
+        self.bit = spec.bit
+
+    @classmethod
+    @contextlib.contextmanager
+    def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
+             settle_s: float, confirm_serial: str | None, confirm):
+        from charz.logic import find_sigrok_cli
+        from charz.session._session import DeviceOptions, _prepared_target
+
+        find_sigrok_cli()  # before the drive is touched
+        config = SimpleNamespace(target=str(device), target_is_scratch=False)
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        with _prepared_target(config, Path(out), DeviceOptions(confirm_serial=confirm_serial, standby=False),
+                              _UI(confirm)) as (hold, drive, init):
+            yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s)
+
+    def describe(self) -> dict:
+        return {"kind": "device", "drive": self.drive, "initialization": self.init,
+                "analyser": {"driver": self.spec.driver, "channel": self.spec.channel, "bit": self.spec.bit}}
+
+    def geometry(self) -> WaGeometry:
+        return self._geometry
+
+    def read_sectors(self) -> int:
+        name = self.hold.report.kernel_name if self.hold.report else Path(self.hold.path).name
+        return sectors_written(Path(f"/sys/class/block/{name}/stat").read_text())
+
+    def start(self, index: int, step: dict, job: WaJob) -> _Running:
+        return _Running(self, job)

@@ -1,0 +1,160 @@
+"""A ``charz wa`` run as data (a plan of steps) and a small executor over a bench.
+
+Plan: step 0 calibrates M_p (000 §3.5) unless M_p is given; then 000 Table 3's
+micro-benchmarks, sub-tests of one workload (000 Fig. 10, WALVD) and an
+over-provisioning sweep (000 Table 4) as asked.  The plan is stored in the
+archive, so ``charz wa resume`` runs exactly the steps that have no record.
+
+Each step: the bench starts the workload and its R/B stream; the counter counts
+until the stop rule holds (000 §4.2); the counts are checked (``_wa_checks``);
+Eq. 7 gives WA with its uncertainty; the step is committed.  A step whose stream
+failed is kept as ``NNNN.partial.json`` (counts so far, the error) and is not
+committed, so a resume runs it again.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from charz.analysis._pulses import PulseCounter, PulseWindows
+from charz.analysis._quantity import Quantity
+from charz.analysis._wa import WaGeometry, calibrate_mp, re_wa, wa_eq7
+from charz.analysis._wa_checks import check_counts
+from charz.archive import _atomic
+from charz.archive._wa import WaArchive
+from charz.errors import LogicError
+from charz.logic import count_until_settled
+from charz.session._wa_jobs import TABLE3_FILES, TABLE3_SIZES, WaJob, calibration_job, job_params
+
+__all__ = ["build_plan", "run_plan", "RunSummary", "job_of"]
+
+
+def build_plan(*, volume_bytes: int, benchmarks: bool = True, files=TABLE3_FILES, sizes=TABLE3_SIZES,
+               calibrate: bool = True, calibration_bytes: int | None = None, subtests: int = 0,
+               subtest_file: str = "wa-w100-rd-align.fio", subtest_bs: int = 4096,
+               op_percents: tuple[float, ...] = ()) -> list[dict]:
+    plan: list[dict] = []
+    if calibrate:
+        plan.append({"kind": "calibrate", "file": "wa-calibrate.fio", "bs": None,
+                     "volume": calibration_bytes or volume_bytes})
+    if benchmarks:
+        plan += [{"kind": "benchmark", "file": f, "bs": bs, "volume": volume_bytes} for f in files for bs in sizes]
+    for op in (op_percents or ((None,) if subtests else ())):
+        plan += [{"kind": "subtest", "file": subtest_file, "bs": subtest_bs, "volume": volume_bytes,
+                  "subtest": k, "op_percent": op} for k in range(max(subtests, 1))]
+    return plan
+
+
+def job_of(step: dict) -> WaJob:
+    if step["kind"] == "calibrate":
+        return calibration_job(int(step["volume"]))
+    return job_params(step["file"], int(step["bs"]), int(step["volume"]))
+
+
+@dataclass
+class RunSummary:
+    records: dict[int, dict]
+    untrusted: list[int]
+    m_p: dict | None
+
+
+def _mp_from(archive: WaArchive) -> Quantity | None:
+    given = archive.settings.get("m_p_given")
+    if given:
+        return Quantity.given(int(given), "pages/pulse")
+    for r in archive.records.values():
+        if r["step"]["kind"] == "calibrate":
+            mp = r["m_p"]
+            if mp["value"] is None:
+                return Quantity.undetermined("pages/pulse", "inferred", mp.get("evidence", ""))
+            return Quantity(mp["value"], "pages/pulse", mp["origin"], confidence=mp["confidence"],
+                            evidence=mp.get("evidence", ""))
+    return None
+
+
+def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
+             progress: Callable[[int, int, str], None] | None = None) -> RunSummary:
+    s = archive.settings
+    windows = PulseWindows.from_dict(s["windows"])
+    if hasattr(bench, "geometry_values"):  # the mock: its configuration, as given
+        geometry = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
+    else:
+        geometry = bench.geometry()
+    plan = s["plan"]
+    for index, step in enumerate(plan):
+        if index in archive.records:
+            continue
+        job = job_of(step)
+        label = "M_p calibration" if step["kind"] == "calibrate" else job.label
+        if step["kind"] == "subtest":  # 000 Fig. 10's "5G-k": sub-test k of one workload
+            label = (f"OP {step['op_percent']:g} % " if step.get("op_percent") else "") + \
+                f"sub-test {step['subtest'] + 1} ({job.label.split('-4KiB')[0]})"
+        if progress:
+            progress(index, len(plan), label)
+        running = bench.start(index, step, job)
+        counter = PulseCounter(s["samplerate_hz"], windows, bit=bench.bit % 8)
+        try:
+            res = count_until_settled(running.stream, counter, settle_s=s["settle_s"],
+                                      workload_done=running.workload_done, byte_index=bench.bit // 8,
+                                      max_wait_s=s.get("settle_timeout_s"))
+        finally:
+            running.stream.close()
+        try:
+            outcome = running.finish()
+        except Exception as exc:  # fio failed: keep the counts, then report fio's error
+            _atomic.write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
+                                 lambda f: f.write(json.dumps({"step": step, "label": label,
+                                                               "counts": res.counts.to_dict(),
+                                                               "errors": [str(exc)]}, indent=1).encode()))
+            raise
+        c = res.counts
+        check = check_counts(c, settled=res.settled, settle_s=s["settle_s"], host_wrote=outcome.logical_bytes > 0)
+        record = {"step": step, "job": job.to_dict(), "label": label, "counts": c.to_dict(), "settled": res.settled,
+                  "errors": list(check.errors), "warnings": list(check.warnings),
+                  "logical_bytes": outcome.logical_bytes, "u_logical_bytes": outcome.u_logical_bytes,
+                  "volume_evidence": outcome.volume_evidence, "truth": outcome.truth,
+                  "stream": getattr(running, "train", None)}
+        if res.error:
+            record["errors"].append(f"the stream failed: {res.error}")
+            _atomic.write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
+                                 lambda f: f.write(json.dumps(record, indent=1).encode()))
+            raise LogicError(f"step {index} ({label}): {res.error}",
+                             hint=f"counts up to the failure are in {archive.root}/steps/{index:04d}.partial.json; "
+                                  f"fix the cause and run: charz wa resume {archive.root}")
+        cut = c.partial + (1 if c.open_us else 0)
+        if step["kind"] == "calibrate":
+            mp = calibrate_mp(c.programs, geometry, outcome.logical_bytes, planes=s.get("planes"),
+                              u_logical_bytes=outcome.u_logical_bytes, cut_pulses=cut)
+            record["m_p"] = mp.to_dict()
+            if not mp.known:
+                record["errors"].append(f"M_p cannot be told: {mp.evidence}")
+            else:
+                est = wa_eq7(c.programs, mp, geometry, outcome.logical_bytes,
+                             u_logical_bytes=outcome.u_logical_bytes, volume_evidence=outcome.volume_evidence,
+                             cut_pulses=cut)
+                record["estimate"] = est.to_dict()
+        else:
+            mp = _mp_from(archive)
+            if mp is None or not mp.known or outcome.logical_bytes <= 0:
+                record["errors"].append("no WA: M_p is not known (calibration failed or missing)"
+                                        if outcome.logical_bytes > 0 else "no WA: the host wrote nothing")
+            else:
+                est = wa_eq7(c.programs, mp, geometry, outcome.logical_bytes,
+                             u_logical_bytes=outcome.u_logical_bytes, volume_evidence=outcome.volume_evidence,
+                             cut_pulses=cut)
+                record["estimate"] = est.to_dict()
+        if "estimate" in record and outcome.truth and outcome.truth.get("true_wa"):
+            record["re_wa"] = re_wa(record["estimate"]["wa"]["value"], outcome.truth["true_wa"])
+        record["trusted"] = not record["errors"]
+        archive.commit(index, record, fio_json=outcome.fio_json)
+        if hasattr(bench, "cleanup"):
+            bench.cleanup(index)
+        for e in record["errors"]:
+            log(f"step {index} ({label}): {e}")
+    if progress:
+        progress(len(plan), len(plan), "done")
+    untrusted = [i for i, r in sorted(archive.records.items()) if not r.get("trusted")]
+    mp = _mp_from(archive)
+    return RunSummary(archive.records, untrusted, mp.to_dict() if mp else None)

@@ -1,0 +1,138 @@
+"""The mock WA bench: the simulated FTL behind the real sigrok-cli.
+
+Each step runs the request stream the step's fio job file describes through the
+simulated drive (``charz.sim.ftl``), takes die 0's R/B operations, renders them at
+the analyser's samplerate, writes a sigrok session file and streams it back
+through ``sigrok-cli -i FILE -O binary`` — the bytes charz counts are sigrok's.
+The drive's own true WA comes along for 000 §4.3's check (Eq. 9).
+
+Drive state per step kind: a Table 3 benchmark gets a fresh drive filled once
+sequentially (so garbage collection runs, as on a used drive); the calibration a
+fresh, empty drive (true WA 1, 000 §3.5); sub-tests share one drive per series
+(000 Fig. 10: the first carries the initial fill) — on resume the series' earlier
+sub-tests are replayed into the drive, uncounted, since the simulator is seeded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
+from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
+
+__all__ = ["MockWaBench", "mock_config"]
+
+KIND_PROGRAM = 1
+
+
+def mock_config(**kw) -> FtlConfig:
+    """The default mock drive, after 000 Table 2's SSD-v scaled down: 4 channels × 1 chip ×
+    1 die, 2 planes, 4 KiB pages, MLC, OP 2/14 (SSD-v: 16 GB physical, 14 GB user),
+    256 MiB physical; multi-plane programs so the calibration has an M_p to find."""
+    base = dict(channels=4, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=64,
+                pages_per_block=128, page_size=4096, over_provisioning=2 / 14, gc="greedy", multi_plane=True,
+                write_cache=False, cell="MLC", seed=0)
+    base.update(kw)
+    return FtlConfig(**base)
+
+
+
+class _Running:
+    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict) -> None:
+        self.stream = stream
+        self._outcome = outcome
+        self.train = train_info
+
+    def workload_done(self) -> bool:
+        return True  # the simulated run finished before its pulses were written
+
+    def finish(self) -> StepOutcome:
+        return self._outcome
+
+
+class MockWaBench:
+    kind = "mock"
+    bit = 0  # the session file's one probe
+
+    def __init__(self, cfg: FtlConfig, workdir: Path, *, samplerate_hz: float, settle_s: float,
+                 sigrok: str = "sigrok-cli", keep_sr: bool = False) -> None:
+        self.cfg = cfg
+        self.workdir = Path(workdir)
+        self.samplerate_hz = samplerate_hz
+        self.settle_s = settle_s
+        self.sigrok = sigrok
+        self.keep_sr = keep_sr
+        self._series: dict[str, tuple[SimDrive, int]] = {}
+
+    def describe(self) -> dict:
+        return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()},
+                "analyser": f"sigrok session file read back by {self.sigrok} -i"}
+
+    def geometry_values(self) -> tuple[int, int, int, int]:
+        """Eq. 7's constants as the simulated drive has them (channels, chips/ch, dies/chip, page)."""
+        c = self.cfg
+        return c.channels, c.chips_per_channel, c.dies_per_chip, c.page_size
+
+    # -- drives ---------------------------------------------------------------
+
+    def _fresh(self, fill: float | None) -> SimDrive:
+        d = SimDrive(self.cfg)
+        if fill:
+            d.precondition(fill)
+        return d
+
+    def _series_drive(self, step: dict, job) -> SimDrive:
+        key = f"op{step.get('op_percent')}"
+        k = int(step["subtest"])
+        drive, done = self._series.get(key, (None, 0))
+        if drive is None or done > k:
+            drive = SimDrive(self.cfg)
+            if step.get("op_percent") is not None:
+                drive.set_user_space(user_bytes_for_op_percent(drive, float(step["op_percent"])))
+            drive.precondition(1.0, carry=True)
+            done = 0
+        while done < k:  # resume: replay the series' earlier sub-tests, uncounted
+            drive.run(make_requests(self._workload(job, seed=1 + done), drive.user_bytes))
+            done += 1
+        self._series[key] = (drive, k + 1)
+        return drive
+
+    @staticmethod
+    def _workload(job, seed: int) -> Workload:
+        return Workload(write_fraction=job.write_fraction, random=job.random, aligned=job.aligned,
+                        block_size=job.block_size, volume_bytes=job.volume_bytes, seed=seed)
+
+    # -- one step -------------------------------------------------------------
+
+    def start(self, index: int, step: dict, job) -> _Running:
+        kind = step["kind"]
+        if kind == "calibrate":
+            drive = self._fresh(None)
+        elif kind == "subtest":
+            drive = self._series_drive(step, job)
+        else:
+            drive = self._fresh(1.0)
+        seed = 1 + int(step.get("subtest", 0))
+        res = drive.run(make_requests(self._workload(job, seed), drive.user_bytes))
+        tr = res.rb_trace(die=0)
+        train = place_pulses(tr.start_us, tr.width_us, self.samplerate_hz, tail_us=self.settle_s * 1e6 * 1.5)
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        path = self.workdir / f"{index:04d}.sr"
+        write_session(path, render_chunks(train), SessionMeta(self.samplerate_hz, ("RB",)))
+        truth = {"true_wa": res.true_wa, "flash_pages_programmed": int(res.flash_pages_programmed),
+                 "host_bytes_written": int(res.host_bytes_written),
+                 "initial_bytes_written": int(res.initial_bytes_written),
+                 "die0_program_pulses": int(res.die_program_ops[0]),
+                 "die_program_pulses": [int(x) for x in res.die_program_ops],
+                 "gc_copies": int(res.gc_copies), "erases": int(res.erases),
+                 "user_bytes": int(drive.user_bytes), "pulses_moved": train.moved}
+        # The host's written bytes from the request stream: what fio's JSON reports on a bench.
+        outcome = StepOutcome(int(res.host_bytes_written), 0.0, "the simulated request stream (fio's write io_bytes)",
+                              truth=truth)
+        stream = SigrokStream(file_argv(path, sigrok=self.sigrok))
+        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples})
+
+    def cleanup(self, index: int) -> None:
+        if not self.keep_sr:
+            (self.workdir / f"{index:04d}.sr").unlink(missing_ok=True)

@@ -1,0 +1,124 @@
+"""Host request streams for the simulated FTL: 000 Table 3's micro-benchmarks as arrays.
+
+A request array is a structured numpy array of ``REQUEST_DTYPE``: ``op`` (0 read,
+1 write, 2 trim), ``offset`` and ``length`` in bytes.  The conventions follow fio's
+where fio has one, so the mock and the real bench run the same thing:
+
+* random offsets are uniform multiples of the alignment (4 KiB "aligned", 512 B
+  "4KiB-no-align", 000 Table 3) with the request inside the user space;
+* sequential requests are contiguous from offset 0 (aligned) or 512 (not aligned) and
+  wrap at the end of the user space;
+* the written volume is ``volume_bytes`` rounded up to whole requests; with
+  ``write_fraction`` < 1 reads are mixed in at random positions, in the proportion
+  asked for, drawn from the same offset pattern.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from charz.sim.ftl._kernel import OP_READ, OP_TRIM, OP_WRITE
+
+REQUEST_DTYPE = np.dtype([("op", np.uint8), ("offset", np.int64), ("length", np.int64)])
+SECTOR = 512
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One micro-benchmark.  ``hot_space``/``hot_share``: a skewed random workload
+    sending ``hot_share`` of the requests to the first ``hot_space`` of the user space
+    (e.g. 0.2 / 0.8); ``None`` for uniform."""
+
+    write_fraction: float = 1.0
+    random: bool = True
+    aligned: bool = True
+    block_size: int = 4096
+    volume_bytes: int = 1 << 30
+    seed: int = 1
+    hot_space: float | None = None
+    hot_share: float | None = None
+    align_bytes: int = 4096
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.write_fraction <= 1.0:
+            raise ValueError(f"write_fraction must be in (0, 1], got {self.write_fraction}")
+        if self.block_size <= 0 or self.block_size % SECTOR:
+            raise ValueError(f"block_size must be a positive multiple of {SECTOR} B, got {self.block_size}")
+        if self.volume_bytes <= 0:
+            raise ValueError(f"volume_bytes must be positive, got {self.volume_bytes}")
+        if self.align_bytes <= 0 or self.align_bytes % SECTOR:
+            raise ValueError(f"align_bytes must be a positive multiple of {SECTOR} B, got {self.align_bytes}")
+        if (self.hot_space is None) != (self.hot_share is None):
+            raise ValueError("hot_space and hot_share go together")
+        if self.hot_space is not None and not (0.0 < self.hot_space < 1.0 and 0.0 < self.hot_share < 1.0):
+            raise ValueError(f"hot_space and hot_share must be in (0, 1), got {self.hot_space}, {self.hot_share}")
+
+    @property
+    def name(self) -> str:
+        """000 Table 3's label, e.g. ``4K-RD-100%-W-4KiB-align``."""
+        bs = self.block_size
+        size = f"{bs // 1024}K" if bs % 1024 == 0 else f"{bs}B"
+        return (f"{size}-{'RD' if self.random else 'SQ'}-{round(self.write_fraction * 100)}%-W-"
+                f"4KiB-{'align' if self.aligned else 'no-align'}")
+
+
+def requests(op, offset, length) -> np.ndarray:
+    """A request array from three equal-length sequences (or scalars)."""
+    op, offset, length = np.broadcast_arrays(np.asarray(op), np.asarray(offset), np.asarray(length))
+    out = np.empty(op.shape[0] if op.ndim else 1, dtype=REQUEST_DTYPE)
+    out["op"], out["offset"], out["length"] = op.ravel(), offset.ravel(), length.ravel()
+    return out
+
+
+def make_fill(user_bytes: int, fraction: float = 1.0, block_size: int = 128 * 1024) -> np.ndarray:
+    """Sequential writes over the first ``fraction`` of the user space (initial data)."""
+    if not 0.0 <= fraction <= 1.0:
+        raise ValueError(f"fraction must be in [0, 1], got {fraction}")
+    total = int(user_bytes * fraction) // SECTOR * SECTOR
+    starts = np.arange(0, total, block_size, dtype=np.int64)
+    return requests(OP_WRITE, starts, np.minimum(block_size, total - starts))
+
+
+def make_requests(w: Workload, user_bytes: int) -> np.ndarray:
+    """The request array of ``w`` on a drive of ``user_bytes`` (seeded, deterministic)."""
+    bs = w.block_size
+    if user_bytes < bs + SECTOR:
+        raise ValueError(f"user space {user_bytes} B is too small for {bs} B requests")
+    rng = np.random.default_rng(w.seed)
+    n_w = math.ceil(w.volume_bytes / bs)
+    n = n_w if w.write_fraction >= 1.0 else round(n_w / w.write_fraction)
+    ops = np.full(n, OP_READ, dtype=np.uint8)
+    ops[rng.choice(n, size=n_w, replace=False) if n > n_w else slice(None)] = OP_WRITE
+    align = w.align_bytes if w.aligned else SECTOR
+    if w.random:
+        slots = (user_bytes - bs) // align + 1
+        if w.hot_space is None:
+            idx = rng.integers(0, slots, size=n, dtype=np.int64)
+        else:
+            hot = max(1, int(slots * w.hot_space))
+            is_hot = rng.random(n) < w.hot_share
+            idx = np.where(is_hot, rng.integers(0, hot, size=n, dtype=np.int64),
+                           rng.integers(hot, max(hot + 1, slots), size=n, dtype=np.int64))
+            idx = np.minimum(idx, slots - 1)
+        offsets = idx * align
+    else:
+        start = 0 if w.aligned else SECTOR
+        span = (user_bytes - start) // bs * bs
+        offsets = start + (np.arange(n, dtype=np.int64) * bs) % span
+    return requests(ops, offsets, np.full(n, bs, dtype=np.int64))
+
+
+TABLE3_SIZES = (512, 4096, 8192, 16384, 32768)
+
+
+def table3(volume_bytes: int, seed: int = 1) -> list[Workload]:
+    """000 Table 3's forty micro-benchmarks: 100 % / 50 % write × sequential / random ×
+    4 KiB-aligned / not × 512 B … 32 KiB, each writing ``volume_bytes``."""
+    return [Workload(write_fraction=wf, random=rnd, aligned=al, block_size=bs, volume_bytes=volume_bytes, seed=seed)
+            for wf in (1.0, 0.5) for rnd in (False, True) for al in (True, False) for bs in TABLE3_SIZES]
+
+
+__all__ = ["OP_READ", "OP_TRIM", "OP_WRITE", "REQUEST_DTYPE", "Workload", "make_fill", "make_requests", "requests", "table3"]

@@ -1,0 +1,146 @@
+"""Pure parts of the WA path: sigrok session metadata, pulse placement, count checks, the WA archive."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from charz.analysis._pulses import PulseCounter, PulseWindows, count_pulses
+from charz.analysis._wa_checks import check_counts, program_modes
+from charz.archive._wa import WaArchive, read_wa_archive
+from charz.errors import ArchiveCorrupt, ArchiveError, LogicError
+from charz.logic import SessionMeta, parse_metadata, place_pulses, read_session_chunks, render_chunks, write_session
+from charz.logic._srzip import format_metadata, format_samplerate, parse_samplerate
+
+pytestmark = pytest.mark.unit
+
+
+# -- sigrok session files -------------------------------------------------------------------------
+
+@given(st.integers(1, 10**10), st.lists(st.text("ABCDRBxyz_0123", min_size=1, max_size=6), min_size=1, max_size=8))
+def test_metadata_round_trip(rate, probes):
+    meta = SessionMeta(float(rate), tuple(probes))
+    assert parse_metadata(format_metadata(meta)) == meta
+    assert parse_samplerate(format_samplerate(rate)) == rate
+
+
+@pytest.mark.parametrize("text", ["", "[device 1]\nsamplerate=1 MHz\n", "[device 1]\ntotal probes=x\n",
+                                  "[device 1]\ntotal probes=1\nsamplerate=fast\n", "no sections at all"])
+def test_malformed_metadata_is_a_logic_error(text):
+    with pytest.raises(LogicError, match="metadata"):
+        parse_metadata(text)
+
+
+def test_session_file_round_trip_any_chunking(tmp_path):
+    rng = np.random.default_rng(1)
+    data = (rng.random(100_003) < 0.5).astype(np.uint8)
+    path = tmp_path / "x.sr"
+    n = write_session(path, np.array_split(data, 7), SessionMeta(1e6, ("RB",)), chunk_bytes=4096)
+    meta, chunks = read_session_chunks(path)
+    assert n == data.size and np.array_equal(np.concatenate(list(chunks)), data)
+
+
+def test_not_a_zip_is_a_logic_error(tmp_path):
+    (tmp_path / "x.sr").write_bytes(b"hello")
+    with pytest.raises(LogicError, match="not a sigrok session"):
+        read_session_chunks(tmp_path / "x.sr")
+
+
+# -- placing and rendering pulses -------------------------------------------------------------------
+
+def test_overlapping_operations_are_moved_not_merged_and_widths_kept():
+    # three operations the simulator put on top of each other
+    t = place_pulses([0.0, 100.0, 150.0], [900.0, 30.0, 1500.0], 1e6, min_gap_us=5, lead_us=10)
+    assert t.moved == 2
+    assert (t.ends - t.starts).tolist() == [900, 30, 1500]
+    assert np.all(t.starts[1:] - t.ends[:-1] >= 5)
+    c = count_pulses(np.concatenate(list(render_chunks(t, 333))), 1e6)
+    assert (c.programs, c.reads) == (2, 1)
+
+
+def test_long_idle_is_shortened_without_touching_pulses():
+    t = place_pulses([0.0, 10e6], [500.0, 500.0], 1e6, max_gap_us=1000, lead_us=0, tail_us=100)
+    assert t.shortened_gaps == 1 and t.total_samples == 5 + 500 + 1000 + 500 + 100  # lead ≥ min gap
+    assert count_pulses(np.concatenate(list(render_chunks(t))), 1e6).programs == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.floats(0, 1e5), st.floats(1, 3000)), max_size=60), st.integers(1, 5000))
+def test_rendered_train_counts_what_was_placed(ops, chunk):
+    starts = np.array([s for s, _ in ops], dtype=float)
+    widths = np.array([w for _, w in ops], dtype=float)
+    t = place_pulses(starts, widths, 1e6, min_gap_us=5, lead_us=10, tail_us=10)
+    rb = np.concatenate(list(render_chunks(t, chunk))) if t.total_samples else np.zeros(0, np.uint8)
+    c = PulseCounter(1e6, PulseWindows(glitch_us=0.5))
+    c.feed(rb)
+    w = t.ends - t.starts
+    assert c.counts.pulses == len(ops)
+    assert c.counts.programs == int(np.sum((w > 200) & (w < 2200)))
+
+
+# -- count checks ------------------------------------------------------------------------------------
+
+def _counts(widths, rate=1e6, windows=PulseWindows()):
+    rb = np.ones(sum(widths) + 20 * len(widths) + 100, np.uint8)
+    pos = 10
+    for w in widths:
+        rb[pos:pos + w] = 0
+        pos += w + 20
+    return count_pulses(rb, rate, windows)
+
+
+def test_two_modes_is_a_warning_and_named():
+    c = _counts([300] * 50 + [1800] * 50)
+    modes = program_modes(c)
+    assert [n for _, _, n in modes] == [50, 50]
+    chk = check_counts(c, settled=True, settle_s=0)
+    assert chk.trusted and "2 program modes" in chk.warnings[0]
+
+
+def test_mode_cut_by_the_window_is_an_error():
+    c = _counts([2000] * 40 + [2250] * 40)  # a mode straddling b = 2200
+    chk = check_counts(c, settled=True, settle_s=0)
+    assert not chk.trusted and "cuts a mode" in chk.errors[0]
+
+
+def test_no_program_and_not_settled_are_errors():
+    chk = check_counts(_counts([30] * 10), settled=False, settle_s=5)
+    assert not chk.trusted
+    assert any("no R/B low pulse" in e for e in chk.errors) and any("settle" in e for e in chk.errors)
+
+
+# -- the WA archive -------------------------------------------------------------------------------------
+
+def test_archive_commit_resume_and_debris(tmp_path):
+    root = tmp_path / "wa"
+    with WaArchive.create(root, {"plan": [1, 2], "windows": {}, "samplerate_hz": 1.0, "settle_s": 0}) as a:
+        a.commit(0, {"x": 1}, fio_json='{"fio": 1}')
+        with pytest.raises(ArchiveError, match="another charz"):
+            WaArchive.resume(root)  # locked while the writer works
+    (root / "steps" / ".0001.json.0123456789abcdef.tmp").write_text("half")  # a kill mid-write
+    with WaArchive.resume(root) as a:
+        assert set(a.records) == {0} and a.records[0]["fio_json_file"] == "0000.fio.json"
+        assert not list((root / "steps").glob(".*.tmp"))
+        a.commit(1, {"x": 2})
+        with pytest.raises(ArchiveError, match="already"):
+            a.commit(1, {"x": 3})
+    settings, recs = read_wa_archive(root)
+    assert settings["schema"] == "charz-wa/1" and [r["x"] for r in recs.values()] == [1, 2]
+    assert json.loads((root / "steps" / "0000.fio.json").read_text()) == {"fio": 1}
+
+
+def test_archive_refuses_a_non_empty_directory_and_reports_damage(tmp_path):
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "keep.txt").write_text("mine")
+    with pytest.raises(ArchiveError, match="not empty"):
+        WaArchive.create(tmp_path / "full", {})
+    assert (tmp_path / "full" / "keep.txt").read_text() == "mine"
+    root = tmp_path / "wa"
+    WaArchive.create(root, {"plan": []}).close()
+    (root / "steps" / "0000.json").write_text("{trunc")
+    with pytest.raises(ArchiveCorrupt, match="0000.json"):
+        read_wa_archive(root)
