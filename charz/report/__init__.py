@@ -37,7 +37,7 @@ Example
 >>> from charz.report import build_report, Measured
 >>> report = build_report({"results": {}}, Measured.of(op=[]), [])
 >>> [s.drawn for s in report.sections]
-[False, False, False, False, False, False, False]
+[False, False, False, False, False, False, False, False]
 """
 
 from charz.report._build import build_report, validation_rows

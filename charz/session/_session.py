@@ -88,7 +88,7 @@ def _destroys(options: DeviceOptions, span_bytes: int) -> str:
 
 @contextlib.contextmanager
 def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: SessionUI, *, span_bytes: int,
-                     expect_serial: str | None = None):
+                     expect_serial: str | None = None, action: str | None = None):
     """Yield (drive metadata, initialization record) for the claimed target: identify,
     confirm, initialize (003 Table 3), restored on the way out."""
     if config.target_is_scratch:
@@ -105,7 +105,7 @@ def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: Sess
                          hint="resume only on the drive the session started on (--device names where it is now)")
     plan = plan_initialization(ident, erase=options.erase, standby=options.standby)
     ui.log(plan.describe())
-    confirmation = confirmation_for(ident, _destroys(options, span_bytes), hold.report)
+    confirmation = confirmation_for(ident, action or _destroys(options, span_bytes), hold.report)
     typed = options.confirm_serial
     if typed is None:
         typed = ui.confirm(confirmation.text, confirmation.token_name)

@@ -124,13 +124,15 @@ class DeviceWaBench:
     def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
              settle_s: float, confirm_serial: str | None, confirm):
         from charz.logic import find_sigrok_cli
-        from charz.session._session import DeviceOptions, _prepared_target
+        from charz.session._session import DeviceOptions, _claimed, _prepared_target
 
         find_sigrok_cli()  # before the drive is touched
         config = SimpleNamespace(target=str(device), target_is_scratch=False)
         Path(out).parent.mkdir(parents=True, exist_ok=True)
-        with _prepared_target(config, Path(out), DeviceOptions(confirm_serial=confirm_serial, standby=False),
-                              _UI(confirm)) as (hold, drive, init):
+        options = DeviceOptions(confirm_serial=confirm_serial, standby=False)
+        with _claimed(config, Path(out), options) as hold, \
+                _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
+                                 action="the write-amplification workloads (fio) overwrite the whole of") as (drive, init):
             yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s)
 
     def describe(self) -> dict:

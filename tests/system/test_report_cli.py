@@ -20,8 +20,8 @@ from charz.profile import read_profile
 pytestmark = pytest.mark.system
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-FIGURES = ("1-peak-staircase", "2-write-waveforms", "3-allocation", "4-read-bursts", "6-read-modify-write",
-           "7-power-budget")
+FIGURES = ("1-peak-staircase", "2-write-waveforms", "3-allocation", "3b-rise", "4-read-bursts",
+           "6-read-modify-write", "7-power-budget")
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -101,6 +101,14 @@ def full_profile() -> dict:
         },
         "steps": {"reason": "2 levels, boundaries every 8 pages", "levels_a": [0.163, 0.242], "rises_after_pages": [8],
                   "sizes_pages": sizes, "median_peak_a": [_level_a(p) for p in sizes], "stderr_a": [1e-4] * 16},
+        "rise": {  # two packages 30 µs apart, drawn as the mean and the fit would be
+            "reason": "the rise of a one-unit write shows 2 package(s) starting at 0, 30 µs",
+            "t_s": [i * 6e-6 for i in range(40)],
+            "mean_a": [0.05 * (i > 5) + 0.04 * (i > 12) + 0.04 * (i > 17) for i in range(40)],
+            "fitted_a": [0.05 * (i > 5) + 0.04 * (i > 12) + 0.04 * (i > 17) for i in range(40)],
+            "program_starts_s": [78e-6, 108e-6],
+            "hypotheses": [{"packages_per_unit": 2, "score": -120.0}, {"packages_per_unit": 1, "score": -90.0}],
+        },
         "allocation": {
             "reason": "channel-only fits with 3 µs rms",
             "sizes_pages": [8, 16], "measured_s": [_duration_s(8), _duration_s(16)], "measured_se_s": [2e-6, 2e-6],
@@ -171,10 +179,10 @@ def page(report) -> str:
 
 def test_every_figure_is_drawn_from_a_full_profile(report):
     assert [(s.key, s.drawn) for s in report.sections] == [
-        ("1-peak-staircase", True), ("2-write-waveforms", True), ("3-allocation", True),
+        ("1-peak-staircase", True), ("2-write-waveforms", True), ("3-allocation", True), ("3b-rise", True),
         ("4-read-bursts", True), ("5-validation", True), ("6-read-modify-write", True), ("7-power-budget", True)]
     assert report.sections[0].evidence == "2 levels, boundaries every 8 pages"
-    assert report.sections[4].evidence.splitlines() == [
+    assert report.sections[5].evidence.splitlines() == [
         "32 KiB records against 4 KiB: +200 % MB/s, -60 % energy (003 Table 4 reports this ratio)",
         "source: model", "every figure is 'model'", "rail voltage 5 V (assumed)"]
 
@@ -234,7 +242,7 @@ def test_free_text_is_escaped_and_never_an_address(page):
 
 def test_images_decode_as_png(page):
     uris = [value for tag, _, value in Page(page).refs if tag == "img"]
-    assert len(uris) == 7
+    assert len(uris) == 8
     for uri in uris:
         png = base64.b64decode(uri.split(",", 1)[1], validate=True)
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -251,11 +259,11 @@ def test_warnings_and_damaged_files_are_listed(page):
 def test_missing_sections_become_notes_and_the_rest_is_drawn():
     captures, measured = sweep()
     profile = full_profile()
-    for key in ("allocation", "reads", "validation", "steps", "power"):
+    for key in ("allocation", "reads", "validation", "steps", "power", "rise"):
         profile.pop(key)
     report = build_report(profile, measured, captures)
     drawn = {s.key: s.drawn for s in report.sections}
-    assert drawn == {"1-peak-staircase": False, "2-write-waveforms": True, "3-allocation": False,
+    assert drawn == {"1-peak-staircase": False, "2-write-waveforms": True, "3-allocation": False, "3b-rise": False,
                      "4-read-bursts": True, "5-validation": False, "6-read-modify-write": True,
                      "7-power-budget": False}
     page = render_html(report)
@@ -270,7 +278,7 @@ def test_reads_draw_without_the_burst_counts():
     captures, measured = sweep()
     profile = full_profile()
     profile.pop("reads")
-    section = build_report(profile, measured, captures).sections[3]
+    section = build_report(profile, measured, captures).sections[4]
     assert section.drawn and section.evidence == ""
 
 
@@ -279,7 +287,7 @@ def test_a_session_without_reads_says_so():
     writes = measured.op == "write"
     only_writes = Measured(**{f: getattr(measured, f)[writes] for f in
                               ("op", "size_bytes", "repeat", "index", "local_baseline_a", "end_s", "peak_a", "usable")})
-    section = build_report(full_profile(), only_writes, captures[:32]).sections[3]
+    section = build_report(full_profile(), only_writes, captures[:32]).sections[4]
     assert not section.drawn and "no usable read captures" in section.note
 
 
