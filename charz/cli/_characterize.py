@@ -107,7 +107,8 @@ def register(app: typer.Typer) -> None:
         erase: Optional[str] = typer.Option(None, help="Erase first: discard, secure-erase, enhanced-secure-erase or format."),
         confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts (instead of typing it)."),
         allow_signatures: bool = typer.Option(False, help="Overwrite a drive that carries a file system or RAID signature."),
-        rail_v: float = typer.Option(5.0, help="Voltage of the rail the probe is on (energy figures)."),
+        rail_v: Optional[float] = typer.Option(None, help="Voltage of the rail the probe is on (energy figures; "
+                                               "5 V assumed when not given)."),
         channel: str = typer.Option("CH1", help="Scope channel with the current probe."),
         visa_library: str = typer.Option("@py", help="VISA library: @py (pyvisa-py) or a path to NI/Keysight VISA."),
         record_length: int = typer.Option(10_000, help="Points per record (2 µs/sample for writes, 4 µs for reads)."),
@@ -136,6 +137,9 @@ def register(app: typer.Typer) -> None:
                        t_prog_us=t_prog_us, t_switch_us=t_switch_us, host_rate_bytes_per_s=host_rate)
         from charz.archive._given import check_given, check_rail_v
 
+        rail_v_given = rail_v is not None
+        rail_v = 5.0 if rail_v is None else rail_v
+
         try:  # the same ranges the archive holds them to, said before anything starts
             given = check_given(given, where="given values", prefix="")
             check_rail_v(rail_v, where="given values", field="rail_v")
@@ -158,7 +162,7 @@ def register(app: typer.Typer) -> None:
         config = BenchConfig(
             kind="mock" if mock else "real", target=target, target_is_scratch=is_scratch, scope_resource=scope,
             visa_library=visa_library, channel=channel, rail_v=rail_v,
-            **({"rail_v_origin": "given on the command line"} if rail_v != 5.0 else {}),
+            **({"rail_v_origin": "given on the command line"} if rail_v_given else {}),
             record_length=record_length, preset=preset if mock else None, seed=seed, standby=standby,
             write_cache=write_cache, mock_faults=tuple(mock_fault or ()),
         )

@@ -17,7 +17,12 @@ import numpy as np
 from charz.errors import ClippedWaveform, TriggerTimeout, UsageError
 
 _MANTISSAS = (1.0, 2.0, 5.0)
-POSITION_DIV = -4.0  # zero amperes one division above the bottom of the screen
+POSITION_DIV = -4.0  # zero amperes one division above the bottom of a 10-division screen
+
+
+def position_div(divisions: int) -> float:
+    """Zero amperes one division above the bottom of a screen of ``divisions`` (8 on InfiniiVision)."""
+    return -(divisions / 2.0 - 1.0)
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,8 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     # A long idle record (200 ms at 2 µs if the scope has it) catches idle peaks before the sweep.
     lengths = getattr(getattr(scope, "model", None), "record_lengths", ()) or ()
     idle_length = 100_000 if 100_000 in lengths else settings.record_length
-    s = replace(settings, vertical_position_div=POSITION_DIV, trigger_mode="normal", trigger_level=settings.vertical_scale * 9,
+    divisions = int(getattr(getattr(scope, "model", None), "vertical_divisions", 0) or 10)
+    s = replace(settings, vertical_position_div=position_div(divisions), trigger_mode="normal", trigger_level=settings.vertical_scale * 9,
                 record_length=idle_length)
     for _ in range(max_tries):
         scope.configure(s)
@@ -162,7 +168,7 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     if np.isfinite(m.start_s[0]):
         i0 = int(round((m.start_s[0] - record.x_zero_s) / record.x_incr_s))
         first = float(np.median(values[i0 : i0 + max(10, int(20e-6 / record.x_incr_s))]))
-    scale = scale_for_peak(peak)
+    scale = scale_for_peak(peak, divisions_above_zero=divisions - 1.0)
     level = trigger_level(idle, first)
     if level >= peak:
         raise UsageError(f"the request's current ({peak * 1e3:.1f} mA peak) does not rise clear of the idle noise",

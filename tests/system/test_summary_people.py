@@ -126,3 +126,16 @@ def test_standby_tail_said_once_with_one_value(tmp_path):
     profile = json.loads(charz("analyze", str(out), "--json").stdout)
     value = re.search(r"stays (\d+) mA", text).group(1)
     assert any(f"stays {value} mA" in w for w in profile["warnings"])
+
+
+def test_a_rail_voltage_given_as_5_v_is_given_not_assumed(tmp_path):
+    # The default is 5 V; typing --rail-v 5 is still the user's word and must be recorded so.
+    out = tmp_path / "s"
+    charz("characterize", "--mock", "--preset", "mxp", "--sizes", "4k,32k,64k", "--read-sizes", "none",
+          "--repeats", "1", "--rail-v", "5", "--out", str(out), "--no-analyze")
+    bench = json.loads((out / "session.json").read_text("utf-8"))["bench"]
+    assert bench["rail_v"] == 5.0 and bench["rail_v_origin"] == "given on the command line"
+    out2 = tmp_path / "t"
+    charz("characterize", "--mock", "--preset", "mxp", "--sizes", "4k,32k,64k", "--read-sizes", "none",
+          "--repeats", "1", "--out", str(out2), "--no-analyze")
+    assert json.loads((out2 / "session.json").read_text("utf-8"))["bench"]["rail_v_origin"].startswith("assumed")
