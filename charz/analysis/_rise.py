@@ -41,6 +41,7 @@ SUGGESTIVE = 9.0
 AMP_RATIO = 0.35  # the smallest program step against the largest: packages differ by ±15 %, not 2×
 MIN_STEP_Z = 2.0  # a program step must stand this many standard errors above zero
 MAX_DIES = 8
+SAME_START_US = SMOOTH_US / 2  # program starts closer than this are the same starts to the fit
 DURATION_SLACK = 0.3  # tPROG as given against as the drive runs it (lower/upper pages, temperature)
 
 
@@ -125,6 +126,17 @@ def _design(t, busy, xfer, prog, dies, t_xfer, t_prog, width, shared=True):
     if shared:  # one program current for every package: packages differ by ±15 %, not by kind
         return np.column_stack([busy, xf, on.sum(axis=1)])
     return np.column_stack([busy, xf, on])
+
+
+def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float, host_page_us: float) -> bool:
+    """Could the rival's channel pattern, with some switch delay, start its packages where
+    the best hypothesis did (each within :data:`SAME_START_US`)?"""
+    want = np.asarray(best.program_starts_us)
+    for s in np.arange(0.0, 2 * t_xfer * best.dies_per_package + 60.0, 1.0):
+        _, prog = _starts(rival.channels_of_unit, rival.dies_per_package, best.t_first_us, s, t_xfer, host_page_us)
+        if float(np.max(np.abs(np.asarray(prog) - want))) < SAME_START_US:
+            return True
+    return False
 
 
 def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
@@ -308,8 +320,16 @@ def unit_rise(
         same = [h for h in fair if h.packages_per_unit == ppu]
         other = next((h for h in same[1:] if set(h.schemes) != set(best.schemes)), None)
         labels = set(best.schemes)
+        # Timing finer than the averaging is not evidence: ripple and per-package spread move
+        # a fitted step by a few µs, so a walk whose starts fall within half an average of
+        # the best's is not told apart, whatever the score says.
+        alike = next((h for h in same[1:] if set(h.schemes) != labels and _can_start_alike(
+            h, best, t_xfer_page_us, host_page_us)), None)
         if len(labels) != 1:
             s_reason = f"the unit's channel pattern fits walks named {', '.join(sorted(labels))}"
+        elif alike is not None:
+            s_reason = (f"{'/'.join(labels)} and {'/'.join(alike.schemes)} put the program starts within "
+                        f"{SAME_START_US:.0f} µs of each other: the rise cannot tell them apart")
         else:
             label = next(iter(labels))
             m = np.inf if other is None else other.score - best.score

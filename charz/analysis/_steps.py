@@ -272,13 +272,21 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
         # differences across treads as the yardstick, so per-size quirks do not count as noise.
         ruled_out, detail, shown = _finer_ruled_out(sizes, y, se, best)
         finer = _finer_candidate(cands, best)
-        if not ruled_out and shown >= MIN_RISE_Z and finer is not None:
+        wider = best
+        while not ruled_out and shown >= MIN_RISE_Z and finer is not None:
             # The narrower steps are not merely possible, they are there — in every tread, well
             # out of the noise; the wider staircase only won because per-package spread made
-            # the narrow steps uneven (003's drives differ by ±15 % per package).
+            # the narrow steps uneven (003's drives differ by ±15 % per package).  The narrower
+            # staircase must then pass the same test in its turn.
             why = (f"{finer.n_levels} levels, boundaries every {finer.tread_pages} pages: {detail}, "
-                   f"{shown:.0f} σ in every tread, so the {best.tread_pages}-page treads are pairs of steps")
-            return StepResult(finer.n_levels, finer.tread_pages, MEDIUM, why, finer, best, s, top)
+                   f"{shown:.0f} σ in every tread, so the {wider.tread_pages}-page treads are pairs of steps")
+            if finer.tread_pages == 1:
+                return StepResult(finer.n_levels, finer.tread_pages, MEDIUM, why, finer, best, s, top)
+            wider = finer
+            ruled_out, detail, shown = _finer_ruled_out(sizes, y, se, wider)
+            finer = _finer_candidate(cands, wider)
+            if ruled_out:
+                return StepResult(wider.n_levels, wider.tread_pages, MEDIUM, why, wider, best, s, top)
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
@@ -336,9 +344,11 @@ def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Sta
 def _finer_candidate(cands, best: Staircase) -> Staircase | None:
     """The staircase with the next narrower treads and as many more levels, if it has real steps."""
     p = _smallest_prime_factor(best.tread_pages)
-    want = (best.tread_pages // p, best.n_levels * p)
-    return next((c for c in cands if (c.tread_pages, c.n_levels) == want and c.min_rise_z >= SUGGESTIVE_RISE_Z
-                 and bool(np.all(np.diff(c.levels) > 0))), None)
+    tread, at_least = best.tread_pages // p, best.n_levels * p
+    # best-scoring first (cands are sorted); the narrower staircase may go on past the wider
+    # one's top, which partial overlap had flattened
+    return next((c for c in cands if c.tread_pages == tread and c.n_levels >= at_least
+                 and c.min_rise_z >= SUGGESTIVE_RISE_Z and bool(np.all(np.diff(c.levels) > 0))), None)
 
 
 def _smallest_prime_factor(n: int) -> int:
