@@ -390,9 +390,10 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
                                        calibration_offset_bytes=calibration)
             auto = result.to_dict()
             writer.update_metadata(bench={**writer.metadata["bench"], "scope": bench.scope_identity, "autoset": auto})
+            # two lines: a person reads this at 80 columns
             ui.log(f"autoset: idle {result.idle.mean_a * 1e3:.1f} mA (σ {result.idle.sigma_a * 1e3:.2f} mA), "
-                   f"calibration peak {result.peak_a * 1e3:.1f} mA → {settings.vertical_scale:g} A/div, "
-                   f"trigger at {settings.trigger_level * 1e3:.1f} mA")
+                   f"calibration peak {result.peak_a * 1e3:.1f} mA")
+            ui.log(f"autoset: {settings.vertical_scale:g} A/div, trigger at {settings.trigger_level * 1e3:.1f} mA")
             for text in result.warnings:
                 ui.log(f"warning: {text}")
         stats = _run_plan(bench, writer, plan, auto, ui)

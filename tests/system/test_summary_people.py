@@ -131,8 +131,10 @@ def test_standby_tail_said_once_with_one_value(tmp_path):
 def test_a_rail_voltage_given_as_5_v_is_given_not_assumed(tmp_path):
     # The default is 5 V; typing --rail-v 5 is still the user's word and must be recorded so.
     out = tmp_path / "s"
-    charz("characterize", "--mock", "--preset", "mxp", "--sizes", "4k,32k,64k", "--read-sizes", "none",
-          "--repeats", "1", "--rail-v", "5", "--out", str(out), "--no-analyze")
+    proc = charz("characterize", "--mock", "--preset", "mxp", "--sizes", "4k,32k,64k", "--read-sizes", "none",
+                 "--repeats", "1", "--rail-v", "5", "--out", str(out), "--no-analyze")
+    autoset = [line for line in proc.stderr.splitlines() if line.startswith("autoset")]
+    assert autoset and all(len(line) <= 80 for line in autoset), autoset
     bench = json.loads((out / "session.json").read_text("utf-8"))["bench"]
     assert bench["rail_v"] == 5.0 and bench["rail_v_origin"] == "given on the command line"
     out2 = tmp_path / "t"
