@@ -1,6 +1,6 @@
 """The bench's validation: fio on the claimed device while the scope averages its current.
 
-    claim (guard, O_EXCL) → identify → confirm with the serial → 003 Table 3 settings
+    claim (guard, O_EXCL) → reach the scope → identify → confirm with the serial → 003 Table 3 settings
       → per record size: fio in a worker thread, scope records back to back → restore
 
 Energy per section is mean current × rail voltage × fio's runtime for the section.
@@ -94,7 +94,10 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
     rows: list[ValidationRow] = []
     notes: list[str] = []
     version = ""
-    with claim_target(device, output_dir=output_dir, allow_signatures=allow_signatures, runner=runner) as hold:
+    # The scope is reached before anything is asked or written: a wrong address costs only
+    # the message (as characterize does it).
+    with claim_target(device, output_dir=output_dir, allow_signatures=allow_signatures, runner=runner) as hold, \
+            open_scope(scope_resource, visa_library=visa_library) as scope:
         ident = identify(hold.path, runner=runner)
         if ident.size_bytes < file_size_bytes:
             raise UsageError(f"{hold.path} holds {ident.size_bytes} B, less than the {file_size_bytes} B file size",
@@ -109,7 +112,7 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
             log(plan.describe())
         settings_ctx = initialize(plan, runner=runner, hold=hold, confirm_serial=typed) if plan \
             else contextlib.nullcontext()
-        with settings_ctx as init, open_scope(scope_resource, visa_library=visa_library) as scope:
+        with settings_ctx as init:
             if init is not None:
                 notes += [f"drive setting for the sweep: {a.label} {a.before} → {a.after} (restored afterwards)"
                           for a in init.applied]

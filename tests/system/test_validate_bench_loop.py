@@ -70,10 +70,24 @@ def test_the_confirmation_shows_what_is_on_the_drive(loop, capsys):
     need_tools("mkfs.ext4")
     loop.mkfs()
     before = sha256(loop.image)
-    argv = [a for a in bench_argv(loop, "TCPIP::127.0.0.1::1::SOCKET", "--allow-signatures",
-                                  "--confirm-serial", "not-this-one") if a != "--quiet"]
-    assert run(argv) == 6
+    with MockScopeServer(SimulatedBench(load_preset("qpro"))) as server:
+        argv = [a for a in bench_argv(loop, server.resource, "--allow-signatures",
+                                      "--confirm-serial", "not-this-one") if a != "--quiet"]
+        assert run(argv) == 6
     err = capsys.readouterr().err
     assert f"overwrites the first 2 MiB of {loop.path}: ALL DATA ON IT WILL BE LOST" in err
     assert "signatures: ext4" in err and "not confirmed" in err
+    assert sha256(loop.image) == before
+
+
+def test_a_wrong_scope_address_is_found_before_anything_is_asked(loop, capsys, monkeypatch):
+    # issue 15 item 1 on the validate path: the scope is reached before the confirmation,
+    # so a typo in --scope costs a message, not a typed serial (nobody types here: stdin is
+    # empty, and a prompt would fail differently)
+    before = sha256(loop.image)
+    monkeypatch.setattr("sys.stdin", __import__("io").StringIO(""))
+    code = run([a for a in bench_argv(loop, "TCPIP::127.0.0.1::1::SOCKET") if a != "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 5, err
+    assert "ALL DATA ON IT WILL BE LOST" not in err
     assert sha256(loop.image) == before
