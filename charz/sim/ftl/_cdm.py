@@ -18,8 +18,8 @@ flush; a dirty page goes to flash when it is evicted, a clean one is dropped.
 
 004 §III.B's consistency states (commit, checkpoint, out-of-date copies) concern crash
 recovery, not which pages are written, and are not modelled.  A run ends by writing
-back every dirty page and emptying the cache, as the plain write cache does, so a
-run's counts are complete.
+back every page flash does not hold (dirty and sole copies), so a run's counts are
+complete; clean pages stay cached into the next run, as they would in NVM.
 
 Reuses the plain kernel (``_kernel``) for everything but the garbage collector (which
 must skip removable pages) and the host paths through the cache.
@@ -129,9 +129,11 @@ def _cdm_write_flash(lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, tra
 
 
 @_jit
-def _evict(g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, nxt, prv, cst, cs, cx):
-    """The LRU page leaves: dirty or sole copies are written to flash, clean ones dropped."""
-    t = cs[CS_TAIL]
+def _evict(g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, nxt, prv, cst, cs, cx, t=-1):
+    """Page ``t`` (default the LRU one) leaves: dirty or sole copies are written to
+    flash, clean ones dropped."""
+    if t < 0:
+        t = cs[CS_TAIL]
     _unlink(t, nxt, prv, cs)
     st = cst[t]
     cst[t] = NOT_CACHED
@@ -231,10 +233,22 @@ def run_cdm(ops, offs, lens, r0, finish, g, l2p, p2l, ut, pt, fstack, bhead, per
                     ctr[K.C_TRIM_PAGES] += 1
     if not finish:
         return n + 1
-    while cs[CS_COUNT] > 0:
-        if ctr[K.C_TRACE_N] > half or ctr[K.C_ERROR] != 0:
-            return n
-        _evict(g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, nxt, prv, cst, cs, cx)
+    # write back what flash does not hold yet (dirty and sole copies), oldest first; GC
+    # during the write-back may make more sole copies, hence the passes.  Clean pages
+    # stay: the cache is non-volatile, and they owe flash nothing.
+    more = True
+    while more:
+        more = False
+        p = cs[CS_TAIL]
+        while p >= 0:
+            if ctr[K.C_TRACE_N] > half or ctr[K.C_ERROR] != 0:
+                return n
+            q = prv[p]
+            if cst[p] != CLEAN:
+                _evict(g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, nxt, prv, cst, cs,
+                       cx, p)
+                more = True
+            p = q
     ppo = g[K.G_PPO]
     for pool in range(g[K.G_NPOOLS]):
         for s in range(2):
