@@ -303,45 +303,6 @@ def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now):
 
 
 @_jit
-def _wolf_write(lpn, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
-                s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, a):
-    G = wp[WP_G]
-    upp = g[K.G_UPP]
-    now = pers[K.P_CLOCK]
-    old = l2p[lpn]
-    # p_x is "the probability that an update targets a page in group x" (002 §5): the
-    # write counts for the group the page was in.  (Counting it for the group it goes
-    # to starves a group whose hot pages all leave: its p → 0, so any page is hotter.)
-    if old >= 0:
-        x = ugrp[old // upp]
-        gi[x, GI_IW] += 1
-        _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
-        l2p[lpn] = -1
-        x = _wolf_target(lpn, x, True, now, G, s1, s2, gi, ghit, gsz, gtc)
-    else:
-        x = _rank_group(0, G, gi)
-        gi[x, GI_IW] += 1
-    s2[lpn] = s1[lpn]
-    s1[lpn] = now
-    ws[WS_IW] += 1
-    if ws[WS_IW] >= wp[WP_H]:
-        _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now)
-    k = K._stripe_slot(lpn, g[K.G_NPOOLS])
-    dies = g[K.G_DIES]
-    pool = (k % dies) * g[K.G_PPD] + (k // dies) % g[K.G_PPD]
-    sp = pool * G + x
-    if wpt[sp, K.Q_OPEN_H] < 0:
-        while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
-            _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh,
-                     ugrp, s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order)
-            if ctr[K.C_ERROR] != 0:
-                return
-        _wolf_pop(pool, x, K.HOST, G, ut, pt, fstack, wpt, ugrp, ctr)
-    K._place(sp, K.HOST, lpn, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, tr_die, tr_code)
-    ctr[K.C_HOST_PROG] += 1
-
-
-@_jit
 def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
              tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, a):
     """The plain kernel's request loop (no write cache) with Wolf's write path; same
@@ -373,8 +334,43 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                 if (off > pstart or end < pstart + ps) and l2p[p] >= 0:
                     K._read_op(K._die_of(l2p[p], g), ctr, dc, traced, tr_die, tr_code)
                     ctr[K.C_RMW_READS] += 1
-                _wolf_write(p, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt,
-                            wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, a)
+                # Wolf's write path, here rather than in a function: a call passing ~30
+                # arrays cost more than the write itself (1 M vs 14 M pages/s sequential)
+                now = pers[K.P_CLOCK]
+                old = l2p[p]
+                # p_x is "the probability that an update targets a page in group x"
+                # (002 §5): the write counts for the group the page was in.  (Counting it
+                # for the group it goes to starves a group whose hot pages all leave: its
+                # p → 0, so any page is hotter.)
+                if old >= 0:
+                    x = ugrp[old // upp]
+                    gi[x, GI_IW] += 1
+                    _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
+                    l2p[p] = -1
+                    x = _wolf_target(p, x, True, now, G, s1, s2, gi, ghit, gsz, gtc)
+                else:
+                    x = _rank_group(0, G, gi)
+                    gi[x, GI_IW] += 1
+                s2[p] = s1[p]
+                s1[p] = now
+                ws[WS_IW] += 1
+                if ws[WS_IW] >= wp[WP_H]:
+                    _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now)
+                k = K._stripe_slot(p, g[K.G_NPOOLS])
+                dies = g[K.G_DIES]
+                pool = (k % dies) * g[K.G_PPD] + (k // dies) % g[K.G_PPD]
+                sp = pool * G + x
+                if wpt[sp, K.Q_OPEN_H] < 0:
+                    while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
+                        _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
+                                 tr_code, wpt, wbh, ugrp, s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp,
+                                 order)
+                        if ctr[K.C_ERROR] != 0:
+                            return r
+                    _wolf_pop(pool, x, K.HOST, G, ut, pt, fstack, wpt, ugrp, ctr)
+                K._place(sp, K.HOST, p, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, tr_die,
+                         tr_code)
+                ctr[K.C_HOST_PROG] += 1
                 if ctr[K.C_ERROR] != 0:
                     return r
         elif op == K.OP_READ:
