@@ -143,6 +143,35 @@ def test_wolf_separates_90_10_and_writes_less_than_greedy():
     check_map(d)
 
 
+def test_wolf_follows_a_hot_cold_swap():
+    """002 §6.1: when the halves swap frequencies, Wolf's groups re-form (the newly hot
+    pages end up in the hot-ranked group) and its WA over the second user space after
+    the swap is back below one greedy group's."""
+    base = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=2,
+                                       blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=())
+    was = {}
+    for name, cfg in (("greedy", base), ("wolf", replace(base, policy="wolf"))):
+        d, _ = steady(cfg, warm=4)
+        u = d.user_bytes
+        half = u // 2 // 4096 * 4096
+        w = Workload(block_size=4096, volume_bytes=u, hot_space=0.5, hot_share=0.9, seed=8)
+        runs = []
+        for k in range(2):
+            reqs = make_requests(replace(w, seed=80 + k), u)
+            reqs["offset"] = (reqs["offset"] + half) % u  # the second half is now the hot one
+            runs.append(d.run(reqs))
+        was[name] = runs[1].true_wa
+        if name == "wolf":
+            st = d._policy
+            hot = int(np.argmax(st.gi[:, 1]))  # the hot-ranked group
+            lpns = np.flatnonzero(np.asarray(d.l2p) >= 0)
+            in_hot = st.ugrp[np.asarray(d.l2p)[lpns] // base.pages_per_unit] == hot
+            newly_hot = lpns >= half // 4096
+            assert in_hot[newly_hot].mean() > 0.8 and in_hot[~newly_hot].mean() < 0.35  # 0.92, 0.25
+            check_map(d)
+    assert was["wolf"] < 0.95 * was["greedy"]
+
+
 @pytest.mark.parametrize("movement", [True, False])
 def test_wolf_map_invariants_under_mixed_io(movement):
     cfg = FtlConfig(**SMALL, over_provisioning=0.3, policy="wolf", wolf_groups=3, wolf_movement=movement)
