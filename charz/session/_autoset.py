@@ -25,6 +25,20 @@ def position_div(divisions: int) -> float:
     return -(divisions / 2.0 - 1.0)
 
 
+def screen_divisions(scope) -> int:
+    """Vertical divisions of ``scope``'s screen (its model's, else a Tek's 10)."""
+    return int(getattr(getattr(scope, "model", None), "vertical_divisions", 0) or 10)
+
+
+def screen_position_div(scope) -> float:
+    """:func:`position_div` for ``scope``'s own screen.
+
+    Autoset and the capture loop both use it: a scale autoset chose for zero at one
+    division above the bottom is only right if the captures put zero there too.
+    """
+    return position_div(screen_divisions(scope))
+
+
 @dataclass(frozen=True)
 class IdleStats:
     mean_a: float
@@ -118,7 +132,7 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     # A long idle record (200 ms at 2 µs if the scope has it) catches idle peaks before the sweep.
     lengths = getattr(getattr(scope, "model", None), "record_lengths", ()) or ()
     idle_length = 100_000 if 100_000 in lengths else settings.record_length
-    divisions = int(getattr(getattr(scope, "model", None), "vertical_divisions", 0) or 10)
+    divisions = screen_divisions(scope)
     s = replace(settings, vertical_position_div=position_div(divisions), trigger_mode="normal", trigger_level=settings.vertical_scale * 9,
                 record_length=idle_length)
     for _ in range(max_tries):
