@@ -45,7 +45,8 @@ from charz.device._values import as_int, load_json_object
 from charz.errors import DeviceError
 
 __all__ = ["Counter", "CounterSet", "CounterWa", "counters_from_smartctl", "counters_from_nvme_smart_log",
-           "counters_from_ocp_c0", "merge_counters", "counter_wa", "NVME_DATA_UNIT", "SMARTCTL_ARGV"]
+           "counters_from_ocp_c0", "merge_counters", "counter_wa", "counters_from_texts", "read_counters",
+           "NVME_DATA_UNIT", "SMARTCTL_ARGV"]
 
 NVME_DATA_UNIT = 512_000  # bytes per Data Unit: "thousands of 512 byte data units" (NVMe base spec, log 02h)
 MIB, GIB = 1 << 20, 1 << 30
@@ -313,3 +314,27 @@ def counter_wa(before: CounterSet, after: CounterSet, *, resolution: float = 0.0
     res.value = nand_b / host_b
     res.uncertainty = res.value * math.hypot(u_h / host_b, u_n / nand_b)
     return res
+
+
+_READERS = {"smartctl": counters_from_smartctl, "nvme-smart-log": counters_from_nvme_smart_log,
+            "ocp-c0": counters_from_ocp_c0}
+
+
+def counters_from_texts(texts: Mapping[str, str]) -> CounterSet:
+    """One read of a drive from several tools' outputs, keyed ``smartctl``, ``nvme-smart-log``
+    or ``ocp-c0`` (what :func:`read_counters` and the mock bench return)."""
+    unknown = set(texts) - set(_READERS)
+    if unknown:
+        raise DeviceError(f"unknown counter source(s): {', '.join(sorted(unknown))}")
+    return merge_counters(*(_READERS[k](v) for k, v in texts.items()))
+
+
+def read_counters(path: str, runner, *, nvme: bool = False, timeout_s: float = 60.0) -> dict[str, str]:
+    """Run the tools on ``path`` and return their JSON texts (smartctl always; for NVMe
+    also ``nvme ocp smart-add-log``, kept only when it answers: most drives are not OCP)."""
+    out = {"smartctl": runner.run((*SMARTCTL_ARGV, path), timeout_s=timeout_s).stdout}
+    if nvme:
+        r = runner.run(("nvme", "ocp", "smart-add-log", path, "-o", "json"), timeout_s=timeout_s)
+        if r.returncode == 0 and "Physical media units written" in r.stdout:
+            out["ocp-c0"] = r.stdout
+    return out

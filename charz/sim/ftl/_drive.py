@@ -285,6 +285,8 @@ class SimDrive:
         g[K.G_CACHE_CAP] = cap
         g[K.G_RESERVE] = 1
         self._runs = 0
+        # lifetime counters, as a drive's SMART log keeps them: never reset, every run counted once
+        self._life = {"host_bytes_written": 0, "host_pages_programmed": 0, "gc_pages_programmed": 0}
         self._carry: RunResult | None = None
         self._broken: str | None = None
 
@@ -323,6 +325,13 @@ class SimDrive:
             self._carry = carry
         self._user_pages = new
         self._g[K.G_USER_PAGES] = new
+
+    @property
+    def lifetime_counters(self) -> dict[str, int]:
+        """Since the drive was made: host bytes written, pages programmed with host data, pages
+        programmed by garbage collection — exact; ``charz.sim._smart`` rounds them to a real
+        drive's SMART units."""
+        return dict(self._life)
 
     # ---- state for tests and reports ------------------------------------------------
     @property
@@ -421,6 +430,9 @@ class SimDrive:
             die_program_ops=dc[:, K.D_PROG_OPS].copy(), die_pages_programmed=dc[:, K.D_PROG_PAGES].copy(),
             die_reads=dc[:, K.D_READS].copy(), die_erases=dc[:, K.D_ERASES].copy(),
             start_us=start, end_us=self._clocks.copy(), traced_dies=tuple(cfg.trace_dies), _traces=traces)
+        self._life["host_bytes_written"] += res.host_bytes_written
+        self._life["host_pages_programmed"] += res.host_pages_programmed
+        self._life["gc_pages_programmed"] += res.gc_copies
         if self._carry is not None:
             carried, self._carry = self._carry, None
             res._absorb_flash(carried)
