@@ -158,10 +158,10 @@ def model_table(sf: float, pages_per_block: int | None = None) -> list[ModelRow]
     [('LRW / FIFO', 2.36), ('Dayan δ', 2.36), ('Agarwal', 2.17)]
     """
     sf = _check_sf(sf)
-    rows = [ModelRow("LRW / FIFO", "S_f", lrw_wa_sf(sf), "Desnoyers SYSTOR'12 Eq. 4 (Lambert W)")]
+    rows = [ModelRow("LRW / FIFO", "S_f", lrw_wa_sf(sf), "Desnoyers'12 Eq. 4")]
     if pages_per_block:
         rows.append(ModelRow(f"greedy, {pages_per_block} pages/block", "S_f", greedy_wa_sf(sf, pages_per_block),
-                             "Desnoyers SYSTOR'12 Eq. 12"))
-    rows.append(ModelRow("Dayan δ", "S_f", dayan_wa_sf(sf), "002 Eq. 3, WA = 1/(1 − δ)"))
-    rows.append(ModelRow("Agarwal", "ρ", agarwal_wa_rho(rho_from_sf(sf)), "Agarwal & Marrow 2010, (1 + ρ)/(2ρ)"))
+                             "Desnoyers'12 Eq. 12"))
+    rows.append(ModelRow("Dayan δ", "S_f", dayan_wa_sf(sf), "002 Eq. 3, 1/(1 − δ)"))
+    rows.append(ModelRow("Agarwal", "ρ", agarwal_wa_rho(rho_from_sf(sf)), "Agarwal 2010"))
     return rows

@@ -365,4 +365,5 @@ def report(
 
 
 def register(app: typer.Typer) -> None:
+    from charz.cli import _wa_model  # noqa: F401  (adds `charz wa model` to wa_app)
     app.add_typer(wa_app, name="wa")

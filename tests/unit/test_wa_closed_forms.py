@@ -114,3 +114,31 @@ def test_model_table_names_its_convention():
     rows = model_table(0.07, 256)
     assert [r.convention for r in rows] == ["S_f", "S_f", "S_f", "ρ"]
     assert rows[3].wa == pytest.approx(agarwal_wa_rho(0.07 / 0.93))
+
+
+def test_format_model_fits_80_columns_and_names_conventions():
+    from charz.cli._wa_model import Geometry, format_model
+    g = Geometry(0.125, "given as S_f", 256, 64, (1.0, 2.0), "given")
+    text = format_model(g, {"label": "sub-tests 2–4", "rb": (4.95, 0.03, 3), "smart": None})
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "S_f = 0.1250 spare/physical, ρ = 0.1429 spare/user" in text
+    greedy_row = next(line for line in text.splitlines() if line.startswith("greedy"))
+    # nominal, then the range with 1 and 2 blocks held of 64 (S_f − 1/64, S_f − 2/64)
+    assert f"{greedy_wa_sf(0.125, 256):.3f}" in greedy_row
+    assert f"{greedy_wa_sf(0.125 - 1 / 64, 256):.3f}–{greedy_wa_sf(0.125 - 2 / 64, 256):.3f}" in greedy_row
+    assert "(none in the archive)" in text and "4.950 ± 0.030" in text
+
+
+@pytest.mark.parametrize("args,msg", [
+    (["--op", "7%", "--spare-factor", "0.1"], "give one of"),
+    (["--op", "seven"], "ρ = spare/user"),
+    (["--op", "0"], "ρ = spare/user must be > 0"),
+    (["--spare-factor", "1.2"], "S_f"),
+    (["--op", "7%", "--held-blocks", "1,2"], "--blocks-per-pool"),
+    ([], "give --op or --spare-factor"),
+])
+def test_wa_model_cli_bad_input(args, msg, capsys):
+    from tests.system.charz_cli import run
+    assert run(["wa", "model", *args]) != 0
+    err = capsys.readouterr()
+    assert msg in " ".join((err.out + err.err).split())
