@@ -6,8 +6,6 @@ mock drive's; or a mock archive's) → pure ``format_model`` → print.
 
 from __future__ import annotations
 
-import math
-import statistics
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -18,7 +16,7 @@ from charz.cli._common import console
 from charz.cli._wa import _wrap, wa_app
 from charz.errors import UsageError
 
-__all__ = ["Geometry", "format_model", "steady_measured"]
+__all__ = ["Geometry", "format_model"]
 
 
 @dataclass(frozen=True)
@@ -38,34 +36,7 @@ def _held_sf(g: Geometry, h: float) -> float:
     return held_spare_factor(g.spare_factor, h, g.blocks_per_pool)
 
 
-def steady_measured(records: dict[int, dict]) -> dict | None:
-    """Steady-state WA of a run's 4 KiB random-write sub-tests at the drive's own OP: the
-    sub-tests after the first (which carries the initial fill, 000 Fig. 10), R/B and
-    SMART each as mean ± the larger of (scatter/√n, combined standard error)."""
-    rows = [r for _, r in sorted(records.items())
-            if r["step"]["kind"] == "subtest" and r["step"].get("op_percent") is None and r["step"]["subtest"] >= 1
-            and r.get("job", {}).get("random") and r.get("job", {}).get("write_fraction") == 1.0]
-    if not rows:
-        return None
-
-    def agg(pairs):
-        pairs = [(v, u) for v, u in pairs if v is not None]
-        if not pairs:
-            return None
-        vals = [v for v, _ in pairs]
-        mean = statistics.fmean(vals)
-        scatter = statistics.stdev(vals) / math.sqrt(len(vals)) if len(vals) > 1 else 0.0
-        se = math.sqrt(sum((u or 0.0) ** 2 for _, u in pairs)) / len(pairs)
-        return mean, max(scatter, se), len(pairs)
-
-    rb = agg((r["estimate"]["wa"]["value"], r["estimate"]["wa"]["uncertainty"]) for r in rows if r.get("estimate"))
-    sm = agg((((r.get("counters") or {}).get("wa") or {}).get("value"),
-              ((r.get("counters") or {}).get("wa") or {}).get("uncertainty")) for r in rows)
-    first, last = rows[0]["step"]["subtest"] + 1, rows[-1]["step"]["subtest"] + 1
-    return {"rb": rb, "smart": sm, "label": f"sub-tests {first}–{last} of 4K-RD-100%-W"}
-
-
-def format_model(g: Geometry, measured: dict | None = None, source: str = "") -> str:
+def format_model(g: Geometry, measured=None, source: str = "") -> str:
     """The model table (pure; ≤ 80 columns)."""
     from charz.analysis._wa_models import model_table, rho_from_sf
 
@@ -95,12 +66,11 @@ def format_model(g: Geometry, measured: dict | None = None, source: str = "") ->
                  "from the formulas); Agarwal takes ρ = S_f/(1 − S_f).")
     if measured:
         lines.append("")
-        lines.append(f"measured  {measured['label']}{f' ({source})' if source else ''}")
-        for key, name in (("rb", "R/B pin, Eq. 7"), ("smart", "drive's SMART counters")):
-            m = measured.get(key)
+        lines.append(f"measured  {measured.label}{f' ({source})' if source else ''}")
+        for m, name in ((measured.rb, "R/B pin, Eq. 7"), (measured.smart, "drive's SMART counters")):
             if m:
-                lines.append(f"  {name:<24}{m[0]:>7.3f} ± {m[1]:.3f}  (inferred, {m[2]} sub-test"
-                             f"{'s' if m[2] != 1 else ''})")
+                lines.append(f"  {name:<24}{m[0]:>7.3f} ± {m[1]:.3f}  (inferred, {measured.steps} sub-test"
+                             f"{'s' if measured.steps != 1 else ''})")
             else:
                 lines.append(f"  {name:<24}{'—':>7}  (none in the archive)")
     return _wrap("\n".join(lines))
@@ -161,7 +131,12 @@ def model(
         else:
             raise UsageError("give --op or --spare-factor (a bench archive does not know its drive's OP)",
                              hint="e.g. charz wa model --op 7% --pages-per-block 256")
-        text = format_model(g, steady_measured(records) if records else None, str(archive) if archive else "")
+        measured = None
+        if records:
+            from charz.analysis._wa_steady import steady_series
+            own = [x for x in steady_series(settings, records) if x.op_percent is None]
+            measured = own[0] if own else None
+        text = format_model(g, measured, str(archive) if archive else "")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     console.print(text, markup=False)
