@@ -114,3 +114,39 @@ def test_intel_counters_say_too_coarse(tmp_path):
     assert "too coarse: ATA 241 Host_Writes_32MiB counts 32 MiB; write at least 3.12 GiB" in flat
     bad = charz("wa", "run", "--mock", "--mock-counters", "hitachi", "--out", str(tmp_path / "x"))
     assert bad.returncode != 0 and "micron, intel or nvme" in bad.stdout + bad.stderr
+
+
+def test_charz_report_draws_the_wa_archive(run, tmp_path):
+    out, _, _ = run
+    p = charz("report", str(out), "-o", str(tmp_path / "rep"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    for name in ("wa-1-histogram.png", "wa-3-volume.png", "wa-4-models.png"):
+        assert (tmp_path / "rep" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "skipped  WA per micro-benchmark: no Table 3 micro-benchmark" in p.stdout  # --no-benchmarks
+    page = (tmp_path / "rep" / "report.html").read_text()
+    assert "Measured WA against the closed forms" in page and "data:image/png;base64," in page
+    assert "R/B " in page and "counters " in page  # the steady values beside the figure
+    # 80 columns, paths aside (a path is printed whole, as every charz command does)
+    assert max(len(x) for x in p.stdout.splitlines() if not x.startswith(("report ", "figure "))) <= 80
+    # --wa belongs to a characterization session, not to a WA archive
+    bad = charz("report", str(out), "--wa", str(out), "-o", str(tmp_path / "x"))
+    assert bad.returncode != 0 and "itself a WA archive" in bad.stdout + bad.stderr
+
+
+def test_charz_report_adds_wa_to_a_characterization_session(run, tmp_path):
+    out, _, _ = run
+    sess = tmp_path / "sess"
+    p = charz("simulate", "--preset", "x25m", "--out", str(sess), "--repeats", "2", "--read-sizes", "none",
+              "--quiet", timeout=900)
+    assert p.returncode == 0, p.stdout + p.stderr
+    rep = charz("report", str(sess), "--wa", str(out), "-o", str(tmp_path / "rep"), timeout=900)
+    assert rep.returncode == 0, rep.stdout + rep.stderr
+    assert (tmp_path / "rep" / "wa-4-models.png").exists() and (tmp_path / "rep" / "1-peak-staircase.png").exists()
+    # the profile's own write_amplification section, drawn without the archive
+    prof = sess / "profile.toml"
+    if not prof.exists():
+        assert charz("analyze", str(sess), "-o", str(prof)).returncode == 0
+    assert charz("wa", "profile", str(out), "--into", str(prof)).returncode == 0
+    rep2 = charz("report", str(sess), "-o", str(tmp_path / "rep2"), timeout=900)
+    assert rep2.returncode == 0, rep2.stdout + rep2.stderr
+    assert (tmp_path / "rep2" / "8-write-amplification.png").exists()
