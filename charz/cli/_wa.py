@@ -355,7 +355,7 @@ def report(
     out: Path = typer.Argument(..., help="A WA archive."),
     to: Optional[Path] = typer.Option(None, "--to", help="Folder for the PNGs (default OUT/report)."),
 ) -> None:
-    """Figures: width histogram with the window, WA per benchmark, WA vs volume."""
+    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms."""
     from charz.archive._wa import read_wa_archive
     from charz.report._fig_wa import write_wa_figures
     settings, records = read_wa_archive(out)

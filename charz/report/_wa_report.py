@@ -16,7 +16,7 @@ import numpy as np
 from charz.analysis._wa_steady import steady_series
 from charz.report._fig_wa import benchmarks_figure, histogram_figure, models_figure, volume_figure
 from charz.report._model import Report, Section
-from charz.report._style import MEASURED, figure_png, new_figure
+from charz.report._style import DOTS, MEASURED, figure_png, new_figure
 
 __all__ = ["wa_sections", "wa_report", "profile_wa_section"]
 
@@ -104,8 +104,9 @@ def profile_wa_section(profile: Mapping[str, Any]) -> Section | None:
     title, caption = ("Write amplification per step (from the profile)",
                       "The profile's write_amplification section (charz wa profile --into): WA of each step by "
                       "RB-Explorer's Eq. 7 from one die's R/B program pulses, with its standard error; hollow "
-                      "points are steps the checks did not trust. `charz report --wa DIR` adds the archive's "
-                      "pulse-width histogram and the closed-form comparison.")
+                      "circles are steps the checks did not trust, squares the drive's own counters where "
+                      "read. `charz report --wa DIR` adds the archive's pulse-width histogram and the "
+                      "closed-form comparison.")
     if not rows:
         return Section("8-write-amplification", title, caption, (), None, "the profile's write_amplification "
                        "section has no step with a WA")
@@ -119,6 +120,11 @@ def profile_wa_section(profile: Mapping[str, Any]) -> Section | None:
                         yerr=[rows[i]["wa"].get("uncertainty") or 0.0 for i in idx], fmt="o", ms=4,
                         color=MEASURED, mfc=MEASURED if trusted else "none",
                         label="trusted" if trusted else "not trusted")
+    ctr = [(i, s["counter_wa"]) for i, s in enumerate(rows) if isinstance(s.get("counter_wa"), Mapping)]
+    if ctr:
+        ax.errorbar([i + 0.25 for i, _ in ctr], [c["value"] for _, c in ctr],
+                    yerr=[c.get("uncertainty") or 0.0 for _, c in ctr], fmt="s", mfc="none", ms=4,
+                    color=DOTS, label="drive's own counters (SMART)")
     ax.set_xticks(x, [str(s.get("label", "")) for s in rows], rotation=90, fontsize=6)
     ax.set_ylabel("write amplification (Eq. 7)")
     ax.set_title(f"{wa.get('method', 'RB-Explorer')}")
