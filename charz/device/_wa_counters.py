@@ -6,19 +6,24 @@ Sources, each a real tool's JSON:
   rows ``{id, name, raw: {value, string}}``; the *name* is what smartmontools' drivedb
   gave the attribute for the drive's family, so the (id, name) pair tells the unit:
 
-  =======================  =========================================  ==============
-  family (drivedb)         host writes                                NAND writes
-  =======================  =========================================  ==============
-  Intel                    241 (or 225) Host_Writes_32MiB             249 NAND_Writes_1GiB, 243 NAND_Writes_32MiB
-  Micron / Crucial         246 Total_LBAs_Written (sectors)           247 Host_Program_Page_Count, 248 FTL_Program_Page_Count
-                                                                      (5100/5200: Bckgnd_Program_Page_Cnt); WAF = 1 + Δ248/Δ247
-  Kingston (Phison)        241 Lifetime_Writes_GiB                    233 Flash_Writes_GiB
-  Kingston KC600           241 Host_Writes_32MiB                      245 TLC_Writes_32MiB + 246 SLC_Writes_32MiB
-  SanDisk (Marvell)        241 Total_Writes_GiB                       233 Total_NAND_Writes_GiB
-  WD Blue / Red / Green    241 Host_Writes_GiB                        233 NAND_GB_Written_TLC + 234 NAND_GB_Written_SLC
-  SanDisk CloudSpeed       (none named)                               32 Lifetime_Write_AmpFctr, 33 Write_AmpFctr (the drive's own WA)
-  Samsung consumer         241 Total_LBAs_Written (sectors)           none: no NAND counter
-  =======================  =========================================  ==============
+  ==================  ==============================  ===============================
+  family (drivedb)    host writes                     NAND writes
+  ==================  ==============================  ===============================
+  Intel               241 / 225 Host_Writes_32MiB     249 NAND_Writes_1GiB,
+                                                      243 NAND_Writes_32MiB
+  Micron / Crucial    246 Total_LBAs_Written          247 Host_Program_Page_Count,
+                      (sectors)                       248 FTL_Program_Page_Count or
+                                                      Bckgnd_Program_Page_Cnt;
+                                                      WAF = 1 + Δ248/Δ247
+  Kingston (Phison)   241 Lifetime_Writes_GiB         233 Flash_Writes_GiB
+  Kingston KC600      241 Host_Writes_32MiB           245 TLC_ + 246 SLC_Writes_32MiB
+  SanDisk (Marvell)   241 Total_Writes_GiB            233 Total_NAND_Writes_GiB
+  WD Blue/Red/Green   241 Host_Writes_GiB             233 NAND_GB_Written_TLC
+                                                      + 234 NAND_GB_Written_SLC
+  SanDisk CloudSpeed  (none named)                    32 Lifetime_Write_AmpFctr,
+                                                      33 Write_AmpFctr (its own WA)
+  Samsung consumer    241 Total_LBAs_Written          none: no NAND counter
+  ==================  ==============================  ===============================
 
   NVMe: ``nvme_smart_health_information_log.data_units_written`` — *host* writes only,
   in units of 1000 × 512 B, rounded up (NVMe base spec, SMART / Health log 02h).

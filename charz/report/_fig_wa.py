@@ -111,7 +111,8 @@ def models_figure(series):
     lo_sf = max(0.02, min(s.spare_factor - s.held_units[1] / s.units_per_pool for s in placed) * 0.8)
     grid = np.linspace(lo_sf, min(0.6, max(sfs) * 1.5 + 0.05), 200)
     n_p = placed[0].pages_per_unit
-    ax.plot(grid, [lrw_wa_sf(x) for x in grid], color="0.4", lw=1, label="LRW / FIFO = Dayan δ (Desnoyers Eq. 4, 002 Eq. 3)")
+    ax.plot(grid, [lrw_wa_sf(x) for x in grid], color="0.4", lw=1,
+            label="LRW / FIFO = Dayan δ (Desnoyers Eq. 4, 002 Eq. 3)")
     ax.plot(grid, [greedy_wa_sf(x, n_p) for x in grid], color=FIT, lw=1.5, label=f"greedy, {n_p} pages/block (Eq. 12)")
     ax.plot(grid, [agarwal_wa_rho(rho_from_sf(x)) for x in grid], color="0.4", ls=":", lw=1,
             label="Agarwal (1 + ρ)/(2ρ), ρ = S_f/(1 − S_f)")
