@@ -172,3 +172,36 @@ def test_real_smartctl_on_a_non_smart_device_is_a_clear_error():
     out = subprocess.run(["smartctl", "-j", "-A", "/dev/null"], capture_output=True, text=True, timeout=30)
     with pytest.raises(DeviceError, match="cannot read this device"):
         counters_from_smartctl(out.stdout)
+
+
+@pytest.mark.skipif(shutil.which("smartctl") is None, reason="smartctl not installed")
+def test_bench_read_through_real_smartctl_keeps_the_error_as_a_note():
+    from charz.device import SubprocessRunner
+    from charz.device._wa_counters import read_counters
+    from charz.session._wa_run import counters_record
+    texts = read_counters("/dev/null", SubprocessRunner(), nvme=False)
+    assert set(texts) == {"smartctl"} and '"exit_status"' in texts["smartctl"]
+    rec = counters_record({"before": texts, "after": texts})
+    assert "cannot read this device" in rec["error"] and "wa" not in rec
+
+
+def test_ocp_log_kept_only_when_the_drive_answers():
+    from charz.device._wa_counters import read_counters
+
+    class Runner:  # nvme-cli exits non-zero on a drive without the OCP log
+        def __init__(self, ocp_rc):
+            self.ocp_rc, self.calls = ocp_rc, []
+
+        def run(self, argv, *, timeout_s, env=None):
+            from types import SimpleNamespace
+            self.calls.append(tuple(argv))
+            if argv[0] == "nvme":
+                return SimpleNamespace(returncode=self.ocp_rc, stdout='{"Physical media units written": '
+                                                                     '{"hi": 0, "lo": 1}}' if not self.ocp_rc else "")
+            return SimpleNamespace(returncode=0, stdout="{}")
+
+    r = Runner(0)
+    assert set(read_counters("/dev/nvme0n1", r, nvme=True)) == {"smartctl", "ocp-c0"}
+    assert r.calls == [("smartctl", "-j", "-A", "/dev/nvme0n1"),
+                       ("nvme", "ocp", "smart-add-log", "/dev/nvme0n1", "-o", "json")]
+    assert set(read_counters("/dev/nvme0n1", Runner(1), nvme=True)) == {"smartctl"}
