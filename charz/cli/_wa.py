@@ -124,8 +124,9 @@ def _counter_notes(records: dict[int, dict]) -> list[str]:
         wa = c.get("wa") or {}
         if not said and wa.get("method"):
             tools = sorted({s.split(":")[0] for s in wa.get("sources", [])})
-            out.append(f"SMART = the drive's own write counters ({', '.join(tools) or '—'}): {wa['method']} "
-                       "(inferred from measured counter deltas).")
+            names = [f"{x['name']} [{x['unit']}]" for x in (c.get("after") or {}).get("counters", [])]
+            out.append(f"SMART = the drive's own write counters, {', '.join(names) or '—'} "
+                       f"({', '.join(tools) or '—'}): {wa['method']} (inferred from measured counter deltas).")
             said.append("method")
         for text in [c.get("error"), wa.get("too_coarse"), *(wa.get("notes") or [])]:
             if text and text not in said:
