@@ -49,6 +49,8 @@ def mock_geometry(settings: dict) -> dict | None:
     ftl = bench.get("ftl")
     if bench.get("kind") != "mock" or not ftl:
         return None
+    if ftl.get("policy", "plain") != "plain" or ftl.get("gc", "greedy") != "greedy" or ftl.get("write_cache"):
+        return None  # Wolf, an NVM cache, cost-benefit: the uniform closed forms describe a plain greedy drive
     planes = int(ftl["planes"])
     multi = bool(ftl.get("multi_plane", True))
     physical = (int(ftl["channels"]) * int(ftl["chips_per_channel"]) * int(ftl["dies_per_chip"]) * planes

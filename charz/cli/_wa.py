@@ -56,6 +56,10 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
     lines.append(f"windows   program ({w['program_us'][0]:g}, {w['program_us'][1]:g}) µs, read "
                  f"({w['read_us'][0]:g}, {w['read_us'][1]:g}), erase ({w['erase_us'][0]:g}, "
                  f"{w['erase_us'][1]:g}); {settings['samplerate_hz'] / 1e3:g} kS/s")
+    ftl = settings.get("bench", {}).get("ftl")
+    if ftl:
+        from charz.sim._wa_bench import ftl_label
+        lines.append(f"drive     simulated: {ftl_label(ftl)}")
     lines.append("")
     mock = any(r.get("truth") for r in records.values())
     ctr = any(((r.get("counters") or {}).get("wa") or {}).get("value") for r in records.values())
@@ -183,6 +187,9 @@ def run(
                                           help="Mock drive: two planes per program pulse (M_p 2) or one."),
     mock_counters: str = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
                                                      "(32 MiB units) or nvme (Data Units + OCP C0h)."),
+    mock_ftl: Optional[str] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
+                                                      "wolf (002 §5), nvm or cdm (an NVM cache, 004 §III)."),
+    mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
     out: Optional[Path] = typer.Option(None, help="WA archive to create (default runs/wa-<time>)."),
@@ -220,6 +227,8 @@ def run(
         raise UsageError("give exactly one of --mock and --device DEV")
     if mock_counters not in ("micron", "intel", "nvme"):
         raise UsageError(f"--mock-counters is micron, intel or nvme, not {mock_counters!r}")
+    if mock_ftl is not None and not mock:
+        raise UsageError("--mock-ftl chooses the simulated drive's manager: it goes with --mock")
     try:
         rate = parse_samplerate(samplerate)
         windows = PulseWindows(program_us=_window(program_window), read_us=_window(read_window),
@@ -238,7 +247,12 @@ def run(
                 "settle_timeout_s": settle_timeout, "m_p_given": mp, "planes": planes}
     if mock:
         from charz.sim._wa_bench import MockWaBench, mock_config
-        cfg = mock_config(multi_plane=mock_multi_plane)
+        from charz.sim._wa_bench import ftl_options
+        try:
+            cfg = mock_config(multi_plane=mock_multi_plane,
+                              **ftl_options(mock_ftl or "greedy", parse_size(mock_nvm_cache)))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
             bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle, counters=mock_counters)
             from charz.analysis._wa import WaGeometry

@@ -127,6 +127,10 @@ def model(
         elif mock:
             g = _mock_geometry(None, "the mock drive's configuration")
         elif settings and settings.get("bench", {}).get("kind") == "mock":
+            from charz.analysis._wa_steady import mock_geometry
+            if mock_geometry(settings) is None:
+                raise UsageError("the archive's simulated drive is not a plain greedy one (Wolf, an NVM cache, "
+                                 "cost-benefit): give --op or --spare-factor to see the uniform closed forms")
             g = _mock_geometry(settings["bench"]["ftl"], "the archive's simulated drive")
         else:
             raise UsageError("give --op or --spare-factor (a bench archive does not know its drive's OP)",

@@ -22,7 +22,9 @@ from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place
 from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
 
-__all__ = ["MockWaBench", "mock_config"]
+__all__ = ["MockWaBench", "ftl_label", "ftl_options", "mock_config"]
+
+FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "nvm", "cdm")
 
 KIND_PROGRAM = 1
 
@@ -37,6 +39,32 @@ def mock_config(**kw) -> FtlConfig:
     base.update(kw)
     return FtlConfig(**base)
 
+
+
+def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
+    """``FtlConfig`` fields for a block manager named as ``--mock-ftl`` names it."""
+    if name not in FTL_CHOICES:
+        raise ValueError(f"--mock-ftl must be one of {', '.join(FTL_CHOICES)}, not {name!r}")
+    if name in ("greedy", "cost-benefit"):
+        return {"gc": name}
+    if name == "wolf":
+        return {"policy": "wolf"}
+    if nvm_cache_bytes <= 0:
+        raise ValueError(f"--mock-ftl {name} needs an NVM cache: --mock-nvm-cache SIZE (e.g. 8m)")
+    return {"policy": name, "nvm_cache_bytes": nvm_cache_bytes}
+
+
+def ftl_label(ftl: dict) -> str:
+    """One line naming a simulated drive's manager, from its ``FtlConfig`` fields."""
+    policy = ftl.get("policy", "plain")
+    op = f"OP {100 * ftl['over_provisioning']:.1f} %"
+    if policy == "wolf":
+        how = "movement operations" if ftl.get("wolf_movement", True) else "no movement"
+        return f"Wolf, {ftl.get('wolf_groups', 2)} groups, {how} (002 §5); {op}"
+    if policy in ("nvm", "cdm"):
+        name = "CDM (004 §III)" if policy == "cdm" else "NVM-basic (004)"
+        return f"{ftl['gc']} GC, {ftl['nvm_cache_bytes'] / 2**20:g} MiB NVM cache, {name}; {op}"
+    return f"{ftl['gc']} GC; {op}"
 
 
 class _Running:
@@ -131,7 +159,7 @@ class MockWaBench:
                  "initial_bytes_written": int(res.initial_bytes_written),
                  "die0_program_pulses": int(res.die_program_ops[0]),
                  "die_program_pulses": [int(x) for x in res.die_program_ops],
-                 "gc_copies": int(res.gc_copies), "erases": int(res.erases),
+                 "gc_copies": int(res.gc_copies), "erases": int(res.erases), **res.policy_counts,
                  "user_bytes": int(drive.user_bytes), "pulses_moved": train.moved}
         # The host's written bytes from the request stream: what fio's JSON reports on a bench.
         outcome = StepOutcome(int(res.host_bytes_written), 0.0, "the simulated request stream (fio's write io_bytes)",
