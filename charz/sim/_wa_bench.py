@@ -19,6 +19,7 @@ import dataclasses
 from pathlib import Path
 
 from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
+from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
 
 __all__ = ["MockWaBench", "ftl_label", "ftl_options", "mock_config"]
@@ -67,10 +68,12 @@ def ftl_label(ftl: dict) -> str:
 
 
 class _Running:
-    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict) -> None:
+    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict,
+                 counters: dict | None = None) -> None:
         self.stream = stream
         self._outcome = outcome
         self.train = train_info
+        self.counters = counters  # the drive's SMART JSON before and after, as the tools print it
 
     def workload_done(self) -> bool:
         return True  # the simulated run finished before its pulses were written
@@ -84,8 +87,9 @@ class MockWaBench:
     bit = 0  # the session file's one probe
 
     def __init__(self, cfg: FtlConfig, workdir: Path, *, samplerate_hz: float, settle_s: float,
-                 sigrok: str = "sigrok-cli", keep_sr: bool = False) -> None:
+                 sigrok: str = "sigrok-cli", keep_sr: bool = False, counters: str = "micron") -> None:
         self.cfg = cfg
+        self.counters = counters  # which real family's SMART counters the drive reports (charz.sim._smart)
         self.workdir = Path(workdir)
         self.samplerate_hz = samplerate_hz
         self.settle_s = settle_s
@@ -95,7 +99,7 @@ class MockWaBench:
 
     def describe(self) -> dict:
         return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()},
-                "analyser": f"sigrok session file read back by {self.sigrok} -i"}
+                "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters}
 
     def geometry_values(self) -> tuple[int, int, int, int]:
         """Eq. 7's constants as the simulated drive has them (channels, chips/ch, dies/chip, page)."""
@@ -142,7 +146,9 @@ class MockWaBench:
         else:
             drive = self._fresh(1.0)
         seed = 1 + int(step.get("subtest", 0))
+        before = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         res = drive.run(make_requests(self._workload(job, seed), drive.user_bytes))
+        after = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         tr = res.rb_trace(die=0)
         train = place_pulses(tr.start_us, tr.width_us, self.samplerate_hz, tail_us=self.settle_s * 1e6 * 1.5)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -159,7 +165,11 @@ class MockWaBench:
         outcome = StepOutcome(int(res.host_bytes_written), 0.0, "the simulated request stream (fio's write io_bytes)",
                               truth=truth)
         stream = SigrokStream(file_argv(path, sigrok=self.sigrok))
-        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples})
+        counters = {"before": before, "after": after}
+        if res.initial_bytes_written:
+            counters["note"] = ("read after the initial fill, which R/B's first sub-test includes (000 Fig. 10): "
+                                "the two differ there by design")
+        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples}, counters)
 
     def cleanup(self, index: int) -> None:
         if not self.keep_sr:

@@ -322,6 +322,8 @@ class SimDrive:
             self._policy = CacheState(cfg.nvm_cache_bytes // cfg.page_size, cfg.policy == "cdm",
                                       self._max_user_pages)
         self._runs = 0
+        # lifetime counters, as a drive's SMART log keeps them: never reset, every run counted once
+        self._life = {"host_bytes_written": 0, "host_pages_programmed": 0, "gc_pages_programmed": 0}
         self._carry: RunResult | None = None
         self._broken: str | None = None
 
@@ -360,6 +362,13 @@ class SimDrive:
             self._carry = carry
         self._user_pages = new
         self._g[K.G_USER_PAGES] = new
+
+    @property
+    def lifetime_counters(self) -> dict[str, int]:
+        """Since the drive was made: host bytes written, pages programmed with host data, pages
+        programmed by garbage collection — exact; ``charz.sim._smart`` rounds them to a real
+        drive's SMART units."""
+        return dict(self._life)
 
     # ---- state for tests and reports ------------------------------------------------
     @property
@@ -466,6 +475,9 @@ class SimDrive:
             policy_counts={} if cx0 is None else dict(zip(
                 ("gc_removed", "early_invalid", "dirty_evicts", "clean_drops", "read_fills"),
                 (int(x) for x in pol.cx - cx0))))
+        self._life["host_bytes_written"] += res.host_bytes_written
+        self._life["host_pages_programmed"] += res.host_pages_programmed
+        self._life["gc_pages_programmed"] += res.gc_copies
         if self._carry is not None:
             carried, self._carry = self._carry, None
             res._absorb_flash(carried)
