@@ -30,6 +30,7 @@ LOCAL_BLOCKS = 3  # blocks just before the request that give its local idle leve
 MAX_GAP_BLOCKS = 4  # a request may dip below the end level this long (waiting for a package) and go on
 SORT_MAX = 64  # medians of at most this many blocks sort by insertion
 SIGMA_HEAD_SAMPLES = 256  # pre-trigger samples for σ of one sample: a few per cent, and cheap
+EDGE_GROUPS = 32  # disjoint 4-sample means for the edge averages' σ: enough for a MAD, cheap to sort
 
 # Columns of the float and integer results, one row per capture.
 F_BASELINE, F_LOCAL, F_NOISE, F_LEVEL_NOISE, F_POST, F_PEAK_CODES, F_INNER_SUM, F_IDLE_PEAK, F_IDLE_BLOCKS = range(9)
@@ -292,7 +293,7 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
     # The edge averages' own σ, from disjoint 4-sample means of the same head: a bench's
     # noise is correlated over a few samples, which first differences do not see (σ/√3 for
     # 3-sample correlation), and an edge threshold that tight lets noise carry an edge on.
-    n_groups = min(head // W_EDGE, scratch.shape[0])
+    n_groups = min(head // W_EDGE, EDGE_GROUPS)
     if n_groups >= 8:
         for g in range(n_groups):
             diffs[g] = _seg4(x, g * W_EDGE)

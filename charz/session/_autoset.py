@@ -15,28 +15,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.errors import ClippedWaveform, TriggerTimeout, UsageError
+from charz.scope._models import position_div, screen_divisions, screen_position_div  # noqa: F401 (re-exported)
 
 _MANTISSAS = (1.0, 2.0, 5.0)
 POSITION_DIV = -4.0  # zero amperes one division above the bottom of a 10-division screen
-
-
-def position_div(divisions: int) -> float:
-    """Zero amperes one division above the bottom of a screen of ``divisions`` (8 on InfiniiVision)."""
-    return -(divisions / 2.0 - 1.0)
-
-
-def screen_divisions(scope) -> int:
-    """Vertical divisions of ``scope``'s screen (its model's, else a Tek's 10)."""
-    return int(getattr(getattr(scope, "model", None), "vertical_divisions", 0) or 10)
-
-
-def screen_position_div(scope) -> float:
-    """:func:`position_div` for ``scope``'s own screen.
-
-    Autoset and the capture loop both use it: a scale autoset chose for zero at one
-    division above the bottom is only right if the captures put zero there too.
-    """
-    return position_div(screen_divisions(scope))
 
 
 @dataclass(frozen=True)
