@@ -18,7 +18,7 @@ from charz.report._fig_wa import benchmarks_figure, histogram_figure, models_fig
 from charz.report._model import Report, Section
 from charz.report._style import DOTS, MEASURED, figure_png, new_figure
 
-__all__ = ["wa_sections", "wa_report", "profile_wa_section"]
+__all__ = ["wa_sections", "wa_report", "profile_wa_section", "steady_results"]
 
 _CAPTIONS = {
     "wa-1-histogram": ("R/B low-pulse widths and the windows",
@@ -86,11 +86,38 @@ def wa_report(settings: Mapping[str, Any], records: Mapping[int, dict], *, sessi
     drive = bench.get("drive") or {}
     device = {"model": drive.get("model") or ("charz simulated FTL" if bench.get("kind") == "mock" else None),
               "serial": drive.get("serial")}
-    profile = {"results": {}, "device": {k: v for k, v in device.items() if v},
+    profile = {"results": steady_results(settings, records), "device": {k: v for k, v in device.items() if v},
                "provenance": {"bench_kind": bench.get("kind", "?"), "captures_used": len(records),
                               "captures_total": len(settings.get("plan") or [])},
                "write_amplification": wa_section(dict(settings), dict(records))}
     return Report(profile, wa_sections(settings, records), session, "the WA archive's steps (charz wa)")
+
+
+def steady_results(settings: Mapping[str, Any], records: Mapping[int, dict]) -> dict[str, dict]:
+    """The page's results: each steady series' WA by R/B and by the drive's counters, and the
+    greedy closed form over the held-block range where the spare factor is known."""
+    from charz.analysis._wa_models import greedy_wa_sf, held_spare_factor
+
+    out: dict[str, dict] = {}
+    for s in steady_series(dict(settings), dict(records)):
+        tag = "own_op" if s.op_percent is None else f"op_{s.op_percent:g}".replace(".", "_")
+        for key, m, how in (("rb", s.rb, "Eq. 7 from die 0's R/B program pulses"),
+                            ("smart", s.smart, "the drive's own write counters (smartctl JSON)")):
+            if m:
+                out[f"wa_steady_{key}_{tag}"] = {
+                    "value": round(m[0], 4), "uncertainty": round(m[1], 4), "unit": "", "origin": "inferred",
+                    "confidence": "high",
+                    "evidence": f"{s.label}: {how}; {m[0]:.3f} ± {m[1]:.3f} (mean ± standard error)"}
+        if s.spare_factor is not None:
+            lo, hi = (greedy_wa_sf(held_spare_factor(s.spare_factor, h, s.units_per_pool), s.pages_per_unit)
+                      for h in s.held_units)
+            out[f"wa_greedy_model_{tag}"] = {
+                "value": round((lo + hi) / 2, 4), "uncertainty": round((hi - lo) / 2, 4), "unit": "",
+                "origin": "inferred", "confidence": "medium",
+                "evidence": f"Desnoyers Eq. 12 at S_f {s.spare_factor:.4f} less {s.held_units[0]:g}–"
+                            f"{s.held_units[1]:g} free units of {s.units_per_pool} per pool "
+                            f"({s.pages_per_unit} pages per unit): {lo:.3f}–{hi:.3f}"}
+    return out
 
 
 def profile_wa_section(profile: Mapping[str, Any]) -> Section | None:

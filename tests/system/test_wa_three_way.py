@@ -126,6 +126,8 @@ def test_charz_report_draws_the_wa_archive(run, tmp_path):
     page = (tmp_path / "rep" / "report.html").read_text()
     assert "Measured WA against the closed forms" in page and "data:image/png;base64," in page
     assert "R/B " in page and "counters " in page  # the steady values beside the figure
+    for key in ("wa_steady_rb_own_op", "wa_steady_smart_own_op", "wa_greedy_model_own_op"):
+        assert f'id="result-{key}"' in page  # and in the page's results table, with origins
     # 80 columns, paths aside (a path is printed whole, as every charz command does)
     assert max(len(x) for x in p.stdout.splitlines() if not x.startswith(("report ", "figure "))) <= 80
     # --wa belongs to a characterization session, not to a WA archive
