@@ -300,14 +300,6 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             finer = _finer_candidate(cands, wider)
             if ruled_out:
                 return StepResult(wider.n_levels, wider.tread_pages, MEDIUM, why, wider, best, s, top, finer_shown=True)
-        if not ruled_out and shown >= MIN_RISE_Z and finer is None:
-            # The narrower steps are there in every tread, but no staircase of them is clean
-            # (a top that overlap left uneven): the narrower tread stands, its count does not.
-            p = _smallest_prime_factor(wider.tread_pages)
-            why = (f"steps every {wider.tread_pages // p} pages: {detail}, {shown:.0f} σ in every tread, so the "
-                   f"{wider.tread_pages}-page treads are {p} steps each; how many levels is unclear")
-            return StepResult(wider.n_levels * p, wider.tread_pages // p, MEDIUM, why, wider, best, s, top,
-                              finer_shown=True, count_sure=False)
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
