@@ -154,6 +154,8 @@ def run(
     mock: bool = typer.Option(False, "--mock", help="The simulated drive behind sigrok-cli (no hardware)."),
     mock_multi_plane: bool = typer.Option(True, "--mock-multi-plane/--mock-single-plane",
                                           help="Mock drive: two planes per program pulse (M_p 2) or one."),
+    mock_lines: bool = typer.Option(True, "--mock-lines/--mock-die-gc",
+                                    help="Mock drive: GC on lines over every die, or on each die alone."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
     out: Optional[Path] = typer.Option(None, help="WA archive to create (default runs/wa-<time>)."),
@@ -207,7 +209,7 @@ def run(
                 "settle_timeout_s": settle_timeout, "m_p_given": mp, "planes": planes}
     if mock:
         from charz.sim._wa_bench import MockWaBench, mock_config
-        cfg = mock_config(multi_plane=mock_multi_plane)
+        cfg = mock_config(multi_plane=mock_multi_plane, lines=mock_lines)
         with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
             bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle)
             from charz.analysis._wa import WaGeometry

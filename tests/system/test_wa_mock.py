@@ -71,22 +71,16 @@ def test_counts_through_sigrok_equal_the_simulators_die0_pulses_and_eq7_recomput
             assert r["estimate"]["wa"]["value"] == pytest.approx(wa, rel=1e-12)
 
 
-def _spread(r):
-    d = r["truth"]["die_program_pulses"]
-    return max(d) / (sum(d) / len(d)) - 1, min(d) / (sum(d) / len(d)) - 1
-
-
 @pytest.mark.parametrize("index", range(1, 41))
 def test_re_wa_within_000s_bounds(table3, index):
-    # 000 §4.3 (issue 13's bounds): < 1 % for 100 %-write, < 3 % for mixed micro-benchmarks
+    # 000 §4.3 (issue 13's bounds): < 1 % for 100 %-write, < 3 % for mixed micro-benchmarks.
+    # The mock collects garbage on lines over every die, so 000 §3.2.3's premise (every die
+    # does the same work) holds: within a step the dies' pulses differ by at most one per
+    # write frontier (host, GC) — checked here from the simulator's per-die counts.
     r = table3[2][index]
     bound = 0.01 if r["job"]["write_fraction"] >= 1.0 else 0.03
-    hi, lo = _spread(r)
-    if r["re_wa"] >= bound and max(hi, -lo) >= bound:
-        # RB-Explorer's premise (000 §3.2.3): every die does the same work.  When the simulated
-        # FTL breaks it, one die's count cannot stand for all; the count itself is checked above.
-        pytest.xfail(f"{r['label']}: simulated dies differ by {100 * hi:+.1f} / {100 * lo:+.1f} % "
-                     f"of their mean ({r['truth']['die_program_pulses']}); |RE_WA| {100 * r['re_wa']:.2f} %")
+    dies = r["truth"]["die_program_pulses"]
+    assert max(dies) - min(dies) <= 2, (r["label"], dies)
     assert r["re_wa"] < bound, r["label"]
 
 
