@@ -292,25 +292,61 @@ def _ask(text: str, token_name: str) -> str | None:
 @wa_app.command("resume")
 def resume(
     out: Path = typer.Argument(..., help="The WA archive of an interrupted run."),
+    device: Optional[Path] = typer.Option(None, help="Bench: where the drive is now (default: where it was)."),
+    logic: Optional[str] = typer.Option(None, help="Bench: sigrok DRIVER:CHANNEL now (default: as before)."),
+    confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
-    """Run the steps an interrupted ``charz wa run --mock`` has no record of."""
+    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench)."""
     from charz.archive._wa import WaArchive
-    from charz.sim.ftl import FtlConfig
-    from charz.sim._wa_bench import MockWaBench
 
     with WaArchive.resume(out) as archive:
         s = archive.settings
-        if s["bench"]["kind"] != "mock":
-            raise UsageError("resume of a bench run: run `charz wa run --device` again with --out elsewhere",
-                             hint="a drive's state after a kill is unknown, so its steps restart")
-        cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
-        with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
-            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"])
-            done = len(archive.records)
-            console.print(f"resuming {out}: {done} of {len(s['plan'])} steps done")
-            summary = _run(archive, bench, quiet)
+        plan = s["plan"]
+        todo = [i for i in range(len(plan)) if i not in archive.records]
+        console.print(f"resuming {out}: {len(plan) - len(todo)} of {len(plan)} steps done")
+        if s["bench"]["kind"] == "mock":
+            if device or logic or confirm_serial:
+                raise UsageError("--device, --logic and --confirm-serial are for a bench run; this one is --mock")
+            summary = _resume_mock(archive, quiet)
+        else:
+            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet)
     _finish(out, s, summary, quiet)
+
+
+def _resume_mock(archive, quiet: bool):
+    from charz.sim._wa_bench import MockWaBench
+    from charz.sim.ftl import FtlConfig
+
+    s = archive.settings
+    cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
+    with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
+        bench = MockWaBench(cfg, Path(tmp), samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"])
+        return _run(archive, bench, quiet)
+
+
+def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool):
+    """The same drive (its serial checked against the archive's) through the same guard,
+    claim and confirmation as ``run``; the steps without a record run in plan order.  A
+    step a kill interrupted starts again from its beginning, on a drive that step's
+    partial workload has already written to — as each benchmark runs on the drive the
+    ones before it left (only the calibration wants a fresh drive, and says so)."""
+    from charz.analysis._wa import WaGeometry
+    from charz.logic import LogicSpec, parse_logic_spec
+    from charz.session._wa_device import DeviceWaBench
+
+    s = archive.settings
+    before = s["bench"]["drive"]
+    a = s["bench"]["analyser"]
+    spec = parse_logic_spec(logic) if logic else LogicSpec(a["driver"], a["channel"], int(a["bit"]))
+    target = device or Path(before["path"])
+    if todo:
+        console.print(_wrap(f"step {todo[0]} restarts from its beginning; the drive keeps what an interrupted "
+                            "run of it wrote"))
+    with DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
+                            samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                            confirm_serial=confirm_serial, confirm=_ask, expect_drive=before) as bench:
+        return _run(archive, bench, quiet)
 
 
 @wa_app.command("show")

@@ -105,6 +105,23 @@ class _Running:
                            fio_json=self.runner.stdout)
 
 
+_IDENTITY = ("model", "serial", "size_bytes", "transport")
+
+
+def _check_same_drive(hold, expected: dict) -> None:
+    from charz.device import SubprocessRunner, identify
+    from charz.errors import UsageError
+
+    ident = identify(hold.path, runner=SubprocessRunner())
+    now = {"model": ident.model, "serial": ident.serial, "size_bytes": ident.size_bytes,
+           "transport": str(ident.transport)}
+    differ = [f"{k} {now[k]!r} (the run's: {expected.get(k)!r})" for k in _IDENTITY if now[k] != expected.get(k)]
+    if differ:
+        raise UsageError(f"{hold.path} is not the drive this run measured: {'; '.join(differ)}",
+                         hint="resume only on the drive the run started on (--device names where it is now); "
+                              "nothing was written")
+
+
 class DeviceWaBench:
     kind = "device"
 
@@ -122,7 +139,11 @@ class DeviceWaBench:
     @classmethod
     @contextlib.contextmanager
     def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
-             settle_s: float, confirm_serial: str | None, confirm):
+             settle_s: float, confirm_serial: str | None, confirm, expect_drive: dict | None = None):
+        """Check, claim, identify, confirm and initialize ``device``.  With ``expect_drive``
+        (a resume: the archive's ``bench.drive``) a drive whose model, serial, size or
+        transport differ is refused right after the claim, before anything is asked or
+        changed; a drive without a serial (a loop device) is told by the other three."""
         from charz.logic import find_sigrok_cli
         from charz.session._session import DeviceOptions, _claimed, _prepared_target
 
@@ -130,10 +151,12 @@ class DeviceWaBench:
         config = SimpleNamespace(target=str(device), target_is_scratch=False)
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         options = DeviceOptions(confirm_serial=confirm_serial, standby=False)
-        with _claimed(config, Path(out), options) as hold, \
-                _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
-                                 action="the write-amplification workloads (fio) overwrite the whole of") as (drive, init):
-            yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s)
+        with _claimed(config, Path(out), options) as hold:
+            if expect_drive is not None:
+                _check_same_drive(hold, expect_drive)
+            with _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
+                                  action="the write-amplification workloads (fio) overwrite the whole of") as (drive, init):
+                yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s)
 
     def describe(self) -> dict:
         return {"kind": "device", "drive": self.drive, "initialization": self.init,
