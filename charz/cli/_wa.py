@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console, progress_bar
+from charz.cli._common import console
 from charz.errors import AnalysisError, UsageError
 
 __all__ = ["register", "wa_app", "format_summary"]
@@ -133,20 +133,49 @@ def _finish(out: Path, settings: dict, summary, quiet: bool) -> None:
                             hint="see the errors above and the width histogram (charz wa report DIR)")
 
 
+@contextlib.contextmanager
+def _bars(steps: int, enabled: bool):
+    """Two rich bars on stderr, ≤ 80 columns: the run's steps, and how far the current
+    step is (its workload, then the R/B settle wait) — a bench step can take hours."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    if not enabled:
+        yield None
+        return
+    err = Console(stderr=True)
+    err.width = min(err.width, 80)
+    bars = Progress(TextColumn("{task.description:<30.30}"), BarColumn(bar_width=16),
+                    TextColumn("{task.fields[count]:>6}"), TimeElapsedColumn(), TextColumn("eta"),
+                    TimeRemainingColumn(), console=err)
+    with bars:
+        yield bars, bars.add_task("wa", total=steps, count=f"0/{steps}"), \
+            bars.add_task("  step", total=1.0, count="")
+
+
 def _run(archive, bench, quiet: bool):
     from charz.session._wa_run import run_plan
     plan = archive.settings["plan"]
     todo = sum(1 for i in range(len(plan)) if i not in archive.records)
-    with progress_bar(todo, "wa", enabled=not quiet) as bar:
-        seen = set()
+    with _bars(todo, not quiet) as ui:
+        if ui is None:
+            return run_plan(archive, bench, log=lambda t: console.print(_wrap(t)))
+        bars, run_task, step_task = ui
+        done = [-1]
 
         def progress(i: int, n: int, label: str) -> None:
-            if seen:
-                bar.advance()
-            seen.add(i)
-            bar.describe(label[:30])
+            done[0] += 1
+            bars.update(run_task, completed=done[0], count=f"{done[0]}/{todo}", description=label)
+            if i < n:
+                bars.reset(step_task, total=1.0, count="", description="  starting the workload")
+            else:
+                bars.update(step_task, visible=False)
 
-        return run_plan(archive, bench, log=lambda t: console.print(_wrap(t)), progress=progress)
+        def step_progress(fraction: float, text: str) -> None:
+            bars.update(step_task, completed=fraction, count=f"{100 * fraction:.0f} %", description=f"  {text}")
+
+        return run_plan(archive, bench, log=lambda t: bars.console.print(_wrap(t)), progress=progress,
+                        step_progress=step_progress)
 
 
 @wa_app.command("run")

@@ -74,6 +74,7 @@ class _Running:
         from charz.workload import jobfile_path, run_jobfile
 
         self.bench = bench
+        self.job = job
         self.stat0 = bench.read_sectors()
         self.stream = SigrokStream(stream_argv(bench.spec.driver, bench.spec.channel, bench.samplerate_hz),
                                    unitsize=1 if bench.spec.bit < 8 else 2)
@@ -93,6 +94,14 @@ class _Running:
 
     def workload_done(self) -> bool:
         return not self.thread.is_alive()
+
+    def progress(self, samples_seen: int) -> tuple[float, str]:
+        """How far the step is: the bytes the block layer has written since it began
+        (``/sys/block/X/stat``) against the job's volume."""
+        if self.workload_done():
+            return 1.0, "fio done"
+        written = (self.bench.read_sectors() - self.stat0) * SECTOR
+        return min(1.0, written / self.job.volume_bytes), "fio writing"
 
     def finish(self) -> StepOutcome:
         self.thread.join()

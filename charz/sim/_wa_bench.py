@@ -53,6 +53,11 @@ class _Running:
     def workload_done(self) -> bool:
         return True  # the simulated run finished before its pulses were written
 
+    def progress(self, samples_seen: int) -> tuple[float, str]:
+        """How far the step is: the session file's samples sigrok has delivered."""
+        total = self.train["samples"]
+        return (min(1.0, samples_seen / total) if total else 1.0), "sigrok replay"
+
     def finish(self) -> StepOutcome:
         return self._outcome
 

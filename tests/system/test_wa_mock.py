@@ -84,6 +84,38 @@ def test_re_wa_within_000s_bounds(table3, index):
     assert r["re_wa"] < bound, r["label"]
 
 
+def test_progress_bars_fit_80_columns_on_a_wide_terminal(tmp_path):
+    # a terminal 200 columns wide (a pty, so rich draws live bars): the run's bar and the
+    # step's bar stay within 80 columns, as all of charz's output
+    import fcntl
+    import pty
+    import re
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+    proc = subprocess.Popen([*CHARZ, "wa", "run", "--mock", "--out", str(tmp_path / "p"), "--volume", "32m",
+                             "--files", "wa-w100-rd-align.fio", "--sizes", "512,4k", "--samplerate", "1M"],
+                            stdout=slave, stderr=slave, env={**os.environ, "COLUMNS": "200", "TERM": "xterm"})
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the pty
+            break
+        if not data:
+            break
+        out += data
+    os.close(master)
+    assert proc.wait(timeout=300) == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode("utf-8", "replace"))
+    lines = [line for line in re.split(r"[\r\n]", text) if line.strip()]
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    assert any(re.search(r"\d/3 ", line) for line in lines)  # the run's bar: steps done of 3
+    assert any("starting the workload" in line or "sigrok replay" in line for line in lines)  # the step's bar
+
+
 def test_report_figures(table3, tmp_path):
     out = table3[0]
     p = charz("wa", "report", str(out), "--to", str(tmp_path), check=0)
