@@ -125,10 +125,12 @@ def test_bench_run_killed_after_a_step_resumes_on_the_same_drive_only(tmp_path):
         assert "size_bytes 50331648" in p.stderr
         assert list(read_wa_archive(out)[1]) == [0]
 
-        p = subprocess.run([*charz, "wa", "resume", str(out), "--confirm-serial", loop.kname, "--quiet"],
+        # with the progress bars (not --quiet): the step's bar reads the loop device's written sectors
+        p = subprocess.run([*charz, "wa", "resume", str(out), "--confirm-serial", loop.kname],
                            capture_output=True, text=True, timeout=300)
         assert p.returncode == 4, p.stdout + p.stderr  # the demo pattern has no program pulse: untrusted, kept
         assert "resuming" in p.stdout and "step 1 restarts" in p.stdout
+        assert "2/2" in p.stderr and max(len(line) for line in p.stderr.splitlines()) <= 80
         after = read_wa_archive(out)[1]
         assert sorted(after) == [0, 1, 2] and after[0] == before[0]
         for i, bs in ((1, 8192), (2, 16384)):
