@@ -301,7 +301,9 @@ def _write_flash(lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
     rewrites a page a fixed number of times, so every page's last copy lands on the
     same die (which fills, or alone pays the GC), and under random writes the dies'
     valid counts drift a few tenths of a per cent — ±3 % in one die's program count at
-    OP 7 %.  With a fixed logical share per die, neither can happen."""
+    OP 7 %.  With a fixed logical share per die, neither can happen.  With lines there
+    is one pool: a page goes wherever the frontier is (FEMU's write pointer), and no die
+    can fill or pay the GC alone, since free space and victims are the whole drive's."""
     old = l2p[lpn]
     if old >= 0:  # invalidate first: a victim chosen below then need not copy it
         _invalidate(old, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced)
