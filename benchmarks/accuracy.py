@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.independent.archive import write_session  # noqa: E402
+from tests.independent.contrast import walks_differ  # noqa: E402
 from tests.independent.drive import random_drive  # noqa: E402
 from tests.independent.score import FIELDS, RIGHT, UNDEFINED, UNDETERMINED, WRONG, grade_session  # noqa: E402
 
@@ -43,6 +44,10 @@ def run_one(job: tuple[int, float]) -> tuple[int, float, list]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _walks_differ(seed: int) -> bool:
+    return bool(walks_differ(random_drive(seed)))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--drives", type=int, default=100)
@@ -55,13 +60,18 @@ def main() -> int:
     table: dict[float, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
     by_conf: dict[float, Counter] = defaultdict(Counter)
     wrong, crashes = [], []
+    seeds = list(range(a.first_seed, a.first_seed + a.drives))
+    subset: dict[float, Counter] = defaultdict(Counter)
     with ProcessPoolExecutor(a.jobs) as pool:
+        differ = dict(zip(seeds, pool.map(_walks_differ, seeds)))
         for seed, noise, grades in pool.map(run_one, jobs):
             for g in grades:
                 if isinstance(g, tuple):
                     crashes.append((seed, noise, g[1]))
                     continue
                 table[noise][g.field][g.verdict] += 1
+                if g.field == "allocation_scheme" and differ[seed]:
+                    subset[noise][g.verdict] += 1
                 if g.verdict in (RIGHT, WRONG):
                     by_conf[noise][(g.confidence, g.verdict)] += 1
                 if g.verdict == WRONG:
@@ -72,6 +82,14 @@ def main() -> int:
         for f in FIELDS:
             c = table[noise][f]
             print(f"  {f:<20} {c[RIGHT]:5d}  {c[UNDETERMINED]:12d}  {c[WRONG]:5d}  {c[UNDEFINED]:4d}")
+    print("\nallocation where no other walk imitates the durations within the program-time")
+    print("spread at any switch delay (the acceptance's subset; tests/independent/contrast.py):")
+    for noise in noises:
+        c = subset[noise]
+        n = sum(c.values())
+        share = f"{c[RIGHT] / n:.0%}" if n else "n/a"
+        print(f"  noise ×{noise:g}: {c[RIGHT]} right / {c[UNDETERMINED]} undetermined / {c[WRONG]} wrong "
+              f"of {n} ({share} right)")
     print("\nwhat a confidence meant (answers given, all fields):")
     for noise in noises:
         c = by_conf[noise]

@@ -7,7 +7,8 @@ workload.  Rows:
 
 1. the FTL with die 0's R/B trace recorded, per-die GC and GC on lines over every die
    (what the mock bench runs),
-2. the FTL without a trace, greedy and cost-benefit,
+2. the FTL without a trace, greedy and cost-benefit, and the papers' policies: Wolf's
+   block manager (002 §5) and an NVM cache with CDM (004 §III),
 3. plain numpy, the same count of page writes: the map update alone (old = l2p[lpn];
    p2l[old] = -1; l2p[lpn] = new; p2l[new] = lpn) as a Python loop over numpy arrays
    (what the FTL would cost uncompiled, before any GC) and as one vectorised scatter
@@ -120,7 +121,10 @@ def main() -> None:
     for label, cfg in [("FTL greedy, die-0 R/B trace", base),
                        ("FTL greedy, lines, die-0 trace", replace(base, lines=True)),
                        ("FTL greedy, no trace", replace(base, trace_dies=())),
-                       ("FTL cost-benefit, no trace", replace(base, trace_dies=(), gc="cost-benefit"))]:
+                       ("FTL cost-benefit, no trace", replace(base, trace_dies=(), gc="cost-benefit")),
+                       ("Wolf (002), 2 groups, no trace", replace(base, trace_dies=(), policy="wolf")),
+                       ("CDM (004), 64 MiB NVM, no trace",
+                        replace(base, trace_dies=(), policy="cdm", nvm_cache_bytes=64 << 20))]:
         cpu, wall, wa, flash, host = ftl_rows(cfg, a.rounds, a.volume)
         rows[label] = statistics.median(cpu)
         print(f"  {label:<34} {statistics.median(cpu) / 1e6:16.2f} {statistics.median(wall) / 1e6:8.2f} "

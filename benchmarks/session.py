@@ -57,6 +57,15 @@ def run(preset: str, repeats: int, time_scale: float, dialect: str):
     return wall, result.stats, plan
 
 
+def _source(model) -> str:
+    """The instrument file the figures come from, relative to the repository when inside it."""
+    path = Path(model.path)
+    try:
+        return str(path.resolve().relative_to(Path(__file__).resolve().parents[1]))
+    except ValueError:
+        return str(path)
+
+
 def charz_s(s) -> float:
     """charz's own time: judging, archiving and the loop (all but scope and drive)."""
     return s.wall_s - s.scope_s - s.io_s
@@ -85,24 +94,24 @@ def main() -> None:
     print(f"mock session, {args.preset}, {n} captures ({writes} writes, {n - writes} reads), "
           "10 000-point records")
     print(f"record windows alone: {window:.1f} s; host requests: this machine's scratch file")
-    print(f"{'scope (real time)':23s} {'wall s':>6s} {'set-up':>6s} {'scope s':>7s} {'I/O s':>6s} "
+    print(f"{'scope (real time)':28s} {'wall s':>6s} {'set-up':>6s} {'scope s':>7s} {'I/O s':>6s} "
           f"{'charz s':>7s} {'ms/capt':>7s} {'share':>6s}")
     for label, wall, s, _ in rows:
         c = charz_s(s)
-        print(f"{label:23s} {wall:6.1f} {wall - s.wall_s:6.1f} {s.scope_s:7.1f} {s.io_s:6.1f} "
+        print(f"{label:28s} {wall:6.1f} {wall - s.wall_s:6.1f} {s.scope_s:7.1f} {s.io_s:6.1f} "
               f"{c:7.2f} {c / n * 1e3:7.2f} {c / wall:6.1%}")
     for line in failed:
         name, _, why = line.partition(": ")
         print(f"failed: {name}\n  {why}")
     print("set-up: connect, configure, autoset; share: charz's own work (judging,")
     print("archiving, the capture loop) / the session's wall time")
+    print("scope costs modelled (durations are estimates, links from data sheets):")
     for label, _, _, model in rows:
         if model is not None:
             t = model.timing
             print(f"  {model.name}: query {t.query_s * 1e3:g} ms, arm {t.arm_s * 1e3:g} ms, "
                   f"processing {t.processing_s * 1e3:g} ms, {t.transfer_bytes_per_s / 1e6:g} MB/s")
-    print("  (instruments/<model>.toml [timing]; durations are estimates, link: data sheet)")
-
+            print(f"    {_source(model)} [timing], {t.link or 'link not named'}")
 
 if __name__ == "__main__":
     main()

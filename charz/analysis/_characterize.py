@@ -16,7 +16,7 @@ import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation
 from charz.analysis._rise import RiseResult, unit_rise
-from charz.analysis._saturation import check_top
+from charz.analysis._saturation import TopCheck, check_top
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
     GIVEN,
@@ -393,7 +393,13 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
             q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
                                            f"needs the step count and width: {q['n_step'].evidence if not q['n_step'].known else q['step_pages'].evidence}")
         return _finish(q, steps, allocation, from_durations, table, warnings)
-    top = check_top(size_pages, durations, n_step, step_pages, given.packages, steps.best.levels)
+    if steps.count_sure:
+        top = check_top(size_pages, durations, n_step, step_pages, given.packages, steps.best.levels)
+    else:
+        # The tread is clear, the count is not: treated as uneven, so the durations must
+        # show the same tread before the unit stands.
+        q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=n_step)
+        top = TopCheck(False, False, "the level count is in doubt (" + steps.reason + ")")
     if not top.even:
         # Uneven steps: units overlap in part, or two treads merged.  The durations tell the
         # two apart — every unit adds a jump in duration, merged treads or not — so when their
@@ -401,14 +407,21 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         by_time = unit_from_durations(size_pages, durations)
         why = f"{steps.reason}; but {top.reason}"
         q["n_step"] = Quantity.undetermined("steps", MEASURED, why, best_guess=n_step)
-        if by_time.unit_pages != step_pages:
+        if by_time.unit_pages != step_pages and not steps.finer_shown:
             q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
             for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):
                 q[key] = Quantity.undetermined(unit, INFERRED, "the peak staircase is uneven: " + top.reason
                                                + f"; the durations: {by_time.reason}")
             return _finish(q, steps, allocation, from_durations, table, warnings)
-        steps_conf = combine_confidence(steps_conf, by_time.confidence)
-        step_evidence = f"peak treads, uneven, and duration treads agree ({by_time.reason})"
+        if by_time.unit_pages == step_pages:
+            steps_conf = combine_confidence(steps_conf, by_time.confidence)
+            step_evidence = f"peak treads, uneven, and duration treads agree ({by_time.reason})"
+        else:
+            # Units issued to parallel channels finish together, so durations may rise in
+            # pairs of units; the peaks rose at every tread, inside the wider ones too.
+            steps_conf = combine_confidence(steps_conf, MEDIUM)
+            step_evidence = (f"peak treads, uneven, each seen inside the wider treads ({steps.reason}); the "
+                             f"durations pair them ({by_time.reason})")
         q["step_pages"] = Quantity(step_pages, "pages", MEASURED, confidence=steps_conf, evidence=step_evidence)
         top = replace(top, all_busy=False, reason="the peak staircase is uneven (" + top.reason + ")")
     rise = _rise_of_unit(traces, table, step_pages, given) if given.packages else None

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.ndimage import median_filter
 from scipy.signal import find_peaks
 
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
@@ -30,6 +31,7 @@ from charz.analysis._steps import summarize_sizes
 DECISIVE = 10.0
 SUGGESTIVE = 6.0
 PROMINENCE_SHARE = 0.35
+SPIKE_MEDIAN = 5  # samples; longer than a spike, shorter than a burst
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,13 @@ def count_bursts(values: np.ndarray, window: int, noise: float = 0.0, min_distan
     x = np.asarray(values, dtype=np.float64)
     if x.size < 3 * window:
         return 1
-    ma = moving_average(x, window)
+    # Rare spikes (a sample or two, 50-150 mA on a real bench) would set the range the
+    # prominence is measured against; a 5-sample median removes them and keeps every burst.
+    ma = moving_average(median_filter(x, size=SPIKE_MEDIAN, mode="nearest"), window)
+    # A burst's top is often flat (ADC steps survive the median); rounding off the sums'
+    # float error lets find_peaks see it as one plateau and place its peak mid-way, so the
+    # distance between neighbours is measured centre to centre.
+    ma = np.round(ma, 9)
     lo, hi = np.percentile(ma, 5), ma.max()
     prominence = max(PROMINENCE_SHARE * (hi - lo), 6 * noise / np.sqrt(window))
     if prominence <= 0:

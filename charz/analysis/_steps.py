@@ -76,6 +76,12 @@ class StepResult:
     runner_up: Staircase | None
     sizes: SizeLevels
     candidates: tuple[Staircase, ...] = field(default=())
+    # The tread was read from steps seen inside every tread of a wider staircase (≥ 4 σ):
+    # each tread raises the peak, so it is the unit even where the durations pair units up.
+    finer_shown: bool = False
+    # False when staircases of this tread but another level count fit about as well: programs
+    # that overlap only in part blur the top, yet every unit still rose at the same width.
+    count_sure: bool = True
 
     @property
     def m_peak(self) -> float | None:
@@ -209,6 +215,10 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     cands: list[Staircase] = []
     for tread in range(1, largest + 1):
         max_levels = 1 if tread >= largest else (largest - 1) // tread  # a size must lie beyond the last tread's end
+        if n_package:
+            # A step is one more package busy (a package's dies do not add, 003 §4.1): a
+            # staircase of more levels than packages is ripple or overlap, not the drive.
+            max_levels = min(max_levels, int(n_package))
         for n_levels in range(1, max_levels + 1):
             if n_levels == 1 and tread != 1:
                 continue  # a flat line is one candidate, not one per tread
@@ -256,6 +266,9 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{hidden.n_levels} steps of {hidden.tread_pages} pages fit better than {best.n_levels} × "
             f"{best.tread_pages}, but its smallest step is only {hidden.min_rise_z:.1f} σ; add repeats or reduce noise"
         )
+        if hidden.tread_pages == best.tread_pages and best.n_levels > 1:
+            why += f"; both rise every {best.tread_pages} pages, so the tread stands"
+            return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top, count_sure=False)
         return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
     if best.n_levels == 1:
         # "No steps" is a strong claim (003 Fig. 3c: one unit spans every package); make it only
@@ -281,12 +294,20 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             why = (f"{finer.n_levels} levels, boundaries every {finer.tread_pages} pages: {detail}, "
                    f"{shown:.0f} σ in every tread, so the {wider.tread_pages}-page treads are pairs of steps")
             if finer.tread_pages == 1:
-                return StepResult(finer.n_levels, finer.tread_pages, MEDIUM, why, finer, best, s, top)
+                return StepResult(finer.n_levels, finer.tread_pages, MEDIUM, why, finer, best, s, top, finer_shown=True)
             wider = finer
             ruled_out, detail, shown = _finer_ruled_out(sizes, y, se, wider)
             finer = _finer_candidate(cands, wider)
             if ruled_out:
-                return StepResult(wider.n_levels, wider.tread_pages, MEDIUM, why, wider, best, s, top)
+                return StepResult(wider.n_levels, wider.tread_pages, MEDIUM, why, wider, best, s, top, finer_shown=True)
+        if not ruled_out and shown >= MIN_RISE_Z and finer is None:
+            # The narrower steps are there in every tread, but no staircase of them is clean
+            # (a top that overlap left uneven): the narrower tread stands, its count does not.
+            p = _smallest_prime_factor(wider.tread_pages)
+            why = (f"steps every {wider.tread_pages // p} pages: {detail}, {shown:.0f} σ in every tread, so the "
+                   f"{wider.tread_pages}-page treads are {p} steps each; how many levels is unclear")
+            return StepResult(wider.n_levels * p, wider.tread_pages // p, MEDIUM, why, wider, best, s, top,
+                              finer_shown=True, count_sure=False)
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
@@ -296,19 +317,29 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{runner.n_levels} steps of {runner.tread_pages} pages fit the peaks better than {best.n_levels} × "
             f"{best.tread_pages}, though some sizes sit far from its levels; add repeats or sizes"
         )
-        return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+        return _count_unsure(why, best, runner, s, top, cands)
     if margin < SUGGESTIVE:
         why = (
             f"{best.n_levels} steps of {best.tread_pages} pages and {runner.n_levels} steps of "
             f"{runner.tread_pages} pages fit almost equally well (margin {margin:.1f}); add repeats or reduce noise"
         )
-        return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+        return _count_unsure(why, best, runner, s, top, cands)
     conf = HIGH if margin >= DECISIVE else MEDIUM
     if best.n_levels == 1:
         why = "flat: no size raises the peak above the first; " + rival
     else:
         why = f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; smallest rise {best.min_rise_z:.0f} σ; {rival}"
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
+
+
+def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top, cands) -> StepResult:
+    """Undetermined, unless every close rival has the same tread: then the tread stands (each
+    unit rose at it) and only the level count is in doubt."""
+    close = [c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z and c.score - best.score < SUGGESTIVE]
+    if best.n_levels > 1 and close and all(c.tread_pages == best.tread_pages for c in close):
+        why = f"{why}; every close fit rises every {best.tread_pages} pages, so the tread stands"
+        return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top, count_sure=False)
+    return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
 
 
 def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> tuple[bool, str, float]:
@@ -385,7 +416,11 @@ def _last_tread_rises(sizes: np.ndarray, y: np.ndarray, stair: Staircase) -> boo
         if x.size < 2:
             return False
     slope = np.polyfit(x, v, 1)[0]
-    return bool(slope * (x.max() - x.min()) > 0.5 * float(np.diff(stair.levels).min()))
+    step = float(np.diff(stair.levels).min())
+    # A sweep stopped on the way up rises by steps; a slow creep of a few mA over many
+    # units (ripple phase, programs overlapping a little longer) is not another step.
+    per_tread = slope * (d if unit_index.max() == 0 else 1.0)
+    return bool(slope * (x.max() - x.min()) > 0.5 * step and per_tread > 0.25 * step)
 
 
 def _still_rising(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, min_rise: float = 0.0) -> bool:

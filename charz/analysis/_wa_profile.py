@@ -56,6 +56,11 @@ def wa_section(settings: dict, records: dict[int, dict]) -> dict:
                "program_pulses": r["counts"]["programs"], "trusted": bool(r.get("trusted"))}
         if r.get("estimate"):
             row["wa"] = r["estimate"]["wa"]
+        cw = (r.get("counters") or {}).get("wa") or {}
+        if cw.get("value") is not None:  # the drive's own counters over the same step
+            row["counter_wa"] = {k: cw[k] for k in ("value", "uncertainty", "method", "origin") if cw.get(k)}
+            if cw.get("too_coarse"):
+                row["counter_wa"]["too_coarse"] = cw["too_coarse"]
         steps.append(row)
     if m_p is None and settings.get("m_p_given"):
         m_p = Quantity.given(int(settings["m_p_given"]), "pages/pulse").to_dict()

@@ -30,6 +30,7 @@ LOCAL_BLOCKS = 3  # blocks just before the request that give its local idle leve
 MAX_GAP_BLOCKS = 4  # a request may dip below the end level this long (waiting for a package) and go on
 SORT_MAX = 64  # medians of at most this many blocks sort by insertion
 SIGMA_HEAD_SAMPLES = 256  # pre-trigger samples for σ of one sample: a few per cent, and cheap
+EDGE_GROUPS = 32  # disjoint 4-sample means for the edge averages' σ: enough for a MAD, cheap to sort
 
 # Columns of the float and integer results, one row per capture.
 F_BASELINE, F_LOCAL, F_NOISE, F_LEVEL_NOISE, F_POST, F_PEAK_CODES, F_INNER_SUM, F_IDLE_PEAK, F_IDLE_BLOCKS = range(9)
@@ -229,6 +230,32 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
         flags |= FLAG_TRUNCATED
     last_k = min(stop, nb) - 1
 
+    # A slow wander of the idle level (mains hum: 20 ms, a few mA) can hold the current just
+    # above the end level for milliseconds after the request has ended.  The request ended at
+    # the largest fall after its busiest block if what follows (two blocks or more) stays
+    # flat and near the end level: the fall is twice its wander and twice its height above
+    # the end level.  A write's last package (one package's height above idle) never passes that.
+    plateau_hi = -np.inf
+    if not none and last_k - k_hi > 2:
+        best_fall = 0.0
+        best_j = -1
+        run_max = bm[last_k]
+        for j in range(last_k, k_hi, -1):
+            run_max = max(run_max, bm[j])
+            if bm[j - 1] - run_max > best_fall:
+                best_fall = bm[j - 1] - run_max
+                best_j = j
+        if best_j > 0 and best_j + 2 <= last_k:
+            lo_p = np.inf
+            hi_p = -np.inf
+            for j in range(best_j + 1, last_k + 1):  # its first block may hold the fall itself
+                lo_p = min(lo_p, bm[j])
+                hi_p = max(hi_p, bm[j])
+            wander = max(hi_p - lo_p, hi_p - post, 6 * sigma_block)
+            if best_fall >= 2 * wander:
+                last_k = best_j - 1
+                plateau_hi = hi_p
+
     # Idle level just before the request: blocks that end before time zero.
     if k_trig >= LOCAL_BLOCKS:
         a = bm[min(max(k_trig - 1, 0), nb - 1)]
@@ -263,9 +290,29 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
     # (a slow hum does not inflate them); the 4-sample average must clear 4.5 of its σ too.
     head = min(max(2, min(n_pre * block, SIGMA_HEAD_SAMPLES)), n)
     sigma_sample = 1.4826 * _median_abs_diff(x[:head], integer_codes, diffs, counts) / np.sqrt(2.0) * ym
-    margin = 4.5 * sigma_sample / np.sqrt(W_EDGE)
+    # The edge averages' own σ, from disjoint 4-sample means of the same head: a bench's
+    # noise is correlated over a few samples, which first differences do not see (σ/√3 for
+    # 3-sample correlation), and an edge threshold that tight lets noise carry an edge on.
+    n_groups = min(head // W_EDGE, EDGE_GROUPS)
+    if n_groups >= 8:
+        for g in range(n_groups):
+            diffs[g] = _seg4(x, g * W_EDGE)
+        sigma_edge = _median_mad(diffs[:n_groups], scratch)[1] * ym
+    else:
+        sigma_edge = 0.0
+    # Below one ADC step of noise both σ read zero, yet a 4-sample average still moves by a
+    # step's fraction: a step's quantisation σ (0.3 code) is the floor.
+    margin = 4.5 * max(sigma_sample / np.sqrt(W_EDGE), sigma_edge, 0.3 * abs(ym))
+    # After the end, the idle level may sit above the record's end level (a hum's crest):
+    # the end is where the current reaches the level that follows it.
+    after = post
+    if not none and last_k + 4 < nb:
+        a = bm[last_k + 2]
+        b = bm[last_k + 3]
+        c = bm[last_k + 4]
+        after = max(min(a, b), min(max(a, b), c))
     thr_s = (max(thr_start, baseline + margin) - yz) / ym + yo
-    thr_e = (max(thr_end, post + margin) - yz) / ym + yo
+    thr_e = (max(thr_end, post + margin, after + margin, plateau_hi + margin) - yz) / ym + yo
     span = min(3 * block + W_EDGE + W_EDGE - 1, n)
     n_seg = span - W_EDGE + 1
 
@@ -293,9 +340,12 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
     e0 = min(max((last_k - 1) * block, 0), n - span)
     lo = max(max(last_k * block, start_idx) - e0, 0)
     hi = min(max((last_k + 1) * block - W_EDGE - e0, lo), n_seg - 1)
+    # The anchor must stand a margin clear of the end level: in the idle part of the edge
+    # block a noise excursion may just cross it and carry the end on.
+    thr_a = thr_e + margin / ym
     anchor = -1
     for j in range(hi, lo - 1, -1):
-        if _seg4(x, e0 + j) > thr_e:
+        if _seg4(x, e0 + j) > thr_a:
             anchor = j
             break
     if anchor < 0:

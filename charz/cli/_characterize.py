@@ -116,6 +116,7 @@ def register(app: typer.Typer) -> None:
         standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),
         write_cache: bool = typer.Option(False, help="Mock bench: leave the simulated write cache on (to see the warning)."),
         mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: inject a scope fault, e.g. no_trigger:count=1."),
+        mock_dialect: str = typer.Option("tek", help="Mock bench: the scope it plays (tek, tek-mdo, tek-mso5, keysight)."),
         analyze: bool = typer.Option(True, help="Analyze the session and write OUT/profile.toml at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
     ) -> None:
@@ -128,7 +129,10 @@ def register(app: typer.Typer) -> None:
         preset_given: dict = {}
         if mock:
             from charz.sim import load_preset
+            from charz.sim.scope_server import DIALECTS
 
+            if mock_dialect not in DIALECTS:  # said before the session directory exists
+                raise UsageError(f"unknown mock dialect {mock_dialect!r}", hint=f"use one of {', '.join(DIALECTS)}")
             preset_given = load_preset(preset).given
         elif device is None:
             raise UsageError("a real bench needs --device", hint="the whole-disk block device the probe measures, e.g. /dev/sdb")
@@ -164,7 +168,7 @@ def register(app: typer.Typer) -> None:
             visa_library=visa_library, channel=channel, rail_v=rail_v,
             **({"rail_v_origin": "given on the command line"} if rail_v_given else {}),
             record_length=record_length, preset=preset if mock else None, seed=seed, standby=standby,
-            write_cache=write_cache, mock_faults=tuple(mock_fault or ()),
+            write_cache=write_cache, mock_faults=tuple(mock_fault or ()), dialect=mock_dialect,
         )
         ui = CliUI(quiet)
         mock_provider = None

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 import typer
 
 from charz.cli._common import console, damage_hints
+from charz.errors import UsageError
 from charz._text import fold
 
 if TYPE_CHECKING:  # the report (and matplotlib) load only when the command runs
@@ -52,16 +53,33 @@ def register(app: typer.Typer) -> None:
         profile: Optional[Path] = typer.Option(None, "--profile", help="Profile to explain (default SESSION/profile.toml; "
                                                                        "if that is missing the session is analysed now)."),
         tolerant: bool = typer.Option(False, help="Skip damaged captures (each is listed in the report) instead of stopping."),
+        wa: Optional[Path] = typer.Option(None, "--wa", help="A WA archive (charz wa run) whose figures join the page."),
     ) -> None:
-        """Draw the evidence behind a profile's numbers: PNG figures and one self-contained HTML page."""
+        """Draw the evidence behind a profile's numbers: PNG figures and one self-contained HTML page.
+
+        SESSION may also be a WA archive (charz wa run): the page is then its WA figures."""
         from charz.profile import write_profile
         from charz.report import build_report, load_inputs, write_report
 
         out_dir = output or session / "report"
+        if (session / "wa.json").is_file():  # a WA archive: its own page
+            if wa is not None:
+                raise UsageError(f"{session} is itself a WA archive; --wa adds one to a characterization session")
+            from charz.archive._wa import read_wa_archive
+            from charz.report._wa_report import wa_report
+            settings, records = read_wa_archive(session)
+            rep = wa_report(settings, records, session=str(session))
+            written = write_report(rep, out_dir)
+            console.print(format_written(written, sections=rep.sections, computed_profile=None), markup=False)
+            return
+        wa_data = None
+        if wa is not None:
+            from charz.archive._wa import read_wa_archive
+            wa_data = read_wa_archive(wa)
         with damage_hints(reading=True):
             inputs = load_inputs(session, profile_path=profile, tolerant=tolerant)
         rep = build_report(inputs.profile, inputs.measured, inputs.captures, session=str(session),
-                           profile_source=inputs.profile_source, damaged=inputs.damaged)
+                           profile_source=inputs.profile_source, damaged=inputs.damaged, wa=wa_data)
         written = write_report(rep, out_dir)
         # A profile made on the fly is kept beside the report, so the page's numbers can be checked later.
         computed = write_profile(inputs.profile, out_dir / "profile.toml") if inputs.computed else None

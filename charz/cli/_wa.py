@@ -56,10 +56,15 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
     lines.append(f"windows   program ({w['program_us'][0]:g}, {w['program_us'][1]:g}) µs, read "
                  f"({w['read_us'][0]:g}, {w['read_us'][1]:g}), erase ({w['erase_us'][0]:g}, "
                  f"{w['erase_us'][1]:g}); {settings['samplerate_hz'] / 1e3:g} kS/s")
+    ftl = settings.get("bench", {}).get("ftl")
+    if ftl:
+        from charz.sim._wa_bench import ftl_label
+        lines.append(f"drive     simulated: {ftl_label(ftl)}")
     lines.append("")
     mock = any(r.get("truth") for r in records.values())
+    ctr = any(((r.get("counters") or {}).get("wa") or {}).get("value") for r in records.values())
     head = f"{'#':>3}  {'benchmark':<28}{'pulses':>8}  {'WA ± u':<15}"
-    lines.append(head + (f"{'true':>6} {'|RE_WA|':>8}" if mock else ""))
+    lines.append(head + (f"{'true':>6} {'|RE_WA|':>8}" if mock else "") + (f"{'SMART':>7}" if ctr else ""))
     for i in sorted(records):
         r = records[i]
         n = r["counts"]["programs"]
@@ -76,6 +81,11 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
         if mock and r.get("truth"):
             re = r.get("re_wa")
             row += f"{r['truth']['true_wa']:>6.3f} {(f'{100 * re:.2f} %' if re is not None else '—'):>8}"
+        elif mock:
+            row += " " * 15
+        if ctr:
+            cw = (r.get("counters") or {}).get("wa") or {}
+            row += f"{cw['value']:>7.3f}" if cw.get("value") else f"{'—':>7}"
         lines.append(row + flag)
     lines.append("")
     bench = [r for r in records.values() if r["step"]["kind"] == "benchmark" and r.get("re_wa") is not None]
@@ -94,6 +104,7 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
             lines.append(line)
     lines.append("WA = Eq. 7 (inferred from measured pulses and volume); u = one standard error "
                  "(counting and volume).")
+    lines += _counter_notes(records)
     bad = [i for i in sorted(records) if not records[i].get("trusted")]
     if bad:
         lines.append(f"! not trustworthy: step{'s' if len(bad) != 1 else ''} {', '.join(map(str, bad))} "
@@ -106,6 +117,26 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
         first = next(r["warnings"][0] for r in records.values() if r.get("warnings"))
         lines.append(f"{nwarn} warning{'s' if nwarn != 1 else ''}, e.g.: {first}")
     return "\n".join(lines)
+
+
+def _counter_notes(records: dict[int, dict]) -> list[str]:
+    """Where the counter column comes from, and whatever stopped it (each said once)."""
+    said: list[str] = []
+    out = []
+    for r in (records[i] for i in sorted(records)):
+        c = r.get("counters") or {}
+        wa = c.get("wa") or {}
+        if not said and wa.get("method"):
+            tools = sorted({s.split(":")[0] for s in wa.get("sources", [])})
+            names = [f"{x['name']} [{x['unit']}]" for x in (c.get("after") or {}).get("counters", [])]
+            out.append(f"SMART = the drive's own write counters, {', '.join(names) or '—'} "
+                       f"({', '.join(tools) or '—'}): {wa['method']} (inferred from measured counter deltas).")
+            said.append("method")
+        for text in [c.get("error"), wa.get("too_coarse"), *(wa.get("notes") or [])]:
+            if text and text not in said:
+                said.append(text)
+                out.append(f"SMART: {text}")
+    return out
 
 
 def _die_spread(r: dict) -> float:
@@ -183,8 +214,14 @@ def run(
     mock: bool = typer.Option(False, "--mock", help="The simulated drive behind sigrok-cli (no hardware)."),
     mock_multi_plane: bool = typer.Option(True, "--mock-multi-plane/--mock-single-plane",
                                           help="Mock drive: two planes per program pulse (M_p 2) or one."),
-    mock_lines: bool = typer.Option(True, "--mock-lines/--mock-die-gc",
-                                    help="Mock drive: GC on lines over every die, or on each die alone."),
+    mock_lines: Optional[bool] = typer.Option(None, "--mock-lines/--mock-die-gc",
+                                              help="Mock drive: GC on lines over every die (default for greedy "
+                                                   "and cost-benefit), or on each die alone."),
+    mock_counters: str = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
+                                                     "(32 MiB units) or nvme (Data Units + OCP C0h)."),
+    mock_ftl: Optional[str] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
+                                                      "wolf (002 §5), nvm or cdm (an NVM cache, 004 §III)."),
+    mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
     out: Optional[Path] = typer.Option(None, help="WA archive to create (default runs/wa-<time>)."),
@@ -220,6 +257,10 @@ def run(
 
     if mock == (device is not None):
         raise UsageError("give exactly one of --mock and --device DEV")
+    if mock_counters not in ("micron", "intel", "nvme"):
+        raise UsageError(f"--mock-counters is micron, intel or nvme, not {mock_counters!r}")
+    if mock_ftl is not None and not mock:
+        raise UsageError("--mock-ftl chooses the simulated drive's manager: it goes with --mock")
     try:
         rate = parse_samplerate(samplerate)
         windows = PulseWindows(program_us=_window(program_window), read_us=_window(read_window),
@@ -238,9 +279,14 @@ def run(
                 "settle_timeout_s": settle_timeout, "m_p_given": mp, "planes": planes}
     if mock:
         from charz.sim._wa_bench import MockWaBench, mock_config
-        cfg = mock_config(multi_plane=mock_multi_plane, lines=mock_lines)
+        from charz.sim._wa_bench import ftl_options
+        try:
+            cfg = mock_config(multi_plane=mock_multi_plane, lines=mock_lines,
+                              **ftl_options(mock_ftl or "greedy", parse_size(mock_nvm_cache)))
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
-            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle)
+            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle, counters=mock_counters)
             from charz.analysis._wa import WaGeometry
             geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
             settings.update(bench=bench.describe(), geometry=geo.to_dict())
@@ -350,7 +396,8 @@ def _resume_mock(archive, quiet: bool):
     s = archive.settings
     cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
     with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
-        bench = MockWaBench(cfg, Path(tmp), samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"])
+        bench = MockWaBench(cfg, Path(tmp), samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                            counters=s["bench"].get("counters", "micron"))
         return _run(archive, bench, quiet)
 
 
@@ -391,7 +438,7 @@ def report(
     out: Path = typer.Argument(..., help="A WA archive."),
     to: Optional[Path] = typer.Option(None, "--to", help="Folder for the PNGs (default OUT/report)."),
 ) -> None:
-    """Figures: width histogram with the window, WA per benchmark, WA vs volume."""
+    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms."""
     from charz.archive._wa import read_wa_archive
     from charz.report._fig_wa import write_wa_figures
     settings, records = read_wa_archive(out)
@@ -401,4 +448,5 @@ def report(
 
 
 def register(app: typer.Typer) -> None:
+    from charz.cli import _wa_model  # noqa: F401  (adds `charz wa model` to wa_app)
     app.add_typer(wa_app, name="wa")

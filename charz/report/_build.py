@@ -33,6 +33,7 @@ from charz.report._fig_steps import staircase_figure
 from charz.report._fig_validation import validation_figure
 from charz.report._fig_waveforms import overlay_figure
 from charz.report._model import Report, Section
+from charz.report._wa_report import profile_wa_section, wa_sections
 from charz.report._numbers import format_quantity, size_label
 from charz.report._style import figure_png
 
@@ -313,6 +314,7 @@ def build_report(
     session: str = "",
     profile_source: str = "",
     damaged: Sequence[str] = (),
+    wa: tuple[Mapping[str, Any], Mapping[int, dict]] | None = None,
 ) -> Report:
     """Draw every figure the profile and the captures allow.
 
@@ -328,6 +330,9 @@ def build_report(
         Where the captures and the profile came from, in words, for the page's header.
     damaged : sequence of str
         Damaged files a tolerant read skipped, one line each.
+    wa : (settings, records), optional
+        A WA archive (``charz wa``) whose figures join the page; without one, a profile's
+        ``write_amplification`` section is drawn on its own.
 
     Returns
     -------
@@ -342,5 +347,9 @@ def build_report(
     [('1-peak-staircase', False), ('2-write-waveforms', False)]
     """
     sections = tuple(_section(*spec, profile, measured, captures) for spec in _SECTIONS)
+    if wa is not None:
+        sections += wa_sections(*wa)
+    elif (own := profile_wa_section(profile)) is not None:
+        sections += (own,)
     return Report(dict(profile), sections, session, profile_source, tuple(damaged),
                   _time_reference(captures) if captures else "")

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+from charz.analysis._wa_steady import steady_series
 from charz.report._style import DOTS, FIT, MEASURED, figure_png, new_figure
 
-__all__ = ["histogram_figure", "benchmarks_figure", "volume_figure", "write_wa_figures"]
+__all__ = ["histogram_figure", "benchmarks_figure", "volume_figure", "models_figure", "write_wa_figures"]
 
 
 def histogram_figure(settings: dict, records: dict[int, dict]):
@@ -56,6 +57,11 @@ def benchmarks_figure(records: dict[int, dict]):
     truth = [(i, r["truth"]["true_wa"]) for i, r in enumerate(rows) if r.get("truth")]
     if truth:
         ax.plot([i for i, _ in truth], [t for _, t in truth], "x", color=FIT, label="simulator's true WA")
+    smart = [(i, ((r.get("counters") or {}).get("wa") or {})) for i, r in enumerate(rows)]
+    smart = [(i, c["value"], c.get("uncertainty") or 0.0) for i, c in smart if c.get("value")]
+    if smart:
+        ax.errorbar([i + 0.25 for i, _, _ in smart], [v for _, v, _ in smart], yerr=[u for _, _, u in smart],
+                    fmt="s", mfc="none", color=DOTS, ms=4, label="drive's own counters (SMART)")
     ax.set_xticks(x, [r["label"] for r in rows], rotation=90, fontsize=6)
     ax.set_yscale("log")
     ax.set_ylabel("write amplification")
@@ -88,13 +94,54 @@ def volume_figure(records: dict[int, dict]):
     return fig
 
 
+def models_figure(series):
+    """Closed forms against S_f (spare/physical), the measured steady WA of each OP series at
+    its own S_f; the horizontal bar is the spare the GC really has (S_f less the units it
+    keeps free), the range the closed form is read over."""
+    from charz.analysis._wa_models import agarwal_wa_rho, greedy_wa_sf, lrw_wa_sf, rho_from_sf
+
+    placed = [s for s in series if s.spare_factor is not None]
+    fig = new_figure(8, 5)
+    ax = fig.add_subplot(1, 1, 1)
+    if not placed:
+        ax.text(0.5, 0.5, "no steady sub-test series with a known spare factor", ha="center",
+                transform=ax.transAxes)
+        return fig
+    sfs = [s.spare_factor for s in placed]
+    lo_sf = max(0.02, min(s.spare_factor - s.held_units[1] / s.units_per_pool for s in placed) * 0.8)
+    grid = np.linspace(lo_sf, min(0.6, max(sfs) * 1.5 + 0.05), 200)
+    n_p = placed[0].pages_per_unit
+    ax.plot(grid, [lrw_wa_sf(x) for x in grid], color="0.4", lw=1,
+            label="LRW / FIFO = Dayan δ (Desnoyers Eq. 4, 002 Eq. 3)")
+    ax.plot(grid, [greedy_wa_sf(x, n_p) for x in grid], color=FIT, lw=1.5, label=f"greedy, {n_p} pages/block (Eq. 12)")
+    ax.plot(grid, [agarwal_wa_rho(rho_from_sf(x)) for x in grid], color="0.4", ls=":", lw=1,
+            label="Agarwal (1 + ρ)/(2ρ), ρ = S_f/(1 − S_f)")
+    for k, s in enumerate(placed):
+        lo, hi = (s.spare_factor - h / s.units_per_pool for h in reversed(s.held_units))
+        for m, fmt, name, colour in ((s.rb, "o", "R/B pin (Eq. 7)", MEASURED),
+                                     (s.smart, "s", "drive's counters (SMART)", DOTS)):
+            if not m:
+                continue
+            x = (lo + hi) / 2
+            ax.errorbar([x], [m[0]], yerr=[m[1]], xerr=[[x - lo], [hi - x]], fmt=fmt, color=colour,
+                        mfc="none" if fmt == "s" else colour, ms=5, capsize=2, label=name if k == 0 else None)
+        ax.axvline(s.spare_factor, color="0.8", lw=0.8, zorder=0)
+    ax.set_ylim(bottom=1.0)
+    ax.set_xlabel("spare factor S_f = spare / physical (grey lines: nominal; bars: less the GC's free units)")
+    ax.set_ylabel("write amplification, steady state")
+    ax.set_title("Uniform random 4 KiB writes: measured WA against the closed forms")
+    ax.legend(fontsize=7)
+    return fig
+
+
 def write_wa_figures(settings: dict, records: dict[int, dict], folder: str | Path) -> list[Path]:
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for name, fig in (("wa-histogram.png", histogram_figure(settings, records)),
                       ("wa-benchmarks.png", benchmarks_figure(records)),
-                      ("wa-volume.png", volume_figure(records))):
+                      ("wa-volume.png", volume_figure(records)),
+                      ("wa-models.png", models_figure(steady_series(settings, records)))):
         p = folder / name
         p.write_bytes(figure_png(fig))
         out.append(p)

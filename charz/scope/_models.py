@@ -239,3 +239,27 @@ def find_model(manufacturer: str, model: str, models: tuple[ScopeModel, ...]) ->
         if m.matches(manufacturer, model):
             return m
     return None
+
+
+def position_div(divisions: int) -> float:
+    """Zero amperes one division above the bottom of a screen of ``divisions`` (8 on InfiniiVision).
+
+    >>> position_div(10), position_div(8)
+    (-4.0, -3.0)
+    """
+    return -(divisions / 2.0 - 1.0)
+
+
+def screen_divisions(scope) -> int:
+    """Vertical divisions of ``scope``'s screen (its model's, else a Tek's 10)."""
+    return int(getattr(getattr(scope, "model", None), "vertical_divisions", 0) or 10)
+
+
+def screen_position_div(scope) -> float:
+    """:func:`position_div` for ``scope``'s own screen.
+
+    Autoset, the capture loop and validate's averaging all use it: a scale chosen for zero
+    at one division above the bottom is only right if every capture puts zero there too,
+    and a Tek's -4 divisions is an InfiniiVision's bottom edge, where idle noise clips.
+    """
+    return position_div(screen_divisions(scope))

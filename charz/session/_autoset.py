@@ -15,14 +15,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.errors import ClippedWaveform, TriggerTimeout, UsageError
+from charz.scope._models import position_div, screen_divisions, screen_position_div  # noqa: F401 (re-exported)
 
 _MANTISSAS = (1.0, 2.0, 5.0)
 POSITION_DIV = -4.0  # zero amperes one division above the bottom of a 10-division screen
-
-
-def position_div(divisions: int) -> float:
-    """Zero amperes one division above the bottom of a screen of ``divisions`` (8 on InfiniiVision)."""
-    return -(divisions / 2.0 - 1.0)
 
 
 @dataclass(frozen=True)
@@ -118,7 +114,7 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     # A long idle record (200 ms at 2 µs if the scope has it) catches idle peaks before the sweep.
     lengths = getattr(getattr(scope, "model", None), "record_lengths", ()) or ()
     idle_length = 100_000 if 100_000 in lengths else settings.record_length
-    divisions = int(getattr(getattr(scope, "model", None), "vertical_divisions", 0) or 10)
+    divisions = screen_divisions(scope)
     s = replace(settings, vertical_position_div=position_div(divisions), trigger_mode="normal", trigger_level=settings.vertical_scale * 9,
                 record_length=idle_length)
     for _ in range(max_tries):

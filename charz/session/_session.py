@@ -170,7 +170,12 @@ def _run_plan(bench, writer, plan: SweepPlan, autoset_meta: dict, ui: SessionUI)
     from charz.workload import FreshLbaAllocator
 
     config = bench.config
+    from charz.session._autoset import screen_position_div
+
     write_s = _scope_settings(config, "write", autoset_meta["vertical_scale_a_per_div"], autoset_meta["trigger_level_a"])
+    # Zero where autoset put it on this scope's screen (-3 div on InfiniiVision's 8, not
+    # Tek's -4, which is the 8-division screen's bottom edge: idle noise would clip).
+    write_s = replace(write_s, vertical_position_div=screen_position_div(bench.scope))
     read_s = replace(write_s, sample_interval_s=config.read_sample_interval_s)
     _, spare_start, spare_end = _span(plan)
     used_end = max(_spare_used(writer.records, plan), default=spare_start)

@@ -76,6 +76,8 @@ class _Running:
         self.bench = bench
         self.job = job
         self.stat0 = bench.read_sectors()
+        self.counters: dict = {}
+        self._read_counters("before")
         self.stream = SigrokStream(stream_argv(bench.spec.driver, bench.spec.channel, bench.samplerate_hz),
                                    unitsize=1 if bench.spec.bit < 8 else 2)
         self.runner = _RecordingRunner(SubprocessRunner())
@@ -92,6 +94,18 @@ class _Running:
         self.thread = threading.Thread(target=work, name="fio", daemon=True)
         self.thread.start()
 
+    def _read_counters(self, when: str) -> None:
+        """The drive's SMART write counters (smartctl; OCP C0h on NVMe); a failure is kept as a note."""
+        from charz.device import SubprocessRunner
+        from charz.device._wa_counters import read_counters
+        if self.counters.get("error"):
+            return
+        try:
+            self.counters[when] = read_counters(self.bench.hold.path, SubprocessRunner(),
+                                                nvme="nvme" in Path(self.bench.hold.path).name)
+        except Exception as exc:  # smartctl missing, a timeout: the R/B measurement goes on
+            self.counters = {"error": f"reading the drive's counters ({when}): {exc}"}
+
     def workload_done(self) -> bool:
         return not self.thread.is_alive()
 
@@ -105,6 +119,7 @@ class _Running:
 
     def finish(self) -> StepOutcome:
         self.thread.join()
+        self._read_counters("after")
         if self.error is not None:
             raise self.error
         written = sum(j.write.io_bytes for j in self.report.jobs)

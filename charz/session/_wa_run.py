@@ -26,11 +26,12 @@ from charz.analysis._wa import WaGeometry, calibrate_mp, re_wa, wa_eq7
 from charz.analysis._wa_checks import check_counts
 from charz.archive import _atomic
 from charz.archive._wa import WaArchive
-from charz.errors import LogicError
+from charz.device._wa_counters import counter_wa, counters_from_texts
+from charz.errors import DeviceError, LogicError
 from charz.logic import count_until_settled
 from charz.session._wa_jobs import TABLE3_FILES, TABLE3_SIZES, WaJob, calibration_job, job_params
 
-__all__ = ["build_plan", "run_plan", "RunSummary", "job_of"]
+__all__ = ["build_plan", "run_plan", "RunSummary", "job_of", "counters_record"]
 
 
 def build_plan(*, volume_bytes: int, benchmarks: bool = True, files=TABLE3_FILES, sizes=TABLE3_SIZES,
@@ -96,6 +97,21 @@ def _step_watcher(running, counter: PulseCounter, settle_s: float, report: Calla
         report(frac, text)
 
     return on_chunk
+
+
+def counters_record(texts: dict) -> dict:
+    """The drive's own counters around a step: both reads as parsed, their WA, or why not.
+    A counter that cannot be read costs a note, never the step: R/B is the measurement."""
+    if texts.get("error"):
+        return {"error": texts["error"]}
+    try:
+        before, after = counters_from_texts(texts["before"]), counters_from_texts(texts["after"])
+        wa = counter_wa(before, after)
+        if texts.get("note"):
+            wa.notes.append(texts["note"])
+        return {"before": before.to_dict(), "after": after.to_dict(), "wa": wa.to_dict()}
+    except DeviceError as exc:
+        return {"error": str(exc)}
 
 
 def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
@@ -173,6 +189,8 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
                              u_logical_bytes=outcome.u_logical_bytes, volume_evidence=outcome.volume_evidence,
                              cut_pulses=cut)
                 record["estimate"] = est.to_dict()
+        if getattr(running, "counters", None):
+            record["counters"] = counters_record(running.counters)
         if "estimate" in record and outcome.truth and outcome.truth.get("true_wa"):
             record["re_wa"] = re_wa(record["estimate"]["wa"]["value"], outcome.truth["true_wa"])
         record["trusted"] = not record["errors"]

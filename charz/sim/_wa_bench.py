@@ -19,9 +19,12 @@ import dataclasses
 from pathlib import Path
 
 from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
+from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
 
-__all__ = ["MockWaBench", "mock_config"]
+__all__ = ["MockWaBench", "ftl_label", "ftl_options", "mock_config"]
+
+FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "nvm", "cdm")
 
 KIND_PROGRAM = 1
 
@@ -35,20 +38,52 @@ def mock_config(**kw) -> FtlConfig:
     program at a time on each die in turn (FEMU's and pblk's lines, the superblock FTL
     000 cites as [29]) — so every die does the same work, as 000 §3.2.3 takes a drive to
     do.  ``lines=False`` collects each die on its own (MQSim's per-plane GC): at 128 MiB
-    per benchmark one die's count then strays from the mean by up to 10 %."""
+    per benchmark one die's count then strays from the mean by up to 10 %.  The papers'
+    block managers (``policy`` wolf, nvm, cdm) are modelled per die only, so lines are on
+    by default for the plain one alone."""
     base = dict(channels=4, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=64,
                 pages_per_block=128, page_size=4096, over_provisioning=2 / 14, gc="greedy", multi_plane=True,
-                lines=True, write_cache=False, cell="MLC", seed=0)
+                write_cache=False, cell="MLC", seed=0)
     base.update(kw)
+    if base.get("lines") is None:
+        base["lines"] = base.get("policy", "plain") == "plain"
     return FtlConfig(**base)
 
 
 
+def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
+    """``FtlConfig`` fields for a block manager named as ``--mock-ftl`` names it."""
+    if name not in FTL_CHOICES:
+        raise ValueError(f"--mock-ftl must be one of {', '.join(FTL_CHOICES)}, not {name!r}")
+    if name in ("greedy", "cost-benefit"):
+        return {"gc": name}
+    if name == "wolf":
+        return {"policy": "wolf"}
+    if nvm_cache_bytes <= 0:
+        raise ValueError(f"--mock-ftl {name} needs an NVM cache: --mock-nvm-cache SIZE (e.g. 8m)")
+    return {"policy": name, "nvm_cache_bytes": nvm_cache_bytes}
+
+
+def ftl_label(ftl: dict) -> str:
+    """One line naming a simulated drive's manager, from its ``FtlConfig`` fields."""
+    policy = ftl.get("policy", "plain")
+    op = f"OP {100 * ftl['over_provisioning']:.1f} %"
+    if policy == "wolf":
+        how = "movement operations" if ftl.get("wolf_movement", True) else "no movement"
+        return f"Wolf, {ftl.get('wolf_groups', 2)} groups, {how} (002 §5); {op}"
+    if policy in ("nvm", "cdm"):
+        name = "CDM (004 §III)" if policy == "cdm" else "NVM-basic (004)"
+        return f"{ftl['gc']} GC, {ftl['nvm_cache_bytes'] / 2**20:g} MiB NVM cache, {name}; {op}"
+    return f"{ftl['gc']} GC; {op}"
+
+
 class _Running:
-    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict) -> None:
+    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict,
+                 counters: dict | None = None) -> None:
         self.stream = stream
         self._outcome = outcome
         self.train = train_info
+        self.counters = counters  # the drive's SMART JSON before and after, as the tools print it
 
     def workload_done(self) -> bool:
         return True  # the simulated run finished before its pulses were written
@@ -67,8 +102,9 @@ class MockWaBench:
     bit = 0  # the session file's one probe
 
     def __init__(self, cfg: FtlConfig, workdir: Path, *, samplerate_hz: float, settle_s: float,
-                 sigrok: str = "sigrok-cli", keep_sr: bool = False) -> None:
+                 sigrok: str = "sigrok-cli", keep_sr: bool = False, counters: str = "micron") -> None:
         self.cfg = cfg
+        self.counters = counters  # which real family's SMART counters the drive reports (charz.sim._smart)
         self.workdir = Path(workdir)
         self.samplerate_hz = samplerate_hz
         self.settle_s = settle_s
@@ -78,7 +114,7 @@ class MockWaBench:
 
     def describe(self) -> dict:
         return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()},
-                "analyser": f"sigrok session file read back by {self.sigrok} -i"}
+                "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters}
 
     def geometry_values(self) -> tuple[int, int, int, int]:
         """Eq. 7's constants as the simulated drive has them (channels, chips/ch, dies/chip, page)."""
@@ -125,7 +161,9 @@ class MockWaBench:
         else:
             drive = self._fresh(1.0)
         seed = 1 + int(step.get("subtest", 0))
+        before = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         res = drive.run(make_requests(self._workload(job, seed), drive.user_bytes))
+        after = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         tr = res.rb_trace(die=0)
         train = place_pulses(tr.start_us, tr.width_us, self.samplerate_hz, tail_us=self.settle_s * 1e6 * 1.5)
         self.workdir.mkdir(parents=True, exist_ok=True)
@@ -136,13 +174,17 @@ class MockWaBench:
                  "initial_bytes_written": int(res.initial_bytes_written),
                  "die0_program_pulses": int(res.die_program_ops[0]),
                  "die_program_pulses": [int(x) for x in res.die_program_ops],
-                 "gc_copies": int(res.gc_copies), "erases": int(res.erases),
+                 "gc_copies": int(res.gc_copies), "erases": int(res.erases), **res.policy_counts,
                  "user_bytes": int(drive.user_bytes), "pulses_moved": train.moved}
         # The host's written bytes from the request stream: what fio's JSON reports on a bench.
         outcome = StepOutcome(int(res.host_bytes_written), 0.0, "the simulated request stream (fio's write io_bytes)",
                               truth=truth)
         stream = SigrokStream(file_argv(path, sigrok=self.sigrok))
-        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples})
+        counters = {"before": before, "after": after}
+        if res.initial_bytes_written:
+            counters["note"] = ("read after the initial fill, which R/B's first sub-test includes (000 Fig. 10): "
+                                "the two differ there by design")
+        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples}, counters)
 
     def cleanup(self, index: int) -> None:
         if not self.keep_sr:

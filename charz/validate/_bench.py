@@ -12,6 +12,7 @@ import contextlib
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from typing import TypeVar
 
 from charz.errors import UsageError
@@ -89,6 +90,7 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
     """
     from charz.device import claim_target, confirmation_for, identify, initialize, plan_initialization
     from charz.scope import open_scope
+    from charz.scope._models import screen_position_div
 
     sizes = check_sweep(record_sizes_bytes, file_size_bytes)
     rows: list[ValidationRow] = []
@@ -98,6 +100,9 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
     # the message (as characterize does it).
     with claim_target(device, output_dir=output_dir, allow_signatures=allow_signatures, runner=runner) as hold, \
             open_scope(scope_resource, visa_library=visa_library) as scope:
+        # Zero one division above the bottom of this scope's own screen: the -4 divisions
+        # of a Tek are an InfiniiVision's bottom edge, where the idle noise would clip.
+        settings = replace(settings, vertical_position_div=screen_position_div(scope))
         ident = identify(hold.path, runner=runner)
         if ident.size_bytes < file_size_bytes:
             raise UsageError(f"{hold.path} holds {ident.size_bytes} B, less than the {file_size_bytes} B file size",

@@ -178,6 +178,23 @@ def test_no_pulse_in_the_window_says_so(tmp_path):
     assert "no R/B low pulse in the program window" in p.stdout or "not high for the settle" in p.stdout
 
 
+@pytest.mark.parametrize("ftl", ["wolf", "cdm"])
+def test_papers_policies_are_measured_like_any_drive(tmp_path, ftl):
+    """Issue 14 item 3: --mock-ftl puts Wolf or CDM in the simulated drive; the R/B count
+    through sigrok is the simulator's die-0 count and Eq. 7 lands near the true WA."""
+    out = tmp_path / ftl
+    p = charz("wa", "run", "--mock", "--mock-ftl", ftl, "--out", str(out), "--no-benchmarks", "--subtests", "3",
+              "--volume", "64m", "--mp", "2", *FAST, check=0)
+    assert ("Wolf" if ftl == "wolf" else "CDM") in p.stdout
+    recs = records(out)
+    assert len(recs) == 3
+    for r in recs.values():
+        assert r["counts"]["programs"] == r["truth"]["die0_program_pulses"]
+        assert r["re_wa"] < 0.05
+    if ftl == "cdm":
+        assert all("gc_removed" in r["truth"] for r in recs.values())
+
+
 def test_usage_errors():
     assert charz("wa", "run").returncode == 2
     assert charz("wa", "run", "--mock", "--device", "/dev/null").returncode == 2
@@ -185,6 +202,10 @@ def test_usage_errors():
     assert p.returncode == 2 and "--channels" in p.stderr
     p = charz("wa", "run", "--mock", "--program-window", "900,200", "--out", "/tmp/never")
     assert p.returncode == 2 and not Path("/tmp/never").exists()
+    p = charz("wa", "run", "--mock", "--mock-ftl", "lru", "--out", "/tmp/never")
+    assert p.returncode == 2 and "must be one of" in p.stderr and not Path("/tmp/never").exists()
+    p = charz("wa", "run", "--device", "/dev/null", "--logic", "demo:D0", "--mock-ftl", "wolf")
+    assert p.returncode == 2 and "goes with --mock" in p.stderr
 
 
 # -- the bench path on a real loop device (root) -----------------------------------------------

@@ -3,7 +3,9 @@
 Out-of-place writes, over-provisioning, greedy and cost-benefit garbage collection,
 single- and multi-plane programs, TRIM, an optional write cache, read-modify-write
 below the page; it keeps its true WA and emits chosen dies' R/B pulse trains.
-See docs/ftl.md for the model, its conventions and its limits.
+``FtlConfig.policy`` puts the papers' block managers in instead: Wolf (002 §5,
+``_wolf.py``) or an NVM cache with or without Cooperative Data Management (004 §III,
+``_cdm.py``).  See docs/ftl.md for the model, its conventions and its limits.
 
 =========================  ===================================================
 ``FtlConfig``              geometry, over-provisioning, policies, timing

@@ -32,6 +32,9 @@ _TIMING = {
                 erase_us=(1500.0, 2500.0)),
 }
 _GC = {"greedy": K.GC_GREEDY, "cost-benefit": K.GC_COST_BENEFIT}
+# block managers: the plain one, Wolf (002 §5, _wolf.py), an NVM cache without (004's
+# NVM-basic) and with Cooperative Data Management (004 §III, _cdm.py)
+POLICIES = ("plain", "wolf", "nvm", "cdm")
 _INITIAL_TRACE = 1 << 16
 
 
@@ -62,6 +65,11 @@ class FtlConfig:
     erase_us: tuple[float, float] | None = None
     gap_us: float = 20.0  # command + data transfer before each operation of a die
     run_gap_us: float = 1000.0  # idle between consecutive runs on a die's clock
+    policy: str = "plain"  # one of POLICIES
+    wolf_groups: int = 2  # Wolf: groups by update frequency (1: the plain greedy manager)
+    wolf_interval: float = 0.001  # Wolf: statistics interval, fraction of the user pages (002: 0.001)
+    wolf_movement: bool = True  # Wolf: movement operations (False: greedy across groups)
+    nvm_cache_bytes: int = 0  # nvm / cdm: the NVM cache (0: none, the plain FTL)
 
     def __post_init__(self) -> None:
         for name in ("channels", "chips_per_channel", "dies_per_chip", "planes", "blocks_per_plane",
@@ -76,6 +84,19 @@ class FtlConfig:
         if self.gc not in _GC:
             raise ValueError(f"gc must be one of {sorted(_GC)}, got {self.gc!r}")
 
+        if self.policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        if self.policy != "plain" and self.lines:
+            raise ValueError(f"policy {self.policy!r} is modelled with per-die garbage collection only: lines=False")
+        if self.policy != "plain" and self.write_cache:
+            raise ValueError(f"policy {self.policy!r} runs without the FIFO write_cache (nvm/cdm bring their own)")
+        if self.policy == "wolf" and (self.gc != "greedy" or not 1 <= self.wolf_groups <= 16):
+            raise ValueError(f"wolf cleans greedily with 1–16 groups, got gc={self.gc!r}, groups={self.wolf_groups}")
+        if not 0.0 < self.wolf_interval <= 1.0:
+            raise ValueError(f"wolf_interval must be in (0, 1], got {self.wolf_interval}")
+        if self.nvm_cache_bytes < 0 or self.nvm_cache_bytes % self.page_size:
+            raise ValueError(f"nvm_cache_bytes must be a multiple of the page ({self.page_size} B), "
+                             f"got {self.nvm_cache_bytes}")
         if not (self.over_provisioning > 0 and math.isfinite(self.over_provisioning)):
             raise ValueError(f"over_provisioning (spare/user) must be > 0, got {self.over_provisioning}")
         if self.physical_pages >= 2**31 - 1:
@@ -96,10 +117,12 @@ class FtlConfig:
                 raise ValueError(f"{name} must be (a, b) with 0 < a ≤ b, got {(a, b)}")
         # the GC frontier needs a reserve unit, both frontiers an open one, and GC a victim
         per_pool_spare = (self.physical_pages - self.user_pages) / self.pools
-        if per_pool_spare < 4 * self.pages_per_unit:
+        # Wolf: two open units and a victim per group, and a reserve of two
+        need = 2 * self.wolf_groups + 2 if self.policy == "wolf" and self.wolf_groups > 1 else 4
+        if per_pool_spare < need * self.pages_per_unit:
             raise ValueError(
                 f"over-provisioning leaves {per_pool_spare:.0f} spare pages per GC pool; the FTL needs at least "
-                f"4 units ({4 * self.pages_per_unit} pages): raise over_provisioning or blocks_per_plane")
+                f"{need} units ({need * self.pages_per_unit} pages): raise over_provisioning or blocks_per_plane")
 
     @classmethod
     def ssd_v(cls, blocks_per_plane: int = 4096, **kw) -> FtlConfig:
@@ -203,6 +226,10 @@ class RunResult:
     end_us: np.ndarray  # per die: its clock when it went idle (kept only for traced dies)
     initial_bytes_written: int = 0
     traced_dies: tuple[int, ...] = ()
+    # nvm / cdm: gc_removed (removable pages GC dropped instead of copying), early_invalid
+    # (flash copies invalidated when their page turned dirty in the cache), dirty_evicts,
+    # clean_drops, read_fills
+    policy_counts: dict[str, int] = field(default_factory=dict)
     _traces: dict[int, RbTrace] = field(default_factory=dict, repr=False)
 
     @property
@@ -235,6 +262,8 @@ class RunResult:
         for name in ("gc_copies", "erases", "flash_pages_read", "host_flash_reads", "rmw_reads", "program_ops"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.host_pages_programmed += other.host_pages_programmed
+        for k, v in other.policy_counts.items():
+            self.policy_counts[k] = self.policy_counts.get(k, 0) + v
         self.initial_bytes_written += other.host_bytes_written
         for name in ("die_program_ops", "die_pages_programmed", "die_reads", "die_erases"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
@@ -293,7 +322,19 @@ class SimDrive:
         g[K.G_GC] = _GC[cfg.gc]
         g[K.G_CACHE_CAP] = cap
         g[K.G_RESERVE] = 1
+        self._policy = None
+        if cfg.policy == "wolf":
+            from charz.sim.ftl._wolf import WolfState
+            self._policy = WolfState(cfg, g, self._max_user_pages)
+            # one GC may open a unit in the victim's group and in the next colder one
+            g[K.G_RESERVE] = self._policy.gw[K.G_RESERVE] = 1 if cfg.wolf_groups == 1 else 2
+        elif cfg.policy in ("nvm", "cdm"):
+            from charz.sim.ftl._cdm import CacheState
+            self._policy = CacheState(cfg.nvm_cache_bytes // cfg.page_size, cfg.policy == "cdm",
+                                      self._max_user_pages)
         self._runs = 0
+        # lifetime counters, as a drive's SMART log keeps them: never reset, every run counted once
+        self._life = {"host_bytes_written": 0, "host_pages_programmed": 0, "gc_pages_programmed": 0}
         self._carry: RunResult | None = None
         self._broken: str | None = None
 
@@ -332,6 +373,13 @@ class SimDrive:
             self._carry = carry
         self._user_pages = new
         self._g[K.G_USER_PAGES] = new
+
+    @property
+    def lifetime_counters(self) -> dict[str, int]:
+        """Since the drive was made: host bytes written, pages programmed with host data, pages
+        programmed by garbage collection — exact; ``charz.sim._smart`` rounds them to a real
+        drive's SMART units."""
+        return dict(self._life)
 
     # ---- state for tests and reports ------------------------------------------------
     @property
@@ -399,10 +447,15 @@ class SimDrive:
         offs = np.ascontiguousarray(reqs["offset"])
         lens = np.ascontiguousarray(reqs["length"])
         r = 0
+        pol = self._policy
+        cx0 = pol.cx.copy() if hasattr(pol, "cx") else None
         while r <= len(ops):
             state = (self._g, self._l2p, self._p2l, self._ut, self._pt, self._fstack, self._bhead, self._pers,
                      ctr, dc, self._traced)
-            r = K.run_kernel(ops, offs, lens, r, True, self._cache_ring, self._cache_slot, *state, *tr)
+            if pol is None:
+                r = K.run_kernel(ops, offs, lens, r, True, self._cache_ring, self._cache_slot, *state, *tr)
+            else:
+                r = pol.run(ops, offs, lens, r, *state, *tr)
             if ctr[K.C_ERROR]:
                 self._broken = {
                     K.ERR_NO_VICTIM: "no block holds an invalid page to reclaim: the over-provisioning is too "
@@ -429,7 +482,13 @@ class SimDrive:
             trimmed_pages=int(ctr[K.C_TRIM_PAGES]), program_ops=int(ctr[K.C_PROG_OPS]),
             die_program_ops=dc[:, K.D_PROG_OPS].copy(), die_pages_programmed=dc[:, K.D_PROG_PAGES].copy(),
             die_reads=dc[:, K.D_READS].copy(), die_erases=dc[:, K.D_ERASES].copy(),
-            start_us=start, end_us=self._clocks.copy(), traced_dies=tuple(cfg.trace_dies), _traces=traces)
+            start_us=start, end_us=self._clocks.copy(), traced_dies=tuple(cfg.trace_dies), _traces=traces,
+            policy_counts={} if cx0 is None else dict(zip(
+                ("gc_removed", "early_invalid", "dirty_evicts", "clean_drops", "read_fills"),
+                (int(x) for x in pol.cx - cx0))))
+        self._life["host_bytes_written"] += res.host_bytes_written
+        self._life["host_pages_programmed"] += res.host_pages_programmed
+        self._life["gc_pages_programmed"] += res.gc_copies
         if self._carry is not None:
             carried, self._carry = self._carry, None
             res._absorb_flash(carried)

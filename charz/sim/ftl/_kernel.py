@@ -108,6 +108,11 @@ def _read_op(die, ctr, dc, traced, tr_die, tr_code):
 
 
 @_jit
+def _erase_op(die, ctr, dc, traced, tr_die, tr_code):
+    _pulse(die, CODE_ERASE, C_ERASES, D_ERASES, ctr, dc, traced, tr_die, tr_code)
+
+
+@_jit
 def _program_op(die, pages, page_in_block, ctr, dc, traced, tr_die, tr_code):
     """One program pulse for ``pages`` pages.  MLC: even pages of a block are lower
     pages (fast), odd ones upper (slow) — 000 §4.3's third reason."""
@@ -275,7 +280,7 @@ def _gc_once(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr
     d0 = (pool // g[G_PPD]) * g[G_DPP]
     for die in range(d0, d0 + g[G_DPP]):  # a line erases its block(s) on every die
         for _ in range(g[G_EPU]):
-            _pulse(die, CODE_ERASE, C_ERASES, D_ERASES, ctr, dc, traced, tr_die, tr_code)
+            _erase_op(die, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit

@@ -1,0 +1,146 @@
+"""``charz wa model``: the closed-form WA of uniform random writes for a geometry, and measured WA beside it.
+
+parse (over-provisioning in one named convention, pages per block, held blocks; or the
+mock drive's; or a mock archive's) → pure ``format_model`` → print.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from charz.cli._common import console
+from charz.cli._wa import _wrap, wa_app
+from charz.errors import UsageError
+
+__all__ = ["Geometry", "format_model"]
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """What the closed forms need, each with where it came from."""
+
+    spare_factor: float  # S_f = spare/physical
+    sf_origin: str
+    pages_per_block: int | None = None
+    blocks_per_pool: int | None = None
+    held: tuple[float, float] | None = None  # blocks per pool kept free beyond the model's spare
+    held_origin: str = ""
+
+
+def _held_sf(g: Geometry, h: float) -> float:
+    from charz.analysis._wa_models import held_spare_factor
+    return held_spare_factor(g.spare_factor, h, g.blocks_per_pool)
+
+
+def format_model(g: Geometry, measured=None, source: str = "") -> str:
+    """The model table (pure; ≤ 80 columns)."""
+    from charz.analysis._wa_models import model_table, rho_from_sf
+
+    lines = [f"over-provisioning  S_f = {g.spare_factor:.4f} spare/physical, ρ = {rho_from_sf(g.spare_factor):.4f} "
+             "spare/user", f"{'':19}({g.sf_origin})"]
+    if g.pages_per_block:
+        lines.append(f"erase unit         {g.pages_per_block} pages (the greedy model's N_p)")
+    band = g.held and g.blocks_per_pool
+    if band:
+        lo, hi = g.held
+        lines.append(f"held free          {lo:g}–{hi:g} of {g.blocks_per_pool} blocks per pool: "
+                     f"GC sees S_f {_held_sf(g, hi):.4f}–{_held_sf(g, lo):.4f}")
+        lines.append(f"{'':19}({g.held_origin})")
+    lines.append("")
+    head = f"{'model':<26}{'takes':<7}{'WA':>7}"
+    head += f"{'held free':>14}" if band else ""
+    lines.append(f"{head}  from")
+    nominal = model_table(g.spare_factor, g.pages_per_block)
+    tables = [model_table(_held_sf(g, h), g.pages_per_block) for h in g.held] if band else []
+    for k, row in enumerate(nominal):
+        line = f"{row.name:<26}{row.convention:<7}{row.wa:>7.3f}"
+        if band:
+            line += f"{tables[0][k].wa:>8.3f}–{tables[1][k].wa:<5.3f}"
+        lines.append(f"{line}  {row.source}")
+    lines.append("")
+    lines.append("All: uniform random single-page overwrites in steady state, no TRIM (inferred "
+                 "from the formulas); Agarwal takes ρ = S_f/(1 − S_f).")
+    if measured:
+        lines.append("")
+        lines.append(f"measured  {measured.label}{f' ({source})' if source else ''}")
+        for m, name in ((measured.rb, "R/B pin, Eq. 7"), (measured.smart, "drive's SMART counters")):
+            if m:
+                lines.append(f"  {name:<24}{m[0]:>7.3f} ± {m[1]:.3f}  (inferred, {measured.steps} sub-test"
+                             f"{'s' if measured.steps != 1 else ''})")
+            else:
+                lines.append(f"  {name:<24}{'—':>7}  (none in the archive)")
+    return _wrap("\n".join(lines))
+
+
+def _parse_op(text: str) -> float:
+    t = text.strip()
+    try:
+        return float(t[:-1]) / 100.0 if t.endswith("%") else float(t)
+    except ValueError:
+        raise UsageError(f"--op is ρ = spare/user as a fraction or a percent (0.07 or 7%), not {text!r}") from None
+
+
+def _mock_geometry(ftl: dict | None, origin: str) -> Geometry:
+    from charz.sim.ftl import FtlConfig
+    from charz.sim._wa_bench import mock_config
+    cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in ftl.items()}) if ftl else mock_config()
+    # its GC keeps 1 reserve unit free and collects until 2 are (docs/ftl.md): 1–2 units beyond the spare
+    return Geometry(cfg.spare_factor, origin, cfg.pages_per_unit, cfg.units_per_pool, (1.0, 2.0),
+                    "the simulated FTL's GC rule: a reserve of 1, collects to 2")
+
+
+@wa_app.command("model")
+def model(
+    op: Optional[str] = typer.Option(None, "--op", help="ρ = spare/user, as vendors quote OP (0.07 or 7%)."),
+    spare_factor: Optional[float] = typer.Option(None, help="S_f = spare/physical instead of --op."),
+    pages_per_block: Optional[int] = typer.Option(None, help="Pages per erase block (the greedy model)."),
+    blocks_per_pool: Optional[int] = typer.Option(None, help="Blocks per GC pool (a die or a plane)."),
+    held_blocks: Optional[str] = typer.Option(None, help="Blocks per pool the FTL keeps free, LOW,HIGH."),
+    mock: bool = typer.Option(False, "--mock", help="The geometry of `charz wa run --mock`'s drive."),
+    archive: Optional[Path] = typer.Option(None, help="A WA archive: its steady sub-tests beside the models "
+                                                      "(and, from a mock run, its geometry)."),
+) -> None:
+    """Closed-form WA (Desnoyers LRW and greedy, Dayan δ, Agarwal) for a geometry; measured WA beside it."""
+    settings, records = None, None
+    if archive is not None:
+        from charz.archive._wa import read_wa_archive
+        settings, records = read_wa_archive(archive)
+    given = [x is not None for x in (op, spare_factor)]
+    if sum(given) > 1 or (mock and any(given)):
+        raise UsageError("give one of --op (ρ, spare/user), --spare-factor (S_f, spare/physical) and --mock")
+    try:
+        if op is not None or spare_factor is not None:
+            from charz.analysis._wa_models import sf_from_rho
+            sf = sf_from_rho(_parse_op(op)) if op is not None else float(spare_factor)
+            held = None
+            if held_blocks:
+                lo, _, hi = held_blocks.partition(",")
+                held = (float(lo), float(hi or lo))
+                if not blocks_per_pool:
+                    raise UsageError("--held-blocks needs --blocks-per-pool")
+            g = Geometry(sf, "given" + (" as ρ" if op is not None else " as S_f"), pages_per_block, blocks_per_pool,
+                         held, "given")
+        elif mock:
+            g = _mock_geometry(None, "the mock drive's configuration")
+        elif settings and settings.get("bench", {}).get("kind") == "mock":
+            from charz.analysis._wa_steady import mock_geometry
+            if mock_geometry(settings) is None:
+                raise UsageError("the archive's simulated drive is not a plain greedy one (Wolf, an NVM cache, "
+                                 "cost-benefit): give --op or --spare-factor to see the uniform closed forms")
+            g = _mock_geometry(settings["bench"]["ftl"], "the archive's simulated drive")
+        else:
+            raise UsageError("give --op or --spare-factor (a bench archive does not know its drive's OP)",
+                             hint="e.g. charz wa model --op 7% --pages-per-block 256")
+        measured = None
+        if records:
+            from charz.analysis._wa_steady import steady_series
+            own = [x for x in steady_series(settings, records) if x.op_percent is None]
+            measured = own[0] if own else None
+        text = format_model(g, measured, str(archive) if archive else "")
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    console.print(text, markup=False)

@@ -1,0 +1,446 @@
+"""Wolf's block manager (Dayan, Bouganim, Bonnet, paper 002 §5) as a policy of the FTL.
+
+What 002 §5 asks for, and how it is done here:
+
+* **Groups by update frequency.**  Every erase unit belongs to one group (002's
+  Blocks-to-Groups Map: ``ugrp``); a page's group is its unit's.  A page written for
+  the first time goes to the coldest group (§5.2).  A host update of a page hotter
+  than its group promotes it to the next hotter group; a page migrated by GC that is
+  colder than its group is demoted to the next colder one (§5.6).
+* **Temperature detector** — not 002's.  002 §5.6 uses two Bloom filters per group
+  (active, passive, rotated every "group size" writes; promote when in both, demote a
+  migrated page in neither) and calls a better detector future work; its evaluation
+  uses an oracle.  Tried here (exactly, with epoch stamps): a page GC migrates has by
+  definition not been written since its unit was, which is usually longer than the
+  filters' window, so hot pages were demoted wholesale, and a demoted hot page waited
+  two intervals of the cold group (many user spaces) to come back — on 90/10 writes the
+  groups never separated and WA rose 20 % above greedy's.  Instead each page keeps the
+  host-write clock of its last two writes.  A host update is promoted when its rate
+  r = 2/(now − t₂) (1/(now − t₁) after one write) exceeds the geometric mean of its
+  group's hit rate p_x/s_x and the next hotter group's (Q = 2 — 002 §5.2's factor —
+  times its own when that group is empty).  A migrated page is demoted when it has
+  been silent for K = 2 of its group's mean update intervals (P = e⁻² for a page as
+  hot as its group), counted from its last write or from when the group last turned
+  Q times hotter: after a hot/cold swap the pages of the newly hot group have been
+  silent for long, which says nothing about their rate since.  (Counting from the
+  last write alone moved the newly hot pages out again: 64 % of PBA in extra copies
+  after a swap instead of 4 %; K = 3 gave 29 %, K = 1.5 a worse steady WA.)
+* **Statistics per interval** of h = ``wolf_interval`` × LBA host writes (002: 0.001):
+  p_x ← p_x(1 − a) + a·U_x with U_x the group's share of the interval's writes, then
+  groups re-sorted by hit rate p_x/s_x (the SGV).  002 prints "a = h·3", which cannot be
+  a weight in (0, 1); read as "averaged over 3 intervals", a = 1/3.
+* **Over-provisioning by the closed form** (002 Eq. 8, per pool — 002 §5.7's
+  subgroups, one per LUN):  OP_x = (s_x·V + p_x·OP)/2, V = PBA/LBA − 1, OP = PBA − LBA —
+  Eq. 6 (by size) and the first line of Eq. 7 (by update frequency) averaged.  Eq. 7's
+  second line, p_x·(V⁻¹ + 1), does not sum to OP over the groups and is taken for a
+  misprint.  When the coldest group's hit rate is below 5 % of the second coldest's it
+  gets a fixed 5 % of the smallest group's size and the rest is shared by Eq. 8.
+* **Greedy cleaning within a group** (§5.4): the victim is the unit of the chosen
+  group with the fewest valid pages (valid-count buckets per (pool, group)).
+* **Movement operations** (§5.3): when a pool needs a unit and only the reserve is
+  free, the unit is reclaimed from the group with the greatest surplus over its Eq. 8
+  share — so after a workload change, space moves from groups that no longer need it
+  to groups that do, block by block, as fast as writes ask for it.  With
+  ``wolf_movement=False`` the victim is instead the pool's cheapest unit whatever its
+  group (002 §5.5.1's "greedy across groups", whose shares drift by themselves to
+  equal cleaning efficiency, Eq. 6) — the comparison for the value of movement.
+
+With one group none of this acts and the manager is the plain greedy FTL, operation
+for operation (a unit test holds that).  Not done: creating and merging groups
+(§5.2) — the number of groups is fixed (``wolf_groups``).
+
+Layout: a *subpool* sp = pool·G + x is group x's share of one pool, with its own two
+frontiers and valid-count buckets in ``wpt``/``wbh`` (same columns as the plain
+kernel's ``pt``); free units stay per pool (``pt[pool, Q_FREE_TOP]``, ``fstack``).
+``gw`` is ``g`` with G_PPD multiplied by G, so the plain kernel's ``_place`` and
+``_victim`` work on subpools unchanged (die = sp // (ppd·G)).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from charz.sim.ftl import _kernel as K
+from charz.sim.ftl._kernel import _jit
+
+# wolf parameters ``wp`` (int64)
+WP_G, WP_H, WP_MOVE = range(3)
+N_WP = 3
+# wolf scalar state ``ws`` (int64): host writes in the current interval
+WS_IW = 0
+N_WS = 1
+# per-group int state ``gi[x, k]``: writes in the interval, rank by hit rate (0 coldest)
+GI_IW, GI_RANK = range(2)
+N_GI = 2
+Q_FACTOR = 2.0  # 002 §5.2's Q: neighbouring groups' hit rates differ by at least this
+K_SILENT = 2.0  # demote a migrated page silent for K mean update intervals of its group
+W_OWN = K.N_Q  # extra column of ``wpt``: units the subpool owns (open ones included)
+N_WQ = K.N_Q + 1
+COLD_RULE = 0.05  # 002 §5.5.3: the coldest group's special treatment
+
+
+def op_shares(sizes, freqs, pba: float, cold_rule: bool = True, order=None) -> np.ndarray:
+    """002 Eq. 8 (with §5.5.3's coldest-group rule) in plain numpy: the over-provisioned
+    pages each group gets, for reports and tests.  ``order``: groups coldest first
+    (default: by hit rate p/s)."""
+    s = np.asarray(sizes, float)
+    p = np.asarray(freqs, float)
+    out = np.zeros(len(s))
+    _shares(s, p, float(pba), cold_rule, np.argsort(p / np.maximum(s, 1.0), kind="stable")
+            if order is None else np.asarray(order, np.int64), out)
+    return out
+
+
+@_jit
+def _shares(s, p, pba, cold_rule, order, out):
+    n = s.shape[0]
+    lba = 0.0
+    for x in range(n):
+        lba += s[x]
+    op = pba - lba
+    if lba <= 0.0:
+        for x in range(n):
+            out[x] = op / n
+        return
+    skip = -1
+    if cold_rule and n > 2:
+        c0 = order[0]
+        c1 = order[1]
+        if p[c0] / max(s[c0], 1.0) < COLD_RULE * p[c1] / max(s[c1], 1.0):
+            skip = c0
+            smin = s[0]
+            for x in range(n):
+                smin = min(smin, s[x])
+            out[c0] = COLD_RULE * smin
+            op -= out[c0]
+            lba -= s[c0]
+    psum = 0.0
+    for x in range(n):
+        if x != skip:
+            psum += p[x]
+    v = op / lba if lba > 0 else 0.0
+    for x in range(n):
+        if x != skip:
+            px = p[x] / psum if psum > 0 else 1.0 / (n if skip < 0 else n - 1)
+            out[x] = 0.5 * (s[x] * v + px * op)
+
+
+@_jit
+def _wolf_invalidate(ppn, g, p2l, ut, wpt, wbh, ugrp, G):
+    un = ppn // g[K.G_UPP]
+    p2l[ppn] = -1
+    v = ut[un, K.U_VALID]
+    ut[un, K.U_VALID] = v - 1
+    sp = (un // g[K.G_UNITS_PER_POOL]) * G + ugrp[un]
+    wpt[sp, K.Q_VALID] -= 1
+    if ut[un, K.U_STATE] == K.CLOSED:
+        K._bucket_remove(un, sp, v, ut, wbh)
+        K._bucket_insert(un, sp, v - 1, ut, wpt, wbh)
+
+
+@_jit
+def _wolf_pop(pool, x, stream, G, ut, pt, fstack, wpt, ugrp, ctr):
+    t = pt[pool, K.Q_FREE_TOP]
+    if t == 0:
+        ctr[K.C_ERROR] = K.ERR_NO_FREE
+        return False
+    t -= 1
+    un = fstack[pool, t]
+    pt[pool, K.Q_FREE_TOP] = t
+    ut[un, K.U_STATE] = K.OPEN
+    sp = pool * G + x
+    ugrp[un] = x
+    wpt[sp, W_OWN] += 1
+    wpt[sp, K.Q_OPEN_H + stream] = un
+    wpt[sp, K.Q_PTR_H + stream] = 0
+    return True
+
+
+@_jit
+def _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gp, gi, shares, sz, pp,
+                  order):
+    """Which group of ``pool`` gives up a unit: the greatest surplus over its Eq. 8
+    share among groups holding a unit with an invalid page (movement), or the pool's
+    cheapest unit's group (no movement).  −1: none has an invalid page."""
+    G = wp[WP_G]
+    upp = g[K.G_UPP]
+    base = pool * G
+    if G == 1:
+        return 0 if K._victim(base, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced) >= 0 else -1
+    if wp[WP_MOVE] == 0:
+        best, best_v = -1, upp
+        for x in range(G):
+            if K._victim(base + x, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced) >= 0:
+                v = wpt[base + x, K.Q_MIN]
+                if v < best_v:
+                    best, best_v = x, v
+        return best
+    for x in range(G):
+        sz[x] = float(wpt[base + x, K.Q_VALID])
+        pp[x] = gp[x]
+        order[gi[x, GI_RANK]] = x
+    _shares(sz, pp, float((g[K.G_UNITS_PER_POOL] - g[K.G_RESERVE]) * upp), True, order, shares)
+    best, best_s = -1, -1e300
+    for x in range(G):
+        s = wpt[base + x, W_OWN] * upp - sz[x] - shares[x]
+        if s > best_s and K._victim(base + x, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced) >= 0:
+            best, best_s = x, s
+    return best
+
+
+@_jit
+def _rank_group(r, G, gi):
+    for y in range(G):
+        if gi[y, GI_RANK] == r:
+            return y
+    return -1
+
+
+@_jit
+def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz, gtc):
+    """The page's group after this write: promote a host update hotter than the way to
+    the next hotter group, demote a GC migration colder than the way to the next colder
+    (rates in writes per host page write; see the module docstring)."""
+    if G == 1:
+        return x
+    t1, t2 = s1[lpn], s2[lpn]
+    if t2 >= 0:
+        rate = 2.0 / max(now - t2, 1)
+    elif t1 >= 0:
+        rate = 1.0 / max(now - t1, 1)
+    else:
+        rate = 0.0
+    r = gi[x, GI_RANK]
+    h = ghit[x]
+    if host and r < G - 1:
+        y = _rank_group(r + 1, G, gi)
+        thr = np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h
+        if rate > thr:
+            return y
+    elif not host and r > 0 and h > 0.0:
+        # silent for K of the group's mean update intervals, counted from its last write
+        # or from when the group last turned hotter (its pages' older silence says
+        # nothing about their rate since): P = e^−K for a page as hot as its group
+        age = now - max(t1, gtc[x])
+        if age * h > K_SILENT:
+            return _rank_group(r - 1, G, gi)
+    return x
+
+
+@_jit
+def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
+             s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order):
+    G = wp[WP_G]
+    x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gp, gi, shares, sz, pp,
+                      order)
+    if x < 0:
+        ctr[K.C_ERROR] = K.ERR_NO_VICTIM
+        return
+    sp = pool * G + x
+    un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
+    upp = g[K.G_UPP]
+    die = pool // g[K.G_PPD]
+    K._bucket_remove(un, sp, ut[un, K.U_VALID], ut, wbh)
+    ut[un, K.U_STATE] = K.VICTIM
+    base = un * upp
+    for i in range(upp):
+        lpn = p2l[base + i]
+        if lpn >= 0:
+            K._read_op(die, ctr, dc, traced, tr_die, tr_code)
+            p2l[base + i] = -1
+            ut[un, K.U_VALID] -= 1
+            wpt[sp, K.Q_VALID] -= 1
+            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, s1, s2, gi, ghit, gsz, gtc)
+            sq = pool * G + y
+            if wpt[sq, K.Q_OPEN_G] < 0:
+                if not _wolf_pop(pool, y, K.GC, G, ut, pt, fstack, wpt, ugrp, ctr):
+                    return
+            K._place(sq, K.GC, lpn, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, tr_die, tr_code)
+            ctr[K.C_GC_COPIES] += 1
+    ut[un, K.U_STATE] = K.FREE
+    ut[un, K.U_ERASES] += 1
+    ugrp[un] = -1
+    wpt[sp, W_OWN] -= 1
+    fstack[pool, pt[pool, K.Q_FREE_TOP]] = un
+    pt[pool, K.Q_FREE_TOP] += 1
+    K._erase_op(die, ctr, dc, traced, tr_die, tr_code)
+
+
+@_jit
+def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now):
+    """002 Listing 2: update each p_x from the interval's writes, re-sort by hit rate."""
+    G = wp[WP_G]
+    h = float(wp[WP_H])
+    npools = g[K.G_NPOOLS]
+    hit = ghit
+    for x in range(G):
+        gp[x] = gp[x] * (1.0 - a) + a * gi[x, GI_IW] / h
+        gi[x, GI_IW] = 0
+        s = 0
+        for pool in range(npools):
+            s += wpt[pool * G + x, K.Q_VALID]
+        gsz[x] = s
+        hit[x] = gp[x] / max(s, 1)
+        if hit[x] > Q_FACTOR * gref[x]:  # the group turned hotter
+            gtc[x] = now
+            gref[x] = hit[x]
+        elif hit[x] < gref[x] / Q_FACTOR:
+            gref[x] = hit[x]
+    ws[WS_IW] = 0
+    # stable insertion sort of ranks by hit rate (ties keep their order)
+    order = np.empty(G, np.int64)
+    for x in range(G):
+        order[gi[x, GI_RANK]] = x
+    for i in range(1, G):
+        y = order[i]
+        j = i - 1
+        while j >= 0 and hit[order[j]] > hit[y]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = y
+    for r in range(G):
+        gi[order[r], GI_RANK] = r
+
+
+@_jit
+def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
+             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, a):
+    """The plain kernel's request loop (no write cache) with Wolf's write path; same
+    return convention as ``run_kernel``."""
+    G = wp[WP_G]
+    shares = np.empty(G)
+    sz = np.empty(G)
+    pp = np.empty(G)
+    order = np.empty(G, np.int64)
+    ps = g[K.G_PAGE_SIZE]
+    upp = g[K.G_UPP]
+    half = tr_code.shape[0] // 2
+    n = ops.shape[0]
+    for r in range(r0, n):
+        if ctr[K.C_TRACE_N] > half or ctr[K.C_ERROR] != 0:
+            return r
+        op = ops[r]
+        off = offs[r]
+        ln = lens[r]
+        end = off + ln
+        first = off // ps
+        last = (end - 1) // ps
+        if op == K.OP_WRITE:
+            ctr[K.C_HOST_W_BYTES] += ln
+            for p in range(first, last + 1):
+                pstart = p * ps
+                ctr[K.C_HOST_PAGES_W] += 1
+                pers[K.P_CLOCK] += 1
+                if (off > pstart or end < pstart + ps) and l2p[p] >= 0:
+                    K._read_op(K._die_of(l2p[p], g), ctr, dc, traced, tr_die, tr_code)
+                    ctr[K.C_RMW_READS] += 1
+                # Wolf's write path, here rather than in a function: a call passing ~30
+                # arrays cost more than the write itself (1 M vs 14 M pages/s sequential)
+                now = pers[K.P_CLOCK]
+                old = l2p[p]
+                # p_x is "the probability that an update targets a page in group x"
+                # (002 §5): the write counts for the group the page was in.  (Counting it
+                # for the group it goes to starves a group whose hot pages all leave: its
+                # p → 0, so any page is hotter.)
+                if old >= 0:
+                    x = ugrp[old // upp]
+                    gi[x, GI_IW] += 1
+                    _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
+                    l2p[p] = -1
+                    x = _wolf_target(p, x, True, now, G, s1, s2, gi, ghit, gsz, gtc)
+                else:
+                    x = _rank_group(0, G, gi)
+                    gi[x, GI_IW] += 1
+                s2[p] = s1[p]
+                s1[p] = now
+                ws[WS_IW] += 1
+                if ws[WS_IW] >= wp[WP_H]:
+                    _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now)
+                k = K._stripe_slot(p, g[K.G_NPOOLS])
+                dies = g[K.G_DIES]
+                pool = (k % dies) * g[K.G_PPD] + (k // dies) % g[K.G_PPD]
+                sp = pool * G + x
+                if wpt[sp, K.Q_OPEN_H] < 0:
+                    while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
+                        _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
+                                 tr_code, wpt, wbh, ugrp, s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp,
+                                 order)
+                        if ctr[K.C_ERROR] != 0:
+                            return r
+                    _wolf_pop(pool, x, K.HOST, G, ut, pt, fstack, wpt, ugrp, ctr)
+                K._place(sp, K.HOST, p, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, tr_die,
+                         tr_code)
+                ctr[K.C_HOST_PROG] += 1
+                if ctr[K.C_ERROR] != 0:
+                    return r
+        elif op == K.OP_READ:
+            ctr[K.C_HOST_R_BYTES] += ln
+            for p in range(first, last + 1):
+                if l2p[p] >= 0:
+                    K._read_op(K._die_of(l2p[p], g), ctr, dc, traced, tr_die, tr_code)
+                    ctr[K.C_HOST_FLASH_READS] += 1
+        else:
+            for p in range(first, last + 1):
+                pstart = p * ps
+                if off > pstart or end < pstart + ps:
+                    continue
+                old = l2p[p]
+                if old >= 0:
+                    _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
+                    l2p[p] = -1
+                    ctr[K.C_TRIM_PAGES] += 1
+    if not finish:
+        return n + 1
+    ppo = g[K.G_PPO]
+    for sp in range(wpt.shape[0]):
+        for s in range(2):
+            pend = wpt[sp, K.Q_PEND_H + s]
+            if pend > 0:
+                K._program_op(sp // gw[K.G_PPD], pend, (wpt[sp, K.Q_PTR_H + s] - 1) // ppo, ctr, dc, traced, tr_die,
+                              tr_code)
+                wpt[sp, K.Q_PEND_H + s] = 0
+    return n + 1
+
+
+class WolfState:
+    """The arrays Wolf adds to a drive (see the module docstring)."""
+
+    def __init__(self, cfg, g: np.ndarray, user_pages: int):
+        G = int(cfg.wolf_groups)
+        self.G = G
+        self.gw = g.copy()
+        self.gw[K.G_PPD] *= G
+        self.gw[K.G_GC] = K.GC_GREEDY
+        self.wpt = np.zeros((cfg.pools * G, N_WQ), dtype=np.int64)
+        self.wpt[:, K.Q_OPEN_H] = self.wpt[:, K.Q_OPEN_G] = -1
+        self.wpt[:, K.Q_MIN] = cfg.pages_per_unit
+        self.wbh = np.full((cfg.pools * G, cfg.pages_per_unit + 1), -1, dtype=np.int64)
+        self.ugrp = np.full(cfg.pools * cfg.units_per_pool, -1, dtype=np.int64)
+        self.s1 = np.full(user_pages, -1, dtype=np.int64)  # host-write clock of the last write
+        self.s2 = np.full(user_pages, -1, dtype=np.int64)  # … and of the one before
+        self.wp = np.zeros(N_WP, dtype=np.int64)
+        self.wp[WP_G] = G
+        self.wp[WP_H] = max(1, round(cfg.wolf_interval * user_pages))
+        self.wp[WP_MOVE] = int(cfg.wolf_movement)
+        self.ws = np.zeros(N_WS, dtype=np.int64)
+        self.gp = np.full(G, 1.0 / G)
+        self.gi = np.zeros((G, N_GI), dtype=np.int64)
+        self.gi[:, GI_RANK] = np.arange(G)
+        self.ghit = np.zeros(G)  # hit rates p_x/s_x at the last interval's end
+        self.gsz = np.zeros(G, dtype=np.int64)  # group sizes then
+        self.gtc = np.zeros(G, dtype=np.int64)  # host-write clock when the group last turned hotter
+        self.gref = np.zeros(G)  # its hit rate then
+        self.a = 1.0 / 3.0
+
+    def run(self, ops, offs, lens, r, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
+        return run_wolf(ops, offs, lens, r, True, g, self.gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
+                        tr_die, tr_code, self.wpt, self.wbh, self.ugrp, self.s1, self.s2, self.wp, self.ws, self.gp,
+                        self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a)
+
+    def group_sizes(self, pools: int) -> np.ndarray:
+        """Valid pages per group over the drive."""
+        return self.wpt[:, K.Q_VALID].reshape(pools, self.G).sum(axis=0)
+
+    def group_units(self, pools: int) -> np.ndarray:
+        """Units owned per group over the drive (open ones included)."""
+        return self.wpt[:, W_OWN].reshape(pools, self.G).sum(axis=0)
