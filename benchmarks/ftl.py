@@ -5,7 +5,8 @@ A drive of the mock bench's shape (2 channels × 2 chips × 1 die × 2 planes, m
 random page-sized overwrites (greedy GC, WA ≈ 8), then timed over rounds of the same
 workload.  Rows:
 
-1. the FTL with die 0's R/B trace recorded (what the mock bench runs),
+1. the FTL with die 0's R/B trace recorded, per-die GC and GC on lines over every die
+   (what the mock bench runs),
 2. the FTL without a trace, greedy and cost-benefit, and the papers' policies: Wolf's
    block manager (002 §5) and an NVM cache with CDM (004 §III),
 3. plain numpy, the same count of page writes: the map update alone (old = l2p[lpn];
@@ -118,6 +119,7 @@ def main() -> None:
     print(f"  {'row':<34} {'M page writes/s':>16} {'wall':>8} {'WA':>6}  host pages/s, ratio")
     rows = {}
     for label, cfg in [("FTL greedy, die-0 R/B trace", base),
+                       ("FTL greedy, lines, die-0 trace", replace(base, lines=True)),
                        ("FTL greedy, no trace", replace(base, trace_dies=())),
                        ("FTL cost-benefit, no trace", replace(base, trace_dies=(), gc="cost-benefit")),
                        ("Wolf (002), 2 groups, no trace", replace(base, trace_dies=(), policy="wolf")),

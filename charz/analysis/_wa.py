@@ -50,6 +50,15 @@ class WaGeometry:
         return cls(Quantity.given(channels, "channels", evidence), Quantity.given(chips_per_channel, "chips", evidence),
                    Quantity.given(dies_per_chip, "dies", evidence), Quantity.given(page_size, "B", evidence))
 
+    @classmethod
+    def from_dict(cls, d: dict) -> "WaGeometry":
+        """The inverse of :meth:`to_dict` (an archive's ``geometry``), origins kept."""
+        def q(x: dict) -> Quantity:
+            return Quantity(x["value"], x["unit"], x["origin"], uncertainty=x.get("uncertainty"),
+                            confidence=x.get("confidence", HIGH), evidence=x.get("evidence", ""),
+                            best_guess=x.get("best_guess"), details=x.get("details", {}))
+        return cls(*(q(d[k]) for k in ("channels", "chips_per_channel", "dies_per_chip", "page_size")))
+
     @property
     def dies(self) -> int:
         return int(self.channels.value) * int(self.chips_per_channel.value) * int(self.dies_per_chip.value)

@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console, progress_bar
+from charz.cli._common import console
 from charz.errors import AnalysisError, UsageError
 
 __all__ = ["register", "wa_app", "format_summary"]
@@ -164,20 +164,49 @@ def _finish(out: Path, settings: dict, summary, quiet: bool) -> None:
                             hint="see the errors above and the width histogram (charz wa report DIR)")
 
 
+@contextlib.contextmanager
+def _bars(steps: int, enabled: bool):
+    """Two rich bars on stderr, ≤ 80 columns: the run's steps, and how far the current
+    step is (its workload, then the R/B settle wait) — a bench step can take hours."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    if not enabled:
+        yield None
+        return
+    err = Console(stderr=True)
+    err.width = min(err.width, 80)
+    bars = Progress(TextColumn("{task.description:<30.30}"), BarColumn(bar_width=16),
+                    TextColumn("{task.fields[count]:>6}"), TimeElapsedColumn(), TextColumn("eta"),
+                    TimeRemainingColumn(), console=err)
+    with bars:
+        yield bars, bars.add_task("wa", total=steps, count=f"0/{steps}"), \
+            bars.add_task("  step", total=1.0, count="")
+
+
 def _run(archive, bench, quiet: bool):
     from charz.session._wa_run import run_plan
     plan = archive.settings["plan"]
     todo = sum(1 for i in range(len(plan)) if i not in archive.records)
-    with progress_bar(todo, "wa", enabled=not quiet) as bar:
-        seen = set()
+    with _bars(todo, not quiet) as ui:
+        if ui is None:
+            return run_plan(archive, bench, log=lambda t: console.print(_wrap(t)))
+        bars, run_task, step_task = ui
+        done = [-1]
 
         def progress(i: int, n: int, label: str) -> None:
-            if seen:
-                bar.advance()
-            seen.add(i)
-            bar.describe(label[:30])
+            done[0] += 1
+            bars.update(run_task, completed=done[0], count=f"{done[0]}/{todo}", description=label)
+            if i < n:
+                bars.reset(step_task, total=1.0, count="", description="  starting the workload")
+            else:
+                bars.update(step_task, visible=False)
 
-        return run_plan(archive, bench, log=lambda t: console.print(_wrap(t)), progress=progress)
+        def step_progress(fraction: float, text: str) -> None:
+            bars.update(step_task, completed=fraction, count=f"{100 * fraction:.0f} %", description=f"  {text}")
+
+        return run_plan(archive, bench, log=lambda t: bars.console.print(_wrap(t)), progress=progress,
+                        step_progress=step_progress)
 
 
 @wa_app.command("run")
@@ -185,6 +214,9 @@ def run(
     mock: bool = typer.Option(False, "--mock", help="The simulated drive behind sigrok-cli (no hardware)."),
     mock_multi_plane: bool = typer.Option(True, "--mock-multi-plane/--mock-single-plane",
                                           help="Mock drive: two planes per program pulse (M_p 2) or one."),
+    mock_lines: Optional[bool] = typer.Option(None, "--mock-lines/--mock-die-gc",
+                                              help="Mock drive: GC on lines over every die (default for greedy "
+                                                   "and cost-benefit), or on each die alone."),
     mock_counters: str = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
                                                      "(32 MiB units) or nvme (Data Units + OCP C0h)."),
     mock_ftl: Optional[str] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
@@ -249,7 +281,7 @@ def run(
         from charz.sim._wa_bench import MockWaBench, mock_config
         from charz.sim._wa_bench import ftl_options
         try:
-            cfg = mock_config(multi_plane=mock_multi_plane,
+            cfg = mock_config(multi_plane=mock_multi_plane, lines=mock_lines,
                               **ftl_options(mock_ftl or "greedy", parse_size(mock_nvm_cache)))
         except ValueError as exc:
             raise UsageError(str(exc)) from None
@@ -335,26 +367,62 @@ def _ask(text: str, token_name: str) -> str | None:
 @wa_app.command("resume")
 def resume(
     out: Path = typer.Argument(..., help="The WA archive of an interrupted run."),
+    device: Optional[Path] = typer.Option(None, help="Bench: where the drive is now (default: where it was)."),
+    logic: Optional[str] = typer.Option(None, help="Bench: sigrok DRIVER:CHANNEL now (default: as before)."),
+    confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
-    """Run the steps an interrupted ``charz wa run --mock`` has no record of."""
+    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench)."""
     from charz.archive._wa import WaArchive
-    from charz.sim.ftl import FtlConfig
-    from charz.sim._wa_bench import MockWaBench
 
     with WaArchive.resume(out) as archive:
         s = archive.settings
-        if s["bench"]["kind"] != "mock":
-            raise UsageError("resume of a bench run: run `charz wa run --device` again with --out elsewhere",
-                             hint="a drive's state after a kill is unknown, so its steps restart")
-        cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
-        with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
-            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
-                                counters=s["bench"].get("counters", "micron"))
-            done = len(archive.records)
-            console.print(f"resuming {out}: {done} of {len(s['plan'])} steps done")
-            summary = _run(archive, bench, quiet)
+        plan = s["plan"]
+        todo = [i for i in range(len(plan)) if i not in archive.records]
+        console.print(f"resuming {out}: {len(plan) - len(todo)} of {len(plan)} steps done")
+        if s["bench"]["kind"] == "mock":
+            if device or logic or confirm_serial:
+                raise UsageError("--device, --logic and --confirm-serial are for a bench run; this one is --mock")
+            summary = _resume_mock(archive, quiet)
+        else:
+            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet)
     _finish(out, s, summary, quiet)
+
+
+def _resume_mock(archive, quiet: bool):
+    from charz.sim._wa_bench import MockWaBench
+    from charz.sim.ftl import FtlConfig
+
+    s = archive.settings
+    cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
+    with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
+        bench = MockWaBench(cfg, Path(tmp), samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                            counters=s["bench"].get("counters", "micron"))
+        return _run(archive, bench, quiet)
+
+
+def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool):
+    """The same drive (its serial checked against the archive's) through the same guard,
+    claim and confirmation as ``run``; the steps without a record run in plan order.  A
+    step a kill interrupted starts again from its beginning, on a drive that step's
+    partial workload has already written to — as each benchmark runs on the drive the
+    ones before it left (only the calibration wants a fresh drive, and says so)."""
+    from charz.analysis._wa import WaGeometry
+    from charz.logic import LogicSpec, parse_logic_spec
+    from charz.session._wa_device import DeviceWaBench
+
+    s = archive.settings
+    before = s["bench"]["drive"]
+    a = s["bench"]["analyser"]
+    spec = parse_logic_spec(logic) if logic else LogicSpec(a["driver"], a["channel"], int(a["bit"]))
+    target = device or Path(before["path"])
+    if todo:
+        console.print(_wrap(f"step {todo[0]} restarts from its beginning; the drive keeps what an interrupted "
+                            "run of it wrote"))
+    with DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
+                            samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                            confirm_serial=confirm_serial, confirm=_ask, expect_drive=before) as bench:
+        return _run(archive, bench, quiet)
 
 
 @wa_app.command("show")

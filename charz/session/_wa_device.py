@@ -74,6 +74,7 @@ class _Running:
         from charz.workload import jobfile_path, run_jobfile
 
         self.bench = bench
+        self.job = job
         self.stat0 = bench.read_sectors()
         self.counters: dict = {}
         self._read_counters("before")
@@ -108,6 +109,14 @@ class _Running:
     def workload_done(self) -> bool:
         return not self.thread.is_alive()
 
+    def progress(self, samples_seen: int) -> tuple[float, str]:
+        """How far the step is: the bytes the block layer has written since it began
+        (``/sys/block/X/stat``) against the job's volume."""
+        if self.workload_done():
+            return 1.0, "fio done"
+        written = (self.bench.read_sectors() - self.stat0) * SECTOR
+        return min(1.0, written / self.job.volume_bytes), "fio writing"
+
     def finish(self) -> StepOutcome:
         self.thread.join()
         self._read_counters("after")
@@ -118,6 +127,23 @@ class _Running:
         return StepOutcome(written, float(abs(by_stat - written)),
                            f"fio's JSON (write io_bytes {written} B); /sys/block stat says {by_stat} B",
                            fio_json=self.runner.stdout)
+
+
+_IDENTITY = ("model", "serial", "size_bytes", "transport")
+
+
+def _check_same_drive(hold, expected: dict) -> None:
+    from charz.device import SubprocessRunner, identify
+    from charz.errors import UsageError
+
+    ident = identify(hold.path, runner=SubprocessRunner())
+    now = {"model": ident.model, "serial": ident.serial, "size_bytes": ident.size_bytes,
+           "transport": str(ident.transport)}
+    differ = [f"{k} {now[k]!r} (the run's: {expected.get(k)!r})" for k in _IDENTITY if now[k] != expected.get(k)]
+    if differ:
+        raise UsageError(f"{hold.path} is not the drive this run measured: {'; '.join(differ)}",
+                         hint="resume only on the drive the run started on (--device names where it is now); "
+                              "nothing was written")
 
 
 class DeviceWaBench:
@@ -137,7 +163,11 @@ class DeviceWaBench:
     @classmethod
     @contextlib.contextmanager
     def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
-             settle_s: float, confirm_serial: str | None, confirm):
+             settle_s: float, confirm_serial: str | None, confirm, expect_drive: dict | None = None):
+        """Check, claim, identify, confirm and initialize ``device``.  With ``expect_drive``
+        (a resume: the archive's ``bench.drive``) a drive whose model, serial, size or
+        transport differ is refused right after the claim, before anything is asked or
+        changed; a drive without a serial (a loop device) is told by the other three."""
         from charz.logic import find_sigrok_cli
         from charz.session._session import DeviceOptions, _claimed, _prepared_target
 
@@ -145,10 +175,12 @@ class DeviceWaBench:
         config = SimpleNamespace(target=str(device), target_is_scratch=False)
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         options = DeviceOptions(confirm_serial=confirm_serial, standby=False)
-        with _claimed(config, Path(out), options) as hold, \
-                _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
-                                 action="the write-amplification workloads (fio) overwrite the whole of") as (drive, init):
-            yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s)
+        with _claimed(config, Path(out), options) as hold:
+            if expect_drive is not None:
+                _check_same_drive(hold, expect_drive)
+            with _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
+                                  action="the write-amplification workloads (fio) overwrite the whole of") as (drive, init):
+                yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s)
 
     def describe(self) -> dict:
         return {"kind": "device", "drive": self.drive, "initialization": self.init,

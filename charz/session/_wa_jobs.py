@@ -14,13 +14,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from charz.errors import UsageError
-from charz.workload import jobfile_path
+from charz.workload import TABLE3_SIZES, jobfile_path, table3_label
 
 __all__ = ["WaJob", "TABLE3_FILES", "TABLE3_SIZES", "CALIBRATION_FILE", "job_params", "table3_jobs",
            "calibration_job", "parse_size"]
 
 TABLE3_FILES = tuple(f"wa-w{w}-{r}-{a}.fio" for w in (100, 50) for r in ("sq", "rd") for a in ("align", "noalign"))
-TABLE3_SIZES = (512, 4096, 8192, 16384, 32768)
 CALIBRATION_FILE = "wa-calibrate.fio"
 
 
@@ -43,10 +42,7 @@ class WaJob:
     @property
     def label(self) -> str:
         """000 Table 3's name, e.g. ``4K-RD-100%-W-4KiB-align``."""
-        bs = self.block_size
-        size = f"{bs // 1024}K" if bs % 1024 == 0 else f"{bs}B"
-        return (f"{size}-{'RD' if self.random else 'SQ'}-{round(self.write_fraction * 100)}%-W-"
-                f"4KiB-{'align' if self.aligned else 'no-align'}")
+        return table3_label(self.block_size, self.random, self.write_fraction, self.aligned)
 
     def env(self) -> dict[str, str]:
         return {"BS": str(self.block_size), "IO_SIZE": str(self.io_size), "VOLUME": str(self.volume_bytes)}

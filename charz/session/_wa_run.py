@@ -15,6 +15,8 @@ committed, so a resume runs it again.
 from __future__ import annotations
 
 import json
+import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -75,6 +77,28 @@ def _mp_from(archive: WaArchive) -> Quantity | None:
     return None
 
 
+def _step_watcher(running, counter: PulseCounter, settle_s: float, report: Callable[[float, str], None],
+                  every_s: float = 0.25) -> Callable[[int], None]:
+    """An ``on_chunk`` for :func:`count_until_settled` telling ``report`` how far a long
+    step is (at most every ``every_s``): the bench's own measure of its workload (the
+    block layer's written bytes, a replay's samples), then the R/B settle wait."""
+    seen = [0, -math.inf]
+
+    def on_chunk(n: int) -> None:
+        seen[0] += n
+        now = time.monotonic()
+        if now - seen[1] < every_s:
+            return
+        seen[1] = now
+        frac, text = running.progress(seen[0])
+        if frac >= 1.0 and running.workload_done() and settle_s > 0:
+            high = min(counter.counts.high_for_us / 1e6, settle_s)
+            text = f"R/B high {high:.3g} of {settle_s:g} s"
+        report(frac, text)
+
+    return on_chunk
+
+
 def counters_record(texts: dict) -> dict:
     """The drive's own counters around a step: both reads as parsed, their WA, or why not.
     A counter that cannot be read costs a note, never the step: R/B is the measurement."""
@@ -91,7 +115,10 @@ def counters_record(texts: dict) -> dict:
 
 
 def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
-             progress: Callable[[int, int, str], None] | None = None) -> RunSummary:
+             progress: Callable[[int, int, str], None] | None = None,
+             step_progress: Callable[[float, str], None] | None = None) -> RunSummary:
+    """Run the plan's steps that have no record.  ``progress(i, n, label)`` as each step
+    starts; ``step_progress(fraction, text)`` within a step (see ``_step_watcher``)."""
     s = archive.settings
     windows = PulseWindows.from_dict(s["windows"])
     if hasattr(bench, "geometry_values"):  # the mock: its configuration, as given
@@ -111,10 +138,11 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
             progress(index, len(plan), label)
         running = bench.start(index, step, job)
         counter = PulseCounter(s["samplerate_hz"], windows, bit=bench.bit % 8)
+        watch = _step_watcher(running, counter, s["settle_s"], step_progress) if step_progress else None
         try:
             res = count_until_settled(running.stream, counter, settle_s=s["settle_s"],
                                       workload_done=running.workload_done, byte_index=bench.bit // 8,
-                                      max_wait_s=s.get("settle_timeout_s"))
+                                      max_wait_s=s.get("settle_timeout_s"), on_chunk=watch)
         finally:
             running.stream.close()
         try:

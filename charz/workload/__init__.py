@@ -19,6 +19,9 @@ fio (``_fio``)
     run_probe, run_jobfile run fio through a runner, parse its JSON
     parse_fio_json         → FioReport / FioJob / DirectionStats / LatencyStats
 
+000 Table 3 (``_table3``)
+    TABLE3_SIZES, table3_label   the micro-benchmarks' request sizes and names
+
 The guard's proof (``_claim``)
     ExclusiveClaim         what a writer to a block device must be given (the device
                            layer's ExclusiveHold satisfies it; no import between the layers)
@@ -44,6 +47,7 @@ from charz.workload._fio import (
 )
 from charz.workload._lba import Extent, FreshLbaAllocator
 from charz.workload._odirect import DirectIO, IOResult, open_direct
+from charz.workload._table3 import TABLE3_SIZES, table3_label
 
 __all__ = [
     "CommandRunner",
@@ -56,6 +60,7 @@ __all__ = [
     "FreshLbaAllocator",
     "IOResult",
     "LatencyStats",
+    "TABLE3_SIZES",
     "WORKLOADS_DIR",
     "is_block_device",
     "jobfile_argv",
@@ -66,4 +71,5 @@ __all__ = [
     "require_claim_for_write",
     "run_jobfile",
     "run_probe",
+    "table3_label",
 ]

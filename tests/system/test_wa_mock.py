@@ -71,23 +71,49 @@ def test_counts_through_sigrok_equal_the_simulators_die0_pulses_and_eq7_recomput
             assert r["estimate"]["wa"]["value"] == pytest.approx(wa, rel=1e-12)
 
 
-def _spread(r):
-    d = r["truth"]["die_program_pulses"]
-    return max(d) / (sum(d) / len(d)) - 1, min(d) / (sum(d) / len(d)) - 1
-
-
 @pytest.mark.parametrize("index", range(1, 41))
 def test_re_wa_within_000s_bounds(table3, index):
-    # 000 §4.3 (issue 13's bounds): < 1 % for 100 %-write, < 3 % for mixed micro-benchmarks
+    # 000 §4.3 (issue 13's bounds): < 1 % for 100 %-write, < 3 % for mixed micro-benchmarks.
+    # The mock collects garbage on lines over every die, so 000 §3.2.3's premise (every die
+    # does the same work) holds: within a step the dies' pulses differ by at most one per
+    # write frontier (host, GC) — checked here from the simulator's per-die counts.
     r = table3[2][index]
     bound = 0.01 if r["job"]["write_fraction"] >= 1.0 else 0.03
-    hi, lo = _spread(r)
-    if r["re_wa"] >= bound and max(hi, -lo) >= bound:
-        # RB-Explorer's premise (000 §3.2.3): every die does the same work.  When the simulated
-        # FTL breaks it, one die's count cannot stand for all; the count itself is checked above.
-        pytest.xfail(f"{r['label']}: simulated dies differ by {100 * hi:+.1f} / {100 * lo:+.1f} % "
-                     f"of their mean ({r['truth']['die_program_pulses']}); |RE_WA| {100 * r['re_wa']:.2f} %")
+    dies = r["truth"]["die_program_pulses"]
+    assert max(dies) - min(dies) <= 2, (r["label"], dies)
     assert r["re_wa"] < bound, r["label"]
+
+
+def test_progress_bars_fit_80_columns_on_a_wide_terminal(tmp_path):
+    # a terminal 200 columns wide (a pty, so rich draws live bars): the run's bar and the
+    # step's bar stay within 80 columns, as all of charz's output
+    import fcntl
+    import pty
+    import re
+    import struct
+    import termios
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 200, 0, 0))
+    proc = subprocess.Popen([*CHARZ, "wa", "run", "--mock", "--out", str(tmp_path / "p"), "--volume", "32m",
+                             "--files", "wa-w100-rd-align.fio", "--sizes", "512,4k", "--samplerate", "1M"],
+                            stdout=slave, stderr=slave, env={**os.environ, "COLUMNS": "200", "TERM": "xterm"})
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the pty
+            break
+        if not data:
+            break
+        out += data
+    os.close(master)
+    assert proc.wait(timeout=300) == 0
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.decode("utf-8", "replace"))
+    lines = [line for line in re.split(r"[\r\n]", text) if line.strip()]
+    assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+    assert any(re.search(r"\d/3 ", line) for line in lines)  # the run's bar: steps done of 3
+    assert any("starting the workload" in line or "sigrok replay" in line for line in lines)  # the step's bar
 
 
 def test_report_figures(table3, tmp_path):

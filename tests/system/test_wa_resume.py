@@ -79,3 +79,66 @@ def test_single_plane_mock_calibrates_to_mp_1(tmp_path):
                                 settle_s=0.02), log=lambda t: None)
     rec = read_wa_archive(root)[1][0]
     assert rec["m_p"]["value"] == 1 and rec["estimate"]["wa"]["value"] == pytest.approx(1.0, abs=0.01)
+
+
+# -- a bench run (real fio on a loop device, real sigrok-cli's demo analyser), killed and resumed --
+
+@pytest.mark.root
+def test_bench_run_killed_after_a_step_resumes_on_the_same_drive_only(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from conftest_device import LoopDevice, need_root, need_tools
+    need_root()
+    need_tools("losetup", "fio")
+    charz = [str(Path(sys.executable).parent / "charz")]
+    (tmp_path / "d").mkdir()
+    (tmp_path / "e").mkdir()
+    loop = LoopDevice(tmp_path / "d", size_bytes=64 << 20)
+    other = LoopDevice(tmp_path / "e", size_bytes=48 << 20)  # loops have no serial: told by size
+    try:
+        out = tmp_path / "bench"
+        # three steps of 4 MiB each; the demo pattern never settles, so each step lasts the
+        # settle timeout (2 s) after fio: time enough to kill the run inside step 1
+        args = ["wa", "run", "--device", loop.path, "--logic", "demo:analog_channels=0:D0", "--channels", "4",
+                "--chips", "1", "--dies", "1", "--page-size", "4k", "--mp", "1", "--volume", "4m", "--sizes",
+                "4k,8k,16k", "--files", "wa-w100-sq-align.fio", "--settle", "0.01", "--settle-timeout", "2",
+                "--confirm-serial", loop.kname, "--out", str(out), "--samplerate", "100k", "--quiet"]
+        proc = subprocess.Popen([*charz, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not (out / "steps" / "0000.json").exists():
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        before = read_wa_archive(out)[1]
+        assert list(before) == [0], "killed inside step 1"
+
+        # another drive is refused before anything is written to it or to the archive
+        p = subprocess.run([*charz, "wa", "resume", str(out), "--device", other.path, "--confirm-serial",
+                            other.kname, "--quiet"], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and "not the drive this run measured" in p.stderr, p.stdout + p.stderr
+        assert "size_bytes 50331648" in p.stderr
+        assert list(read_wa_archive(out)[1]) == [0]
+
+        # with the progress bars (not --quiet): the step's bar reads the loop device's written sectors
+        p = subprocess.run([*charz, "wa", "resume", str(out), "--confirm-serial", loop.kname],
+                           capture_output=True, text=True, timeout=300)
+        assert p.returncode == 4, p.stdout + p.stderr  # the demo pattern has no program pulse: untrusted, kept
+        assert "resuming" in p.stdout and "step 1 restarts" in p.stdout
+        assert "2/2" in p.stderr and max(len(line) for line in p.stderr.splitlines()) <= 80
+        after = read_wa_archive(out)[1]
+        assert sorted(after) == [0, 1, 2] and after[0] == before[0]
+        for i, bs in ((1, 8192), (2, 16384)):
+            r = after[i]
+            assert r["job"]["block_size"] == bs
+            assert r["logical_bytes"] == 4 << 20 and r["u_logical_bytes"] == 0, r["volume_evidence"]
+            fio = json.loads((out / "steps" / r["fio_json_file"]).read_text())
+            assert fio["jobs"][0]["write"]["io_bytes"] == 4 << 20 and fio["global options"]["bs"] == str(bs)
+    finally:
+        other.close()
+        loop.close()

@@ -82,8 +82,8 @@ def test_rb_counters_and_closed_form_agree(run):
     assert abs(rb[0] - sm[0]) <= 3 * math.hypot(rb[1], sm[1]), (rb, sm)
     # 3: the closed form at the geometry in the archive (U = ⌊T/(1 + ρ)⌋, docs/ftl.md)
     ftl = json.loads((out / "wa.json").read_text())["bench"]["ftl"]
-    units = ftl["blocks_per_plane"]  # multi-plane: one pool per die, one unit per block index
-    n_p = ftl["pages_per_block"] * ftl["planes"]
+    units = ftl["blocks_per_plane"]  # multi-plane: one unit per block index (a die's, or a line over all)
+    n_p = ftl["pages_per_block"] * ftl["planes"] * (_dies(ftl) if ftl.get("lines") else 1)
     t = ftl["channels"] * ftl["chips_per_channel"] * ftl["dies_per_chip"] * ftl["planes"] * units * \
         ftl["pages_per_block"]
     sf = (t - int(t / (1 + ftl["over_provisioning"]))) / t
@@ -94,13 +94,19 @@ def test_rb_counters_and_closed_form_agree(run):
     assert rb[0] - 3 * rb[1] > greedy(sf, n_p)
 
 
+def _dies(ftl: dict) -> int:
+    return ftl["channels"] * ftl["chips_per_channel"] * ftl["dies_per_chip"]
+
+
 def test_wa_show_and_model_print_the_three_views(run):
     out, p, _ = run
     assert "SMART" in p.stdout and max(len(x) for x in p.stdout.splitlines()) <= 80
     m = charz("wa", "model", "--archive", str(out))
     assert m.returncode == 0, m.stderr
     assert max(len(x) for x in m.stdout.splitlines()) <= 80
-    for text in ("greedy, 256 pages/block", "R/B pin, Eq. 7", "drive's SMART counters", "spare/physical",
+    ftl = json.loads((out / "wa.json").read_text())["bench"]["ftl"]  # GC unit: a line over every die
+    n_p = ftl["pages_per_block"] * ftl["planes"] * (_dies(ftl) if ftl.get("lines") else 1)
+    for text in (f"greedy, {n_p} pages/block", "R/B pin, Eq. 7", "drive's SMART counters", "spare/physical",
                  "spare/user", "held free"):
         assert text in m.stdout
 

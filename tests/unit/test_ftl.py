@@ -81,9 +81,10 @@ def mixed_requests(user_bytes: int, n: int, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("gc", ["greedy", "cost-benefit"])
 @pytest.mark.parametrize("multi_plane", [True, False])
 @pytest.mark.parametrize("write_cache", [False, True])
-def test_map_invariants_under_mixed_unaligned_io(gc, multi_plane, write_cache):
+@pytest.mark.parametrize("lines", [False, True])
+def test_map_invariants_under_mixed_unaligned_io(gc, multi_plane, write_cache, lines):
     cfg = FtlConfig(**SMALL, over_provisioning=0.15, gc=gc, multi_plane=multi_plane, write_cache=write_cache,
-                    write_cache_bytes=64 * 4096, seed=3)
+                    write_cache_bytes=64 * 4096, seed=3, lines=lines)
     drive = SimDrive(cfg)
     drive.precondition(0.6)
     want = expected_mapped(requests(OP_WRITE, 0, int(drive.user_bytes * 0.6) // 512 * 512), cfg.user_pages, 4096)
@@ -113,14 +114,16 @@ def test_sequential_overwrite_has_wa_one():
     check_map(drive)
 
 
+@pytest.mark.parametrize("lines", [False, True])
 @pytest.mark.parametrize("spare_factor", [0.07, 0.28])
-def test_greedy_uniform_random_matches_dayan_closed_form(spare_factor):
-    """000 §4.3 / issue 13 item 5: steady state, uniform random page overwrites, greedy."""
+def test_greedy_uniform_random_matches_dayan_closed_form(spare_factor, lines):
+    """000 §4.3 / issue 13 item 5: steady state, uniform random page overwrites, greedy;
+    per-die garbage collection and drive-wide lines alike."""
     formula = dayan_wa(spare_factor)
     assert formula == pytest.approx({0.07: 7.32, 0.28: 1.99}[spare_factor], abs=0.005)  # the issue's figures
     cfg = FtlConfig.with_spare_factor(spare_factor, channels=1, chips_per_channel=1, dies_per_chip=2, planes=2,
                                       blocks_per_plane=1024, pages_per_block=128, page_size=4096, gc="greedy",
-                                      trace_dies=())
+                                      trace_dies=(), lines=lines)
     assert cfg.spare_factor == pytest.approx(spare_factor, abs=1e-4)
     assert cfg.over_provisioning == pytest.approx(spare_factor / (1 - spare_factor))
     drive = SimDrive(cfg)
@@ -290,6 +293,34 @@ def test_one_die_stands_for_all_over_table3_samples():
         pulses = int((res.rb_trace(0).kind == KIND_PROGRAM).sum())
         eq7 = cfg.dies * pulses * cfg.pages_per_program
         assert eq7 == pytest.approx(res.flash_pages_programmed, rel=0.01 if w.write_fraction == 1 else 0.03), w.name
+
+
+@pytest.mark.parametrize("multi_plane", [True, False])
+def test_lines_give_every_die_the_same_programs_and_erases(multi_plane):
+    """000 §3.2.3's premise, "the operation in one die is the same as the ones in other
+    dies", holds by construction when every erase unit is a line over all dies (FEMU's
+    and pblk's lines): each write frontier walks the dies in turn a program at a time,
+    so within a run a die's program pulses differ from another's by at most one per
+    frontier (host, GC), and a collected line erases a block on every die.  Per-die
+    garbage collection does not: 000's unaligned sequential benchmark, with its
+    read-modify-write chains, sets the dies apart by far more than that."""
+    geo = dict(channels=4, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=64,
+               pages_per_block=128, page_size=4096, over_provisioning=2 / 14, multi_plane=multi_plane)
+    w = next(w for w in table3(128 << 20) if w.name == "4K-SQ-50%-W-4KiB-no-align")
+    spread = {}
+    for lines in (False, True):
+        cfg = FtlConfig(**geo, lines=lines, trace_dies=())
+        drive = SimDrive(cfg)
+        drive.precondition()
+        res = drive.run(make_requests(w, drive.user_bytes))
+        assert res.gc_copies > 0
+        spread[lines] = int(res.die_program_ops.max() - res.die_program_ops.min())
+        if lines:
+            assert spread[lines] <= 2, res.die_program_ops
+            assert (res.die_erases == res.die_erases[0]).all()
+            eq7 = cfg.dies * res.die_program_ops[0] * cfg.pages_per_program
+            assert abs(eq7 - res.flash_pages_programmed) <= 2 * cfg.dies * cfg.pages_per_program
+    assert spread[False] > 50 * spread[True] + 100, spread
 
 
 def test_ssd_v_preset_is_table2():

@@ -25,7 +25,7 @@ def cases(draw):
                     blocks_per_plane=draw(st.integers(24, 48)), pages_per_block=draw(st.sampled_from([4, 8, 16])),
                     page_size=draw(st.sampled_from([2048, 4096, 16384])),
                     over_provisioning=draw(st.floats(0.3, 1.0)), gc=draw(st.sampled_from(["greedy", "cost-benefit"])),
-                    multi_plane=draw(st.booleans()), write_cache=draw(st.booleans()),
+                    multi_plane=draw(st.booleans()), lines=draw(st.booleans()), write_cache=draw(st.booleans()),
                     write_cache_bytes=draw(st.sampled_from([32768, 262144])), cell=draw(st.sampled_from(["MLC", "SLC"])),
                     seed=draw(st.integers(0, 9)), trace_dies=(0,))
     return cfg, draw(st.integers(0, 2**32 - 1)), draw(st.floats(0.0, 1.0))
@@ -78,3 +78,6 @@ def test_books_balance(case):
         assert (tr.kind == KIND_READ).sum() == res.die_reads[0]
         assert (tr.kind == KIND_ERASE).sum() == res.die_erases[0]
         assert (tr.start_us[1:] >= tr.start_us[:-1] + tr.width_us[:-1]).all()
+        if cfg.lines:  # each frontier (host, GC) walks the dies in turn: ≤ 1 pulse apart each
+            assert res.die_program_ops.max() - res.die_program_ops.min() <= 2
+            assert (res.die_erases == res.die_erases[0]).all()

@@ -53,6 +53,7 @@ class FtlConfig:
     over_provisioning: float = 0.07  # spare / user (ρ); see spare_factor for spare / physical
     gc: str = "greedy"
     multi_plane: bool = True
+    lines: bool = False  # GC units span every die (FEMU/pblk lines) instead of one die or plane
     write_cache: bool = False
     write_cache_bytes: int = 32 << 20
     cell: str = "MLC"
@@ -85,6 +86,8 @@ class FtlConfig:
 
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
+        if self.policy != "plain" and self.lines:
+            raise ValueError(f"policy {self.policy!r} is modelled with per-die garbage collection only: lines=False")
         if self.policy != "plain" and self.write_cache:
             raise ValueError(f"policy {self.policy!r} runs without the FIFO write_cache (nvm/cdm bring their own)")
         if self.policy == "wolf" and (self.gc != "greedy" or not 1 <= self.wolf_groups <= 16):
@@ -164,10 +167,16 @@ class FtlConfig:
 
     @property
     def pools(self) -> int:
+        """Garbage-collection domains: the drive (lines), each die (multi-plane) or each plane."""
+        if self.lines:
+            return 1
         return self.dies if self.multi_plane else self.dies * self.planes
 
     @property
     def pages_per_unit(self) -> int:
+        """Pages of one erase unit: a block, a die's superblock, or a line over every die."""
+        if self.lines:
+            return self.pages_per_block * self.planes * self.dies
         return self.pages_per_block * self.pages_per_program
 
     @property
@@ -301,7 +310,9 @@ class SimDrive:
         self._g = np.zeros(K.N_G, dtype=np.int64)
         g = self._g
         g[K.G_DIES] = cfg.dies
-        g[K.G_PPD] = 1 if cfg.multi_plane else cfg.planes
+        g[K.G_PPD] = 1 if cfg.multi_plane or cfg.lines else cfg.planes
+        g[K.G_DPP] = cfg.dies if cfg.lines else 1
+        g[K.G_CPR] = g[K.G_EPU] = cfg.planes // cfg.pages_per_program if cfg.lines else 1
         g[K.G_UPP] = cfg.pages_per_unit
         g[K.G_PPO] = cfg.pages_per_program
         g[K.G_NPOOLS] = cfg.pools

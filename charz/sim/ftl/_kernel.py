@@ -8,8 +8,12 @@ numba loop at memory speed.  Everything the loop touches lives in arrays owned b
 
 Layout.  A *pool* is one garbage-collection domain: one die when programs are
 multi-plane (its *unit* is a superblock, one block per plane with the same index,
-erased together), one plane otherwise (its unit is one block).  Physical page
-``ppn = unit * upp + offset``; ``unit = pool * units_per_pool + b``.  Each pool has
+erased together), one plane otherwise (its unit is one block) — or, with *lines*,
+the whole drive: a unit is then the block of that index on every plane of every die
+(FEMU's and pblk's "line", Kang et al.'s superblock, 000 ref. [29]), filled a program
+chunk (``ppo`` pages) at a time on each die in turn, channel first.  Physical page
+``ppn = unit * upp + offset``; ``unit = pool * units_per_pool + b``; slot ``offset``
+of a unit lies on die ``(pool // ppd) * dpp + (offset // ppo) % dpp``.  Each pool has
 two write frontiers (host data, GC copies) so relocated (cold) data is not mixed
 with fresh (hot) data — the separation that lets cost-benefit win on skewed
 workloads.  A *program op* writes ``ppo`` pages (the planes of a multi-plane
@@ -39,9 +43,12 @@ FREE, OPEN, CLOSED = 0, 1, 2
 GC_GREEDY, GC_COST_BENEFIT = 0, 1
 
 # geometry / policy vector ``g``
+# G_PPD pools per die (planes when each plane is a pool); G_DPP dies per pool (all of
+# them with lines, else 1); G_CPR program chunks per die in one row of a line (planes
+# with single-plane programs, else 1); G_EPU erase pulses per die per collected unit
 (G_DIES, G_PPD, G_UPP, G_PPO, G_NPOOLS, G_UNITS_PER_POOL, G_PAGE_SIZE, G_USER_PAGES, G_GC,
- G_CACHE_CAP, G_RESERVE) = range(11)
-N_G = 11
+ G_CACHE_CAP, G_RESERVE, G_DPP, G_CPR, G_EPU) = range(14)
+N_G = 14
 # per-run counters ``ctr``
 (C_HOST_W_BYTES, C_HOST_R_BYTES, C_HOST_PAGES_W, C_HOST_PROG, C_GC_COPIES, C_ERASES, C_FLASH_READS,
  C_RMW_READS, C_HOST_FLASH_READS, C_COALESCED, C_TRIM_PAGES, C_TRACE_N, C_OVERFLOW, C_ERROR,
@@ -87,19 +94,22 @@ def _emit(die, code, ctr, tr_die, tr_code):
 
 
 @_jit
-def _read_op(die, ctr, dc, traced, tr_die, tr_code):
-    ctr[C_FLASH_READS] += 1
-    dc[die, D_READS] += 1
+def _pulse(die, code, total, per_die, ctr, dc, traced, tr_die, tr_code):
+    """A read or erase pulse: counted drive-wide (``ctr[total]``) and per die."""
+    ctr[total] += 1
+    dc[die, per_die] += 1
     if traced[die]:
-        _emit(die, CODE_READ, ctr, tr_die, tr_code)
+        _emit(die, code, ctr, tr_die, tr_code)
+
+
+@_jit
+def _read_op(die, ctr, dc, traced, tr_die, tr_code):
+    _pulse(die, CODE_READ, C_FLASH_READS, D_READS, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
 def _erase_op(die, ctr, dc, traced, tr_die, tr_code):
-    ctr[C_ERASES] += 1
-    dc[die, D_ERASES] += 1
-    if traced[die]:
-        _emit(die, CODE_ERASE, ctr, tr_die, tr_code)
+    _pulse(die, CODE_ERASE, C_ERASES, D_ERASES, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
@@ -138,6 +148,18 @@ def _bucket_remove(un, pool, v, ut, bhead):
 
 
 @_jit
+def _slot_die(pool, off, g):
+    """The die holding slot ``off`` of a unit of ``pool`` (see Layout)."""
+    return (pool // g[G_PPD]) * g[G_DPP] + (off // g[G_PPO]) % g[G_DPP]
+
+
+@_jit
+def _slot_page(off, g):
+    """The page index inside its block of slot ``off``: MLC lower (even) / upper (odd)."""
+    return off // g[G_PPO] // g[G_DPP] // g[G_CPR]
+
+
+@_jit
 def _invalidate(ppn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
     """Physical page ``ppn`` no longer holds live data."""
     un = ppn // g[G_UPP]
@@ -164,11 +186,12 @@ def _place(pool, stream, lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc,
     p2l[ppn] = lpn
     ut[un, U_VALID] += 1
     pt[pool, Q_VALID] += 1
-    off += 1
     pt[pool, Q_PEND_H + stream] += 1
-    if off % ppo == 0:
-        _program_op(pool // g[G_PPD], pt[pool, Q_PEND_H + stream], (off - 1) // ppo, ctr, dc, traced, tr_die, tr_code)
+    if (off + 1) % ppo == 0:  # the chunk on this slot's die is full: one program pulse
+        _program_op(_slot_die(pool, off, g), pt[pool, Q_PEND_H + stream], _slot_page(off, g), ctr, dc, traced,
+                    tr_die, tr_code)
         pt[pool, Q_PEND_H + stream] = 0
+    off += 1
     if off == upp:
         ut[un, U_STATE] = CLOSED
         ut[un, U_CLOSE] = pers[P_CLOCK]
@@ -235,14 +258,13 @@ def _gc_once(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr
         ctr[C_ERROR] = ERR_NO_VICTIM
         return
     upp = g[G_UPP]
-    die = pool // g[G_PPD]
     _bucket_remove(un, pool, ut[un, U_VALID], ut, bhead)
     ut[un, U_STATE] = VICTIM
     base = un * upp
     for i in range(upp):
         lpn = p2l[base + i]
         if lpn >= 0:
-            _read_op(die, ctr, dc, traced, tr_die, tr_code)
+            _read_op(_slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
             p2l[base + i] = -1
             ut[un, U_VALID] -= 1
             pt[pool, Q_VALID] -= 1
@@ -255,7 +277,10 @@ def _gc_once(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr
     ut[un, U_ERASES] += 1
     fstack[pool, pt[pool, Q_FREE_TOP]] = un
     pt[pool, Q_FREE_TOP] += 1
-    _erase_op(die, ctr, dc, traced, tr_die, tr_code)
+    d0 = (pool // g[G_PPD]) * g[G_DPP]
+    for die in range(d0, d0 + g[G_DPP]):  # a line erases its block(s) on every die
+        for _ in range(g[G_EPU]):
+            _erase_op(die, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
@@ -281,7 +306,9 @@ def _write_flash(lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
     rewrites a page a fixed number of times, so every page's last copy lands on the
     same die (which fills, or alone pays the GC), and under random writes the dies'
     valid counts drift a few tenths of a per cent — ±3 % in one die's program count at
-    OP 7 %.  With a fixed logical share per die, neither can happen."""
+    OP 7 %.  With a fixed logical share per die, neither can happen.  With lines there
+    is one pool: a page goes wherever the frontier is (FEMU's write pointer), and no die
+    can fill or pay the GC alone, since free space and victims are the whole drive's."""
     old = l2p[lpn]
     if old >= 0:  # invalidate first: a victim chosen below then need not copy it
         _invalidate(old, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced)
@@ -301,7 +328,7 @@ def _write_flash(lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
 
 @_jit
 def _die_of(ppn, g):
-    return (ppn // g[G_UPP]) // g[G_UNITS_PER_POOL] // g[G_PPD]
+    return _slot_die((ppn // g[G_UPP]) // g[G_UNITS_PER_POOL], ppn % g[G_UPP], g)
 
 
 @_jit
@@ -389,12 +416,11 @@ def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, l2p, p2l,
         if ctr[C_TRACE_N] > half or ctr[C_ERROR] != 0:
             return n
         _evict_one(cache_ring, cache_slot, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
-    ppo = g[G_PPO]
     for pool in range(g[G_NPOOLS]):
         for s in range(2):
             pend = pt[pool, Q_PEND_H + s]
             if pend > 0:  # a unit that closed did so at a stripe end, with nothing pending
-                _program_op(pool // g[G_PPD], pend, (pt[pool, Q_PTR_H + s] - 1) // ppo, ctr, dc, traced, tr_die,
-                            tr_code)
+                last = pt[pool, Q_PTR_H + s] - 1
+                _program_op(_slot_die(pool, last, g), pend, _slot_page(last, g), ctr, dc, traced, tr_die, tr_code)
                 pt[pool, Q_PEND_H + s] = 0
     return n + 1

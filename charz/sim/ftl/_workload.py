@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from charz.sim.ftl._kernel import OP_READ, OP_TRIM, OP_WRITE
+from charz.workload._table3 import TABLE3_SIZES, table3_label
 
 REQUEST_DTYPE = np.dtype([("op", np.uint8), ("offset", np.int64), ("length", np.int64)])
 SECTOR = 512
@@ -59,10 +60,7 @@ class Workload:
     @property
     def name(self) -> str:
         """000 Table 3's label, e.g. ``4K-RD-100%-W-4KiB-align``."""
-        bs = self.block_size
-        size = f"{bs // 1024}K" if bs % 1024 == 0 else f"{bs}B"
-        return (f"{size}-{'RD' if self.random else 'SQ'}-{round(self.write_fraction * 100)}%-W-"
-                f"4KiB-{'align' if self.aligned else 'no-align'}")
+        return table3_label(self.block_size, self.random, self.write_fraction, self.aligned)
 
 
 def requests(op, offset, length) -> np.ndarray:
@@ -109,9 +107,6 @@ def make_requests(w: Workload, user_bytes: int) -> np.ndarray:
         span = (user_bytes - start) // bs * bs
         offsets = start + (np.arange(n, dtype=np.int64) * bs) % span
     return requests(ops, offsets, np.full(n, bs, dtype=np.int64))
-
-
-TABLE3_SIZES = (512, 4096, 8192, 16384, 32768)
 
 
 def table3(volume_bytes: int, seed: int = 1) -> list[Workload]:
