@@ -128,6 +128,11 @@ def _median_abs_diff(x, integer_codes, diffs, counts):
 
 
 @_jit
+def _median3(a, b, c):
+    return max(min(a, b), min(max(a, b), c))
+
+
+@_jit
 def _sum(x):
     """Exact for integer codes (int64); a plain zero-based loop, which LLVM vectorises."""
     s = 0
@@ -258,10 +263,8 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
 
     # Idle level just before the request: blocks that end before time zero.
     if k_trig >= LOCAL_BLOCKS:
-        a = bm[min(max(k_trig - 1, 0), nb - 1)]
-        b = bm[min(max(k_trig - 2, 0), nb - 1)]
-        c = bm[min(max(k_trig - 3, 0), nb - 1)]
-        local = max(min(a, b), min(max(a, b), c))  # median of three
+        local = _median3(bm[min(max(k_trig - 1, 0), nb - 1)], bm[min(max(k_trig - 2, 0), nb - 1)],
+                         bm[min(max(k_trig - 3, 0), nb - 1)])
     else:
         local = baseline
 
@@ -307,10 +310,7 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
     # the end is where the current reaches the level that follows it.
     after = post
     if not none and last_k + 4 < nb:
-        a = bm[last_k + 2]
-        b = bm[last_k + 3]
-        c = bm[last_k + 4]
-        after = max(min(a, b), min(max(a, b), c))
+        after = _median3(bm[last_k + 2], bm[last_k + 3], bm[last_k + 4])
     thr_s = (max(thr_start, baseline + margin) - yz) / ym + yo
     thr_e = (max(thr_end, post + margin, after + margin, plateau_hi + margin) - yz) / ym + yo
     span = min(3 * block + W_EDGE + W_EDGE - 1, n)
