@@ -43,7 +43,7 @@ from charz.analysis._energy import PowerBudget
 from charz.analysis._reads import ReadUnitResult
 from charz.analysis._rmw import RmwResult
 from charz.analysis._setup import SetupWarning
-from charz.analysis._stages import EnergyRow, budget_stage, energy_stage, read_stage, rmw_stage, setup_stage
+from charz.analysis._stages import EnergyRow, _values, budget_stage, energy_stage, read_stage, rmw_stage, setup_stage
 from charz.errors import AnalysisError
 
 UNUSABLE = FLAG_NO_ACTIVITY | FLAG_TRUNCATED | FLAG_CLIPPED | FLAG_NONFINITE
@@ -235,7 +235,7 @@ def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given) ->
     rows = []
     for i in idx:
         tr = traces[i]
-        v = (np.asarray(tr.codes, dtype=np.float64) - tr.y_offset_codes) * tr.y_mult + tr.y_zero - table.local_baseline_a[i]
+        v = _values(tr) - table.local_baseline_a[i]
         ti = tr.t_first_s + np.arange(tr.codes.size) * tr.sample_interval_s
         rows.append(v if (tr.codes.size == n and tr.sample_interval_s == dt and tr.t_first_s == first.t_first_s)
                     else np.interp(t, ti, v))
@@ -255,7 +255,7 @@ def _scheme_quantity(allocation: AllocationResult | None, rise: RiseResult | Non
         return Quantity.undetermined("", INFERRED, f"the views disagree: durations say {by_dur} ({why_dur}); "
                                      f"the rise says {by_rise} ({why_rise})", decided_by="neither")
     if by_dur and by_rise:
-        conf = combine_confidence(min(allocation.confidence, rise.scheme_confidence, key=[HIGH, MEDIUM, "low"].index), cap)
+        conf = combine_confidence(allocation.confidence, rise.scheme_confidence, cap)
         return Quantity(by_dur, "", INFERRED, confidence=conf, evidence=f"durations: {why_dur}; rise: {why_rise}",
                         details={"decided_by": "both"})
     if by_dur:
