@@ -15,8 +15,11 @@ with the seeds' range (min–max) so a margin can be read against run-to-run spr
    copy-outs on average over its JEDEC and OLTP traces.
 3. **002 §5–6** (Dayan et al., Wolf): two equal halves of the space taking 90 % and 10 %
    of the updates (002 §6.1), S_f = 0.2 (LBA/PBA 0.8): steady-state WA of one greedy
-   group, Wolf without movement operations (greedy across its groups), and Wolf; then
-   the halves' frequencies swap: the extra GC copies over the same run without a swap
+   group, Wolf without movement operations (greedy across its groups), FDP as 002 §5
+   describes it (the groups keep their order and are presumed as hot as their rank, so
+   pages move between groups instead of space; least-recently-cleaned victims — a
+   reconstruction from 002's text, not Stoica & Ailamaki's code), and Wolf; then the
+   halves' frequencies swap: the extra GC copies over the same run without a swap
    (÷ PBA, 002's measure: Wolf 0.7 %, FDP 152 %), the peak WA in windows of a quarter
    user space, and the writes until WA is back within 3 % of the no-swap run's.
    Beside: Eq. 5 with Eq. 8's shares for perfectly separated groups.
@@ -126,7 +129,10 @@ def wolf_drive(**kw) -> FtlConfig:
                                        blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=(), **kw)
 
 
-def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: int = 16):
+WINDOWS = 32  # of U/4 after the swap: FDP needs about 4 U to settle
+
+
+def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: int = WINDOWS):
     """Steady 90/10 writes over equal halves, then ``windows`` quarter-user-space windows
     (with the halves' frequencies swapped if ``swap``): steady WA, window WAs and copies."""
     d = SimDrive(cfg)
@@ -151,6 +157,7 @@ def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: i
 def wolf(seeds) -> None:
     base = wolf_drive()
     rows = [("one greedy group", base), ("Wolf, no movement", replace(base, policy="wolf", wolf_movement=False)),
+            ("FDP (002's account)", replace(base, policy="wolf", wolf_fdp=True)),
             ("Wolf", replace(base, policy="wolf"))]
     lp = 1 - base.spare_factor
     s, p = np.array([0.5, 0.5]), np.array([0.1, 0.9])
@@ -159,9 +166,9 @@ def wolf(seeds) -> None:
     print(f"3. 002 §6.1: equal halves taking 90 % / 10 % of 4 KiB random updates,\n"
           f"   S_f 0.2 (LBA/PBA {lp:.1f}); {base.dies} dies × {base.planes} planes, "
           f"{base.physical_pages * 4096 / 2**20:.0f} MiB, 5 user spaces (U)\n   of warm-up; after the swap "
-          f"16 windows of U/4; median (range) over {len(seeds)} seeds")
-    print(f"   {'':<36}{'after the swap':^24}".rstrip())
-    print(f"   {'manager':<19}{'steady WA':>17}{'mean':>6}{'peak':>6}{'extra':>6}{'back':>6}")
+          f"{WINDOWS} windows of U/4; median (range) over {len(seeds)} seeds")
+    print(f"   {'':<37}{'after the swap':^24}".rstrip())
+    print(f"   {'manager':<20}{'steady WA':>17}{'mean':>6}{'peak':>6}{'extra':>6}  {'back (range)':<16}")
     for label, cfg in rows:
         st, mean_after, peak, extra, back = [], [], [], [], []
         for seed in seeds:
@@ -173,9 +180,14 @@ def wolf(seeds) -> None:
             extra.append(100 * (c_swap - c_ref) / cfg.physical_pages)
             level = float(np.median(ref))
             off = np.flatnonzero(was > 1.03 * level)
-            back.append(0.0 if len(off) == 0 else (off[-1] + 1) / 4)
-        print(f"   {label:<19}{spread(st):>17}{statistics.median(mean_after):>6.2f}{statistics.median(peak):>6.2f}"
-              f"{statistics.median(extra):>5.0f}%{statistics.median(back):>5.2f}U")
+            # never back inside the run: recorded past its end, printed as "> run"
+            back.append(0.0 if len(off) == 0 else math.inf if off[-1] == len(was) - 1 else (off[-1] + 1) / 4)
+        b = statistics.median(back)
+        b_txt = f"> {len(was) / 4:.0f} U" if math.isinf(b) else f"{b:.2f} U"
+        if not math.isinf(b) and min(back) < max(back):
+            b_txt += f" ({min(back):.2f}–" + ("end)" if math.isinf(max(back)) else f"{max(back):.2f})")
+        print(f"   {label:<20}{spread(st):>17}{statistics.median(mean_after):>6.2f}{statistics.median(peak):>6.2f}"
+              f"{statistics.median(extra):>5.0f}%  {b_txt:<16}".rstrip())
     print(f"   closed forms: uniform writes (Eq. 3) {dayan_wa(lp):.2f}; two perfectly separated groups\n"
           f"   with Eq. 8's shares (Eq. 5) {eq5:.2f}.  extra: GC copies over the no-swap run,\n"
           f"   % of PBA (002, oracle detector: Wolf 0.7 %, FDP 152 %); back: U written after\n"

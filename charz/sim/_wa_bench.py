@@ -24,7 +24,7 @@ from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_byt
 
 __all__ = ["MockWaBench", "ftl_label", "ftl_options", "mock_config"]
 
-FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "nvm", "cdm")
+FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "fdp", "nvm", "cdm")
 
 KIND_PROGRAM = 1
 
@@ -59,6 +59,8 @@ def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
         return {"gc": name}
     if name == "wolf":
         return {"policy": "wolf"}
+    if name == "fdp":
+        return {"policy": "wolf", "wolf_fdp": True}
     if nvm_cache_bytes <= 0:
         raise ValueError(f"--mock-ftl {name} needs an NVM cache: --mock-nvm-cache SIZE (e.g. 8m)")
     return {"policy": name, "nvm_cache_bytes": nvm_cache_bytes}
@@ -68,6 +70,8 @@ def ftl_label(ftl: dict) -> str:
     """One line naming a simulated drive's manager, from its ``FtlConfig`` fields."""
     policy = ftl.get("policy", "plain")
     op = f"OP {100 * ftl['over_provisioning']:.1f} %"
+    if policy == "wolf" and ftl.get("wolf_fdp"):
+        return f"FDP as 002 §5 describes it, {ftl.get('wolf_groups', 2)} groups; {op}"
     if policy == "wolf":
         how = "movement operations" if ftl.get("wolf_movement", True) else "no movement"
         return f"Wolf, {ftl.get('wolf_groups', 2)} groups, {how} (002 §5); {op}"

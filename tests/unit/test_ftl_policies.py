@@ -2,8 +2,9 @@
 an NVM cache with and without Cooperative Data Management (004 §III).
 
 Truth from outside the policies: their limits are the plain FTL, operation for
-operation (Wolf with one group, a cache of size zero); Wolf's over-provisioning split
-is 002 Eq. 8, computed here from the paper's formula; a CDM cache holding every page
+operation (Wolf with one group, a cache of size zero); FDP's least-recently-cleaned
+cleaner with one group meets Desnoyers' LRW closed form (scipy's Lambert W); Wolf's
+over-provisioning split is 002 Eq. 8, computed here from the paper's formula; a CDM cache holding every page
 leaves garbage collection nothing to copy (004: cached copies make flash copies
 removable); the map invariants are checked against the request stream alone.
 """
@@ -14,6 +15,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from scipy.special import lambertw
 
 from charz.sim.ftl import OP_READ, OP_TRIM, OP_WRITE, FtlConfig, SimDrive, Workload, make_requests, requests
 from charz.sim.ftl._wolf import op_shares
@@ -172,9 +174,65 @@ def test_wolf_follows_a_hot_cold_swap():
     assert was["wolf"] < 0.95 * was["greedy"]
 
 
-@pytest.mark.parametrize("movement", [True, False])
-def test_wolf_map_invariants_under_mixed_io(movement):
-    cfg = FtlConfig(**SMALL, over_provisioning=0.3, policy="wolf", wolf_groups=3, wolf_movement=movement)
+def lrw_wa(sf: float) -> float:
+    """Desnoyers' LRW / FIFO cleaning under uniform random page writes, S_f = spare/physical:
+    WA = α / (α + W₀(−α·e^−α)), α = 1/(1 − S_f) — scipy's Lambert W, not charz's models."""
+    a = 1.0 / (1.0 - sf)
+    return float(a / (a + lambertw(-a * np.exp(-a)).real))
+
+
+def test_fdp_with_one_group_cleans_as_lrw_predicts():
+    """FDP's least-recently-cleaned victims (002 §2.2) on uniform random writes are the
+    LRW model's FIFO cleaner: its WA lies in the closed form's band for the 1–2 units
+    per pool the GC keeps open or free; one greedy group, same drive, lies below it."""
+    base = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=1,
+                                       blocks_per_plane=512, pages_per_block=64, page_size=4096, trace_dies=())
+    n = base.units_per_pool
+    lo, hi = lrw_wa(0.2 - 1 / n), lrw_wa(0.2 - 2 / n)
+    was = {}
+    for name, cfg in (("greedy", base), ("fdp", replace(base, policy="wolf", wolf_groups=1, wolf_fdp=True))):
+        d = SimDrive(cfg)
+        d.precondition()
+        u = d.user_bytes
+        for k in range(4):
+            d.run(make_requests(Workload(block_size=4096, volume_bytes=u, seed=k), u))
+        was[name] = d.run(make_requests(Workload(block_size=4096, volume_bytes=2 * u, seed=9), u)).true_wa
+        check_map(d)
+    assert lo * 0.99 < was["fdp"] < hi * 1.01
+    assert was["greedy"] < lo * 0.99
+
+
+def test_fdp_pays_for_a_hot_cold_swap_and_wolf_does_not():
+    """002 §5 and §6.1: FDP (fixed group order, pages move instead of space) separates a
+    stable 90/10 workload (WA under one greedy group's) but after the halves swap it
+    copies far more than Wolf while the swapped pages trickle between its groups; Wolf
+    re-ranks its groups and moves space, so its WA hardly moves."""
+    base = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=2,
+                                       blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=())
+    out = {}
+    for name, cfg in (("greedy", base), ("fdp", replace(base, policy="wolf", wolf_fdp=True)),
+                      ("wolf", replace(base, policy="wolf"))):
+        d, st = steady(cfg, warm=4)
+        u = d.user_bytes
+        half = u // 2 // 4096 * 4096
+        w = Workload(block_size=4096, volume_bytes=u // 2, hot_space=0.5, hot_share=0.9, seed=8)
+        runs = []
+        for k in range(4):  # two user spaces after the swap, in halves
+            reqs = make_requests(replace(w, seed=80 + k), u)
+            reqs["offset"] = (reqs["offset"] + half) % u
+            runs.append(d.run(reqs))
+        out[name] = st.true_wa, [r.true_wa for r in runs], sum(r.gc_copies for r in runs)
+        check_map(d)
+    assert out["fdp"][0] < 0.97 * out["greedy"][0]  # FDP does separate hot from cold
+    assert out["fdp"][1][0] > 1.2 * out["fdp"][0]  # … and the swap costs it (3.6 vs 2.65)
+    assert max(out["wolf"][1]) < 1.06 * out["wolf"][0]  # Wolf: no transient to speak of
+    assert out["fdp"][2] > 1.25 * out["wolf"][2]  # 1.4x over these two user spaces
+
+
+@pytest.mark.parametrize("movement, fdp", [(True, False), (False, False), (True, True)])
+def test_wolf_map_invariants_under_mixed_io(movement, fdp):
+    cfg = FtlConfig(**SMALL, over_provisioning=0.3, policy="wolf", wolf_groups=3, wolf_movement=movement,
+                    wolf_fdp=fdp)
     d = SimDrive(cfg)
     d.precondition(0.7)
     want = mapped_after(requests(OP_WRITE, 0, int(d.user_bytes * 0.7) // 512 * 512), np.zeros(cfg.user_pages, bool),
@@ -253,6 +311,8 @@ def test_cdm_copies_out_less_than_nvm_basic():
 
 
 def test_policy_options_are_checked():
+    with pytest.raises(ValueError, match="wolf_fdp is a variant"):
+        FtlConfig(**SMALL, wolf_fdp=True)
     with pytest.raises(ValueError, match="policy must be one of"):
         FtlConfig(**SMALL, policy="lru")
     with pytest.raises(ValueError, match="without the FIFO write_cache"):

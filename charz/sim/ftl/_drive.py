@@ -69,6 +69,9 @@ class FtlConfig:
     wolf_groups: int = 2  # Wolf: groups by update frequency (1: the plain greedy manager)
     wolf_interval: float = 0.001  # Wolf: statistics interval, fraction of the user pages (002: 0.001)
     wolf_movement: bool = True  # Wolf: movement operations (False: greedy across groups)
+    # Wolf's groups run as 002 §5 describes FDP (Stoica & Ailamaki): fixed group order, each
+    # group presumed as hot as its rank, least-recently-cleaned victims within a group
+    wolf_fdp: bool = False
     nvm_cache_bytes: int = 0  # nvm / cdm: the NVM cache (0: none, the plain FTL)
 
     def __post_init__(self) -> None:
@@ -92,6 +95,9 @@ class FtlConfig:
             raise ValueError(f"policy {self.policy!r} runs without the FIFO write_cache (nvm/cdm bring their own)")
         if self.policy == "wolf" and (self.gc != "greedy" or not 1 <= self.wolf_groups <= 16):
             raise ValueError(f"wolf cleans greedily with 1–16 groups, got gc={self.gc!r}, groups={self.wolf_groups}")
+        if self.wolf_fdp and (self.policy != "wolf" or not self.wolf_movement):
+            raise ValueError("wolf_fdp is a variant of policy 'wolf' with its space shares kept: "
+                             "policy='wolf', wolf_movement=True")
         if not 0.0 < self.wolf_interval <= 1.0:
             raise ValueError(f"wolf_interval must be in (0, 1], got {self.wolf_interval}")
         if self.nvm_cache_bytes < 0 or self.nvm_cache_bytes % self.page_size:

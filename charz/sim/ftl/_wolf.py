@@ -45,7 +45,18 @@ What 002 §5 asks for, and how it is done here:
   group (002 §5.5.1's "greedy across groups", whose shares drift by themselves to
   equal cleaning efficiency, Eq. 6) — the comparison for the value of movement.
 
-With one group none of this acts and the manager is the plain greedy FTL, operation
+* **FDP, the baseline 002 measures Wolf against** (``wolf_fdp``; Stoica & Ailamaki,
+  VLDB 2013), as 002 §2.2 and §5 describe it — a reconstruction from that text, not
+  from FDP's code: the groups keep a fixed order and each is *presumed* as hot as its
+  rank (the r-th coldest gets the r-th lowest measured hit rate and that group's p,
+  for the detector and for the shares), so after a workload change pages move between
+  groups instead of space; cleaning within a group is least-recently-cleaned (the unit
+  closed longest ago with an invalid page).  The group to clean is still the one with
+  the greatest surplus over its share: FDP keeps an allocation too (002: found by hill
+  climbing; Eq. 8 is within 1 % of it).  With one group it is the FIFO cleaner of
+  Desnoyers' LRW model (a unit test holds it to the closed form).
+
+With one group none of Wolf acts and the manager is the plain greedy FTL, operation
 for operation (a unit test holds that).  Not done: creating and merging groups
 (§5.2) — the number of groups is fixed (``wolf_groups``).
 
@@ -64,8 +75,8 @@ from charz.sim.ftl import _kernel as K
 from charz.sim.ftl._kernel import _jit
 
 # wolf parameters ``wp`` (int64)
-WP_G, WP_H, WP_MOVE = range(3)
-N_WP = 3
+WP_G, WP_H, WP_MOVE, WP_FDP = range(4)
+N_WP = 4
 # wolf scalar state ``ws`` (int64): host writes in the current interval
 WS_IW = 0
 N_WS = 1
@@ -157,7 +168,7 @@ def _wolf_pop(pool, x, stream, G, ut, pt, fstack, wpt, ugrp, ctr):
 
 
 @_jit
-def _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gp, gi, shares, sz, pp,
+def _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gpu, gi, shares, sz, pp,
                   order):
     """Which group of ``pool`` gives up a unit: the greatest surplus over its Eq. 8
     share among groups holding a unit with an invalid page (movement), or the pool's
@@ -177,7 +188,7 @@ def _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, tr
         return best
     for x in range(G):
         sz[x] = float(wpt[base + x, K.Q_VALID])
-        pp[x] = gp[x]
+        pp[x] = gpu[x]
         order[gi[x, GI_RANK]] = x
     _shares(sz, pp, float((g[K.G_UNITS_PER_POOL] - g[K.G_RESERVE]) * upp), True, order, shares)
     best, best_s = -1, -1e300
@@ -228,16 +239,34 @@ def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz, gtc):
 
 
 @_jit
+def _lru_victim(pool, x, g, ut, ugrp):
+    """FDP's least-recently-cleaned unit of group ``x`` in ``pool``: the one closed
+    longest ago (units are filled in the order they were cleaned) among those with an
+    invalid page — an all-valid unit would be copied whole and give nothing back."""
+    n = g[K.G_UNITS_PER_POOL]
+    upp = g[K.G_UPP]
+    best, best_t = -1, np.iinfo(np.int64).max
+    for un in range(pool * n, pool * n + n):
+        if ugrp[un] == x and ut[un, K.U_STATE] == K.CLOSED and ut[un, K.U_VALID] < upp \
+                and ut[un, K.U_CLOSE] < best_t:
+            best, best_t = un, ut[un, K.U_CLOSE]
+    return best
+
+
+@_jit
 def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
-             s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order):
+             s1, s2, wp, gpu, gi, ghit, gsz, gtc, gref, shares, sz, pp, order):
     G = wp[WP_G]
-    x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gp, gi, shares, sz, pp,
+    x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gpu, gi, shares, sz, pp,
                       order)
     if x < 0:
         ctr[K.C_ERROR] = K.ERR_NO_VICTIM
         return
     sp = pool * G + x
-    un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
+    if wp[WP_FDP]:
+        un = _lru_victim(pool, x, g, ut, ugrp)
+    else:
+        un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
     upp = g[K.G_UPP]
     die = pool // g[K.G_PPD]
     K._bucket_remove(un, sp, ut[un, K.U_VALID], ut, wbh)
@@ -267,8 +296,12 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
 
 
 @_jit
-def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now):
-    """002 Listing 2: update each p_x from the interval's writes, re-sort by hit rate."""
+def _interval_end(g, wpt, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a, now):
+    """002 Listing 2: update each p_x from the interval's writes, re-sort by hit rate.
+    FDP (``wp[WP_FDP]``): the groups keep their order and each is presumed as hot as its
+    rank — the r-th coldest group gets the r-th lowest measured hit rate and that
+    group's p for the detector and the shares (002 §5: FDP "makes assumptions about the
+    update frequencies of the groups based on their relative order")."""
     G = wp[WP_G]
     h = float(wp[WP_H])
     npools = g[K.G_NPOOLS]
@@ -298,13 +331,26 @@ def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now):
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = y
+    if wp[WP_FDP] == 0:
+        for r in range(G):
+            gi[order[r], GI_RANK] = r
+        for x in range(G):
+            gpu[x] = gp[x]
+        return
+    p_sorted = np.empty(G)
+    h_sorted = np.empty(G)
     for r in range(G):
-        gi[order[r], GI_RANK] = r
+        p_sorted[r] = gp[order[r]]
+        h_sorted[r] = hit[order[r]]
+    for x in range(G):
+        r = gi[x, GI_RANK]
+        gpu[x] = p_sorted[r]
+        hit[x] = h_sorted[r]
 
 
 @_jit
 def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
-             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, a):
+             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a):
     """The plain kernel's request loop (no write cache) with Wolf's write path; same
     return convention as ``run_kernel``."""
     G = wp[WP_G]
@@ -355,7 +401,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                 s1[p] = now
                 ws[WS_IW] += 1
                 if ws[WS_IW] >= wp[WP_H]:
-                    _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now)
+                    _interval_end(g, wpt, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a, now)
                 k = K._stripe_slot(p, g[K.G_NPOOLS])
                 dies = g[K.G_DIES]
                 pool = (k % dies) * g[K.G_PPD] + (k // dies) % g[K.G_PPD]
@@ -363,7 +409,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                 if wpt[sp, K.Q_OPEN_H] < 0:
                     while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
                         _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
-                                 tr_code, wpt, wbh, ugrp, s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp,
+                                 tr_code, wpt, wbh, ugrp, s1, s2, wp, gpu, gi, ghit, gsz, gtc, gref, shares, sz, pp,
                                  order)
                         if ctr[K.C_ERROR] != 0:
                             return r
@@ -422,8 +468,10 @@ class WolfState:
         self.wp[WP_G] = G
         self.wp[WP_H] = max(1, round(cfg.wolf_interval * user_pages))
         self.wp[WP_MOVE] = int(cfg.wolf_movement)
+        self.wp[WP_FDP] = int(cfg.wolf_fdp)
         self.ws = np.zeros(N_WS, dtype=np.int64)
-        self.gp = np.full(G, 1.0 / G)
+        self.gp = np.full(G, 1.0 / G)  # p_x measured
+        self.gpu = self.gp.copy()  # p_x the shares use (FDP: presumed from the rank)
         self.gi = np.zeros((G, N_GI), dtype=np.int64)
         self.gi[:, GI_RANK] = np.arange(G)
         self.ghit = np.zeros(G)  # hit rates p_x/s_x at the last interval's end
@@ -434,7 +482,7 @@ class WolfState:
 
     def run(self, ops, offs, lens, r, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
         return run_wolf(ops, offs, lens, r, True, g, self.gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
-                        tr_die, tr_code, self.wpt, self.wbh, self.ugrp, self.s1, self.s2, self.wp, self.ws, self.gp,
+                        tr_die, tr_code, self.wpt, self.wbh, self.ugrp, self.s1, self.s2, self.wp, self.ws, self.gp, self.gpu,
                         self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a)
 
     def group_sizes(self, pools: int) -> np.ndarray:
