@@ -157,7 +157,7 @@ def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: i
 def wolf(seeds) -> None:
     base = wolf_drive()
     rows = [("one greedy group", base), ("Wolf, no movement", replace(base, policy="wolf", wolf_movement=False)),
-            ("FDP (002's account)", replace(base, policy="wolf", wolf_fdp=True)),
+            ("FDP, 002's account", replace(base, policy="wolf", wolf_fdp=True)),
             ("Wolf", replace(base, policy="wolf"))]
     lp = 1 - base.spare_factor
     s, p = np.array([0.5, 0.5]), np.array([0.1, 0.9])
@@ -167,15 +167,14 @@ def wolf(seeds) -> None:
           f"   S_f 0.2 (LBA/PBA {lp:.1f}); {base.dies} dies × {base.planes} planes, "
           f"{base.physical_pages * 4096 / 2**20:.0f} MiB, 5 user spaces (U)\n   of warm-up; after the swap "
           f"{WINDOWS} windows of U/4; median (range) over {len(seeds)} seeds")
-    print(f"   {'':<37}{'after the swap':^24}".rstrip())
-    print(f"   {'manager':<20}{'steady WA':>17}{'mean':>6}{'peak':>6}{'extra':>6}  {'back (range)':<16}")
+    print(f"   {'':<36}{'after the swap':^23}".rstrip())
+    print(f"   {'manager':<19}{'steady WA':>17}{'peak':>6}{'extra, % PBA':>15}  back (range)")
     for label, cfg in rows:
-        st, mean_after, peak, extra, back = [], [], [], [], []
+        st, peak, extra, back = [], [], [], []
         for seed in seeds:
             s0, was, c_swap = wolf_series(cfg, seed, True)
             _, ref, c_ref = wolf_series(cfg, seed, False)
             st.append(s0)
-            mean_after.append(was.mean())
             peak.append(was.max())
             extra.append(100 * (c_swap - c_ref) / cfg.physical_pages)
             level = float(np.median(ref))
@@ -186,8 +185,7 @@ def wolf(seeds) -> None:
         b_txt = f"> {len(was) / 4:.0f} U" if math.isinf(b) else f"{b:.2f} U"
         if not math.isinf(b) and min(back) < max(back):
             b_txt += f" ({min(back):.2f}–" + ("end)" if math.isinf(max(back)) else f"{max(back):.2f})")
-        print(f"   {label:<20}{spread(st):>17}{statistics.median(mean_after):>6.2f}{statistics.median(peak):>6.2f}"
-              f"{statistics.median(extra):>5.0f}%  {b_txt:<16}".rstrip())
+        print(f"   {label:<19}{spread(st):>17}{statistics.median(peak):>6.2f}{spread(extra, '{:.0f}'):>15}  {b_txt}")
     print(f"   closed forms: uniform writes (Eq. 3) {dayan_wa(lp):.2f}; two perfectly separated groups\n"
           f"   with Eq. 8's shares (Eq. 5) {eq5:.2f}.  extra: GC copies over the no-swap run,\n"
           f"   % of PBA (002, oracle detector: Wolf 0.7 %, FDP 152 %); back: U written after\n"

@@ -310,6 +310,15 @@ def test_cdm_copies_out_less_than_nvm_basic():
     assert res["cdm"].host_bytes_written == res["nvm"].host_bytes_written
 
 
+def test_mock_ftl_names_map_to_the_policies():
+    from charz.sim._wa_bench import ftl_label, ftl_options
+    opts = ftl_options("fdp", 0)
+    cfg = FtlConfig(**SMALL, over_provisioning=0.3, **opts)
+    assert cfg.policy == "wolf" and cfg.wolf_fdp
+    assert ftl_label({**opts, "over_provisioning": 0.3}).startswith("FDP as 002")
+    assert ftl_label({"policy": "wolf", "over_provisioning": 0.3}).startswith("Wolf, 2 groups")
+
+
 def test_policy_options_are_checked():
     with pytest.raises(ValueError, match="wolf_fdp is a variant"):
         FtlConfig(**SMALL, wolf_fdp=True)
