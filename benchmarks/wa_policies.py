@@ -23,10 +23,14 @@ with the seeds' range (min–max) so a margin can be read against run-to-run spr
    (÷ PBA, 002's measure: Wolf 0.7 %, FDP 152 %), the peak WA in windows of a quarter
    user space, and the writes until WA is back within 3 % of the no-swap run's.
    Beside: Eq. 5 with Eq. 8's shares for perfectly separated groups.
+4. **002 §5.2**, groups created and merged: three temperatures (5 % of the updates to
+   80 % of the space, 25 % to 15 %, 70 % to 5 %), then uniform writes: two fixed
+   Wolf groups vs Wolf free to create and merge up to 8; beside, Eq. 5 for the tiers
+   perfectly separated into three groups and into the best two.
 
 Usage::
 
-    python benchmarks/wa_policies.py [--seeds 5] [--only 1,2,3]
+    python benchmarks/wa_policies.py [--seeds 5] [--only 1,2,3,4]
 """
 
 from __future__ import annotations
@@ -158,7 +162,7 @@ def wolf(seeds) -> None:
     base = wolf_drive()
     rows = [("one greedy group", base), ("Wolf, no movement", replace(base, policy="wolf", wolf_movement=False)),
             ("FDP, 002's account", replace(base, policy="wolf", wolf_fdp=True)),
-            ("Wolf", replace(base, policy="wolf"))]
+            ("Wolf", replace(base, policy="wolf")), ("Wolf, §5.2 groups", replace(base, policy="wolf", wolf_max_groups=8))]
     lp = 1 - base.spare_factor
     s, p = np.array([0.5, 0.5]), np.array([0.1, 0.9])
     op = op_shares(s, p, 1 / lp)
@@ -192,14 +196,58 @@ def wolf(seeds) -> None:
           f"   the swap until every later window is within 3 % of the no-swap run's median.\n")
 
 
+# ---- 4. groups created and merged (002 §5.2) -------------------------------------------
+
+THREE_TEMPS = ((0.8, 0.05), (0.15, 0.25), (0.05, 0.7))
+
+
+def separated(s, p, pba: float) -> float:
+    """002 Eq. 5 with Eq. 8's shares (no coldest-group rule) for perfectly separated groups."""
+    op = op_shares(np.array(s), np.array(p), pba, cold_rule=False)
+    return sum(pi * dayan_wa(si / (si + oi)) for si, pi, oi in zip(s, p, op))
+
+
+def wolf_groups(seeds) -> None:
+    base = replace(wolf_drive(), policy="wolf")
+    lp = 1 - base.spare_factor
+    s, p = [t[0] for t in THREE_TEMPS], [t[1] for t in THREE_TEMPS]
+    three = separated(s, p, 1 / lp)
+    two = min(separated([sum(s[:k]), sum(s[k:])], [sum(p[:k]), sum(p[k:])], 1 / lp) for k in (1, 2))
+    print("4. 002 §5.2: groups created and merged; Wolf with 2 fixed groups vs free to\n"
+          "   create and merge up to 8; same drive; 6 user spaces (U) of warm-up, WA over\n"
+          f"   the next 3; median (range) over {len(seeds)} seeds")
+    print(f"   {'workload':<31}{'2 groups':>17}{'§5.2':>17}{'groups':>8}")
+    for label, tiers in (("3 temperatures (80/5, 15/25,", THREE_TEMPS), ("uniform", None)):
+        was = {False: [], True: []}
+        ng = []
+        for seed in seeds:
+            for adapt in (False, True):
+                d = SimDrive(replace(base, wolf_max_groups=8) if adapt else base)
+                d.precondition()
+                u = d.user_bytes
+                w = Workload(block_size=4096, volume_bytes=u, tiers=tiers, seed=seed)
+                for k in range(6):
+                    d.run(make_requests(replace(w, seed=seed * 1000 + k), u))
+                was[adapt].append(d.run(make_requests(replace(w, volume_bytes=3 * u, seed=seed * 1000 + 9), u)).true_wa)
+                if adapt:
+                    ng.append(d._policy.groups)
+        print(f"   {label:<31}{spread(was[False]):>17}{spread(was[True]):>17}"
+              f"{f'{min(ng)}–{max(ng)}' if min(ng) < max(ng) else str(ng[0]):>8}")
+        if tiers:
+            print("   5/70 % of space/updates)")
+    print(f"   closed forms (Eq. 5, Eq. 8's shares), 3 temperatures perfectly separated:\n"
+          f"   into 3 groups {three:.2f}, into the best 2 {two:.2f}; uniform (Eq. 3) {dayan_wa(lp):.2f}.\n"
+          f"   groups: how many at the end.\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--only", default="1,2,3", help="which experiments, e.g. 3")
+    ap.add_argument("--only", default="1,2,3,4", help="which experiments, e.g. 3")
     a = ap.parse_args()
     seeds = list(range(1, a.seeds + 1))
     t0 = time.perf_counter()
-    for k, fn in (("1", rand_vs_seq), ("2", cdm_copies), ("3", wolf)):
+    for k, fn in (("1", rand_vs_seq), ("2", cdm_copies), ("3", wolf), ("4", wolf_groups)):
         if k in a.only.split(","):
             fn(seeds)
     print(f"({time.perf_counter() - t0:.0f} s)")
