@@ -162,7 +162,8 @@ def wolf(seeds) -> None:
     base = wolf_drive()
     rows = [("one greedy group", base), ("Wolf, no movement", replace(base, policy="wolf", wolf_movement=False)),
             ("FDP, 002's account", replace(base, policy="wolf", wolf_fdp=True)),
-            ("Wolf", replace(base, policy="wolf")), ("Wolf, §5.2 groups", replace(base, policy="wolf", wolf_max_groups=8))]
+            ("Wolf", replace(base, policy="wolf")),
+            ("Wolf, §5.2 groups", replace(base, policy="wolf", wolf_max_groups=8))]
     lp = 1 - base.spare_factor
     s, p = np.array([0.5, 0.5]), np.array([0.1, 0.9])
     op = op_shares(s, p, 1 / lp)

@@ -377,6 +377,26 @@ def test_cdm_copies_out_less_than_nvm_basic():
     assert res["cdm"].host_bytes_written == res["nvm"].host_bytes_written
 
 
+def test_tiers_send_each_share_of_the_writes_to_its_space():
+    """Workload.tiers: requests land in each tier's slice of the space in its share
+    (binomial bounds, 5 σ), uniformly inside it; bad tiers are refused."""
+    tiers = ((0.5, 0.1), (0.3, 0.2), (0.2, 0.7))
+    u, n = 4096 * 10_000, 200_000
+    reqs = make_requests(Workload(block_size=4096, volume_bytes=4096 * n, tiers=tiers, seed=3), u)
+    page = reqs["offset"] // 4096
+    edges = [0, 5000, 8000, 10_000]
+    for k, (_, share) in enumerate(tiers):
+        inside = page[(page >= edges[k]) & (page < edges[k + 1])]
+        assert abs(len(inside) - share * n) < 5 * np.sqrt(n * share * (1 - share))
+        halves = np.histogram(inside, bins=2, range=(edges[k], edges[k + 1]))[0]
+        assert abs(halves[0] - halves[1]) < 5 * np.sqrt(len(inside))
+    for bad in (((1.0, 1.0),), ((0.5, 0.5), (0.4, 0.5)), ((0.5, 0.6), (0.5, 0.6)), ((0.5, 1.1), (0.5, -0.1))):
+        with pytest.raises(ValueError, match="tiers must be"):
+            Workload(tiers=bad)
+    with pytest.raises(ValueError, match="one or the other"):
+        Workload(tiers=tiers, hot_space=0.2, hot_share=0.8)
+
+
 def test_mock_ftl_names_map_to_the_policies():
     from charz.sim._wa_bench import ftl_label, ftl_options
     opts = ftl_options("fdp", 0)
@@ -389,6 +409,10 @@ def test_mock_ftl_names_map_to_the_policies():
 def test_policy_options_are_checked():
     with pytest.raises(ValueError, match="wolf_fdp is a variant"):
         FtlConfig(**SMALL, wolf_fdp=True)
+    for bad in (dict(policy="wolf", wolf_fdp=True, wolf_max_groups=4), dict(wolf_max_groups=4),
+                dict(policy="wolf", wolf_groups=5, wolf_max_groups=4), dict(policy="wolf", wolf_max_groups=17)):
+        with pytest.raises(ValueError, match="wolf_max_groups lets Wolf"):
+            FtlConfig(**{**SMALL, "over_provisioning": 0.5, **bad})
     with pytest.raises(ValueError, match="policy must be one of"):
         FtlConfig(**SMALL, policy="lru")
     with pytest.raises(ValueError, match="without the FIFO write_cache"):

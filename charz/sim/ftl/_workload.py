@@ -133,4 +133,5 @@ def table3(volume_bytes: int, seed: int = 1) -> list[Workload]:
             for wf in (1.0, 0.5) for rnd in (False, True) for al in (True, False) for bs in TABLE3_SIZES]
 
 
-__all__ = ["OP_READ", "OP_TRIM", "OP_WRITE", "REQUEST_DTYPE", "Workload", "make_fill", "make_requests", "requests", "table3"]
+__all__ = ["OP_READ", "OP_TRIM", "OP_WRITE", "REQUEST_DTYPE", "Workload", "make_fill", "make_requests", "requests",
+           "table3"]
