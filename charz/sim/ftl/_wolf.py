@@ -336,6 +336,19 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
 
 
 @_jit
+def _sort_by(order, key):
+    """Stable insertion sort of the groups in ``order`` by ``key`` (ties keep their
+    order; the ranks change little from one interval to the next)."""
+    for i in range(1, order.shape[0]):
+        y = order[i]
+        j = i - 1
+        while j >= 0 and key[order[j]] > key[y]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = y
+
+
+@_jit
 def _interval_end(g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_code, wp, ws, gp, gpu, gi, ghit, gsz,
                   gtc, gref, a, now):
     """002 Listing 2: update each p_x from the interval's writes, re-sort by hit rate,
@@ -378,15 +391,9 @@ def _interval_end(g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_c
     if ws[WS_QUIET] >= MAX_BACKOFF * wp[WP_W]:  # long without a merge: the ban is forgotten
         ws[WS_BACKOFF] = wp[WP_W]
     if not frozen and wp[WP_FDP] == 0:
-        # stable insertion sort of ranks by hit rate (ties keep their order); a group just
-        # created keeps its place while frozen (§5.2: "fixing its position in the SGV")
-        for i in range(1, na):
-            y = order[i]
-            j = i - 1
-            while j >= 0 and hit[order[j]] > hit[y]:
-                order[j + 1] = order[j]
-                j -= 1
-            order[j + 1] = y
+        # a group just created keeps its place while frozen (§5.2: "fixing its position
+        # in the SGV")
+        _sort_by(order, hit)
         for r in range(na):
             gi[order[r], GI_RANK] = r
     if wp[WP_FDP] == 0:
@@ -399,13 +406,7 @@ def _interval_end(g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_c
     p_sorted = np.empty(na)
     h_sorted = np.empty(na)
     by_hit = order.copy()
-    for i in range(1, na):
-        y = by_hit[i]
-        j = i - 1
-        while j >= 0 and hit[by_hit[j]] > hit[y]:
-            by_hit[j + 1] = by_hit[j]
-            j -= 1
-        by_hit[j + 1] = y
+    _sort_by(by_hit, hit)
     for r in range(na):
         p_sorted[r] = gp[by_hit[r]]
         h_sorted[r] = hit[by_hit[r]]
