@@ -3,7 +3,8 @@ an NVM cache with and without Cooperative Data Management (004 §III).
 
 Truth from outside the policies: their limits are the plain FTL, operation for
 operation (Wolf with one group, a cache of size zero); FDP's least-recently-cleaned
-cleaner with one group meets Desnoyers' LRW closed form (scipy's Lambert W); Wolf's
+cleaner with one group meets Desnoyers' LRW closed form (the tests' own,
+tests/independent/closed_forms.py); Wolf's
 over-provisioning split is 002 Eq. 8, computed here from the paper's formula; a CDM cache holding every page
 leaves garbage collection nothing to copy (004: cached copies make flash copies
 removable); the map invariants are checked against the request stream alone.
@@ -15,11 +16,10 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from scipy.optimize import brentq
-from scipy.special import lambertw
 
 from charz.sim.ftl import OP_READ, OP_TRIM, OP_WRITE, FtlConfig, SimDrive, Workload, make_requests, requests
 from charz.sim.ftl._wolf import op_shares
+from tests.independent.closed_forms import dayan, lrw_sf
 
 pytestmark = pytest.mark.unit
 
@@ -57,6 +57,24 @@ def mapped_after(reqs: np.ndarray, before: np.ndarray, page_size: int) -> np.nda
         elif op == OP_TRIM:
             m[-(-off // page_size):(off + ln) // page_size] = False
     return m
+
+
+def mixed_runs_checked(cfg: FtlConfig, fill: float, seed: int):
+    """Three mixed request streams (``mixed``) on a drive filled to ``fill``: after each,
+    the map holds exactly the pages the requests left written and every programmed
+    page is on a die; yields each run's result."""
+    d = SimDrive(cfg)
+    d.precondition(fill)
+    want = mapped_after(requests(OP_WRITE, 0, int(d.user_bytes * fill) // 512 * 512), np.zeros(cfg.user_pages, bool),
+                        4096)
+    for k in range(3):
+        reqs = mixed(d.user_bytes, 8000, seed=seed + k)
+        res = d.run(reqs)
+        want = mapped_after(reqs, want, 4096)
+        check_map(d)
+        assert np.array_equal(np.asarray(d.l2p) >= 0, want)
+        assert res.die_pages_programmed.sum() == res.flash_pages_programmed
+        yield res
 
 
 def same_runs(a: FtlConfig, b: FtlConfig, runs) -> None:
@@ -178,15 +196,9 @@ def test_wolf_follows_a_hot_cold_swap():
 THREE_TEMPS = ((0.8, 0.05), (0.15, 0.25), (0.05, 0.7))  # (share of the space, of the updates)
 
 
-def dayan_wa(lba_over_pba: float) -> float:
-    """002 Eq. 3, solved here: (δ − 1)/ln δ = LBA/PBA, WA = 1/(1 − δ)."""
-    d = brentq(lambda x: (x - 1.0) / np.log(x) - lba_over_pba, 1e-12, 1.0 - 1e-12)
-    return 1.0 / (1.0 - d)
-
-
 def separated_wa(s, p, pba) -> float:
     """002 Eq. 5 for perfectly separated groups, each with its Eq. 8 share (``eq8``)."""
-    return sum(px * dayan_wa(sx / (sx + ox)) for sx, px, ox in zip(s, p, eq8(s, p, pba)))
+    return sum(px * dayan(sx / (sx + ox)) for sx, px, ox in zip(s, p, eq8(s, p, pba)))
 
 
 def adaptive_runs(tiers):
@@ -240,13 +252,6 @@ def test_wolf_merges_what_it_created_on_uniform_writes():
     assert wa == pytest.approx(out["fixed"][1], rel=0.01)
 
 
-def lrw_wa(sf: float) -> float:
-    """Desnoyers' LRW / FIFO cleaning under uniform random page writes, S_f = spare/physical:
-    WA = α / (α + W₀(−α·e^−α)), α = 1/(1 − S_f) — scipy's Lambert W, not charz's models."""
-    a = 1.0 / (1.0 - sf)
-    return float(a / (a + lambertw(-a * np.exp(-a)).real))
-
-
 def test_fdp_with_one_group_cleans_as_lrw_predicts():
     """FDP's least-recently-cleaned victims (002 §2.2) on uniform random writes are the
     LRW model's FIFO cleaner: its WA lies in the closed form's band for the 1–2 units
@@ -254,7 +259,7 @@ def test_fdp_with_one_group_cleans_as_lrw_predicts():
     base = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=1,
                                        blocks_per_plane=512, pages_per_block=64, page_size=4096, trace_dies=())
     n = base.units_per_pool
-    lo, hi = lrw_wa(0.2 - 1 / n), lrw_wa(0.2 - 2 / n)
+    lo, hi = lrw_sf(0.2 - 1 / n), lrw_sf(0.2 - 2 / n)
     was = {}
     for name, cfg in (("greedy", base), ("fdp", replace(base, policy="wolf", wolf_groups=1, wolf_fdp=True))):
         d = SimDrive(cfg)
@@ -300,17 +305,8 @@ def test_fdp_pays_for_a_hot_cold_swap_and_wolf_does_not():
 def test_wolf_map_invariants_under_mixed_io(movement, fdp, most):
     cfg = FtlConfig(**SMALL, over_provisioning=0.3, policy="wolf", wolf_groups=3, wolf_movement=movement,
                     wolf_fdp=fdp, wolf_max_groups=most, wolf_interval=0.0002 if most else 0.001)
-    d = SimDrive(cfg)
-    d.precondition(0.7)
-    want = mapped_after(requests(OP_WRITE, 0, int(d.user_bytes * 0.7) // 512 * 512), np.zeros(cfg.user_pages, bool),
-                        4096)
-    for k in range(3):
-        reqs = mixed(d.user_bytes, 8000, seed=10 + k)
-        res = d.run(reqs)
-        want = mapped_after(reqs, want, 4096)
-        check_map(d)
-        assert np.array_equal(np.asarray(d.l2p) >= 0, want)
-        assert res.true_wa >= 1.0 and res.die_pages_programmed.sum() == res.flash_pages_programmed
+    for res in mixed_runs_checked(cfg, 0.7, 10):
+        assert res.true_wa >= 1.0
 
 
 # ---- NVM cache, CDM -----------------------------------------------------------------------
@@ -346,17 +342,7 @@ def test_cdm_cache_holding_every_page_leaves_gc_nothing_to_copy():
 @pytest.mark.parametrize("policy", ["nvm", "cdm"])
 def test_nvm_cache_map_invariants_under_mixed_io(policy):
     cfg = FtlConfig(**SMALL, over_provisioning=0.15, policy=policy, nvm_cache_bytes=300 * 4096)
-    d = SimDrive(cfg)
-    d.precondition(0.6)
-    want = mapped_after(requests(OP_WRITE, 0, int(d.user_bytes * 0.6) // 512 * 512), np.zeros(cfg.user_pages, bool),
-                        4096)
-    for k in range(3):
-        reqs = mixed(d.user_bytes, 8000, seed=20 + k)
-        res = d.run(reqs)
-        want = mapped_after(reqs, want, 4096)
-        check_map(d)  # the run ended with the cache written back
-        assert np.array_equal(np.asarray(d.l2p) >= 0, want)
-        assert res.die_pages_programmed.sum() == res.flash_pages_programmed
+    for res in mixed_runs_checked(cfg, 0.6, 20):  # each run ends with the cache written back
         if policy == "nvm":
             assert res.policy_counts["gc_removed"] == 0 and res.policy_counts["early_invalid"] == 0
 
