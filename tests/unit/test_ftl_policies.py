@@ -16,10 +16,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize
 
 from charz.sim.ftl import OP_READ, OP_TRIM, OP_WRITE, FtlConfig, SimDrive, Workload, make_requests, requests
 from charz.sim.ftl._wolf import op_shares
-from tests.independent.closed_forms import dayan, lrw_sf
+from tests.independent.closed_forms import greedy_sf, lrw_sf
 
 pytestmark = pytest.mark.unit
 
@@ -196,9 +197,20 @@ def test_wolf_follows_a_hot_cold_swap():
 THREE_TEMPS = ((0.8, 0.05), (0.15, 0.25), (0.05, 0.7))  # (share of the space, of the updates)
 
 
-def separated_wa(s, p, pba) -> float:
-    """002 Eq. 5 for perfectly separated groups, each with its Eq. 8 share (``eq8``)."""
-    return sum(px * dayan(sx / (sx + ox)) for sx, px, ox in zip(s, p, eq8(s, p, pba)))
+def separated_floor(s, p, pba, n_p: int) -> float:
+    """The least WA of perfectly separated groups cleaned greedily: 002 Eq. 5 (Σ p_x·WA_x)
+    with each group's WA by Desnoyers' greedy (Eq. 12, ``n_p`` pages per block) at its
+    own spare factor, minimised over every split of the spare (Nelder–Mead on a softmax;
+    the sum is convex in the split).  Not Eq. 8's split with Eq. 3's WA: Eq. 8 is not the
+    optimum (5 % above it on ``THREE_TEMPS``) and Eq. 3 is FIFO's WA, which greedy beats."""
+    s, p = np.asarray(s, float), np.asarray(p, float)
+    op = pba - s.sum()
+
+    def wa(z):
+        o = op * np.exp(z) / np.exp(z).sum()
+        return sum(px * greedy_sf(ox / (sx + ox), n_p) for sx, px, ox in zip(s, p, o))
+
+    return minimize(wa, np.zeros(len(s)), method="Nelder-Mead", options=dict(xatol=1e-9, fatol=1e-12)).fun
 
 
 def adaptive_runs(tiers):
@@ -223,16 +235,16 @@ def adaptive_runs(tiers):
 
 def test_wolf_creates_groups_for_a_third_temperature():
     """002 §5.2: with three temperatures, a Wolf that may create groups makes a third
-    (and more) and writes well under two fixed groups; neither beats Eq. 5 for the three
-    tiers perfectly separated (computed here from 002's formulas) — a floor no manager
-    that only moves pages can pass."""
+    (and more) and writes well under two fixed groups; neither beats the three tiers
+    perfectly separated with the best split of the spare (computed here from 002's Eq. 5
+    and Desnoyers' greedy) — a floor no greedy manager that only moves pages can pass."""
     out = adaptive_runs(THREE_TEMPS)
     d, wa = out["adaptive"]
     st = d._policy
     assert st.created >= 1 and st.groups >= 3
-    assert wa < 0.85 * out["fixed"][1]  # 1.76 vs 2.32
-    floor = separated_wa([t[0] for t in THREE_TEMPS], [t[1] for t in THREE_TEMPS], 1.25)  # 1.52
-    assert floor * 0.98 < wa
+    assert wa < 0.85 * out["fixed"][1]  # 1.75 vs 2.40
+    floor = separated_floor([t[0] for t in THREE_TEMPS], [t[1] for t in THREE_TEMPS], 1.25, 64)  # 1.41
+    assert floor * 0.98 < wa and floor * 0.98 < out["fixed"][1]
     # every unit in use belongs to a group in use; merged slots hold nothing
     live = st.active()
     dead = np.setdiff1d(np.arange(st.G), live)
@@ -248,6 +260,7 @@ def test_wolf_merges_what_it_created_on_uniform_writes():
     out = adaptive_runs(None)
     d, wa = out["adaptive"]
     st = d._policy
+    assert st.created >= 1  # it did try (4 groups created in this run)
     assert st.groups <= 3 and st.merged >= st.created - 1
     assert wa == pytest.approx(out["fixed"][1], rel=0.01)
 
