@@ -394,6 +394,8 @@ def test_tiers_send_each_share_of_the_writes_to_its_space():
             Workload(tiers=bad)
     with pytest.raises(ValueError, match="one or the other"):
         Workload(tiers=tiers, hot_space=0.2, hot_share=0.8)
+    with pytest.raises(ValueError, match="random=True"):
+        Workload(tiers=tiers, random=False)
 
 
 def test_mock_ftl_names_map_to_the_policies():

@@ -59,6 +59,9 @@ class Workload:
             raise ValueError("hot_space and hot_share go together")
         if self.hot_space is not None and not (0.0 < self.hot_space < 1.0 and 0.0 < self.hot_share < 1.0):
             raise ValueError(f"hot_space and hot_share must be in (0, 1), got {self.hot_space}, {self.hot_share}")
+        if not self.random and (self.tiers is not None or self.hot_space is not None):
+            # a sequential stream has no place for them: they would be ignored silently
+            raise ValueError("tiers and hot_space/hot_share pick random offsets: random=True")
         if self.tiers is not None:
             if self.hot_space is not None:
                 raise ValueError("tiers replace hot_space/hot_share: give one or the other")
