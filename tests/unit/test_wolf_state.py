@@ -135,3 +135,22 @@ def test_wolf_state_holds_while_tiers_make_and_merge_groups():
             assert res.die_pages_programmed.sum() == res.flash_pages_programmed
             check_state(d)
         assert d._policy.created >= 2 and d._policy.merged >= 1
+
+
+def test_starting_groups_get_w_intervals_before_merging():
+    """Groups given at the start (``wolf_groups`` > 2 with ``wolf_max_groups``) are empty
+    but for the coldest, as a created group is, and get its w intervals to fill; only
+    then does §5.2's rule merge those still under F pages (here a sequential fill: the
+    first writes all go to the coldest group, so the other groups stay nearly empty)."""
+    cfg = FtlConfig(channels=2, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=128,
+                    pages_per_block=32, page_size=4096, over_provisioning=0.3, policy="wolf", wolf_groups=4,
+                    wolf_max_groups=8, trace_dies=())
+    d = SimDrive(cfg)
+    st = d._policy
+    h = int(st.wp[W.WP_H])
+    d.precondition((W.W_INTERVALS - 1) * h / cfg.user_pages)  # w − 1 intervals of writes
+    assert st.groups == 4 and st.merged == 0
+    check_state(d)
+    d.precondition(0.5)  # hundreds of intervals more
+    assert st.merged >= 2
+    check_state(d)

@@ -697,6 +697,12 @@ class WolfState:
         self.ws = np.zeros(N_WS, dtype=np.int64)
         self.ws[WS_NA] = na
         self.ws[WS_BACKOFF] = W_INTERVALS
+        if cfg.wolf_max_groups and na > 2:
+            # the groups given at the start are empty but for the coldest, as a created
+            # one is: they get its w intervals to fill before §5.2 may merge them as
+            # small (else they merged at the first interval's end, and each merge
+            # lengthened the ban on creating groups before any was created)
+            self.ws[WS_FREEZE] = W_INTERVALS
         self.gp = np.zeros(G)  # p_x measured
         self.gp[:na] = 1.0 / na
         self.gpu = self.gp.copy()  # p_x the shares use (FDP: presumed from the rank)
