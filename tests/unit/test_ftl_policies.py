@@ -100,8 +100,9 @@ def skewed_runs(user_bytes):
 # ---- Wolf -------------------------------------------------------------------------------
 
 
-def test_wolf_with_one_group_is_the_greedy_manager_exactly():
-    plain = FtlConfig(**SMALL, over_provisioning=0.2)
+@pytest.mark.parametrize("lines", [False, True])
+def test_wolf_with_one_group_is_the_greedy_manager_exactly(lines):
+    plain = FtlConfig(**SMALL, over_provisioning=0.2 if not lines else 0.4, lines=lines)
     same_runs(plain, replace(plain, policy="wolf", wolf_groups=1), skewed_runs)
 
 
@@ -300,11 +301,13 @@ def test_fdp_pays_for_a_hot_cold_swap_and_wolf_does_not():
     assert out["fdp"][2] > 1.25 * out["wolf"][2]  # 1.4x over these two user spaces
 
 
-@pytest.mark.parametrize("movement, fdp, most", [(True, False, 0), (False, False, 0), (True, True, 0),
-                                                (True, False, 6)])
-def test_wolf_map_invariants_under_mixed_io(movement, fdp, most):
-    cfg = FtlConfig(**SMALL, over_provisioning=0.3, policy="wolf", wolf_groups=3, wolf_movement=movement,
-                    wolf_fdp=fdp, wolf_max_groups=most, wolf_interval=0.0002 if most else 0.001)
+@pytest.mark.parametrize("movement, fdp, most, lines", [(True, False, 0, False), (False, False, 0, False),
+                                                       (True, True, 0, False), (True, False, 6, False),
+                                                       (True, False, 6, True), (True, True, 0, True)])
+def test_wolf_map_invariants_under_mixed_io(movement, fdp, most, lines):
+    cfg = FtlConfig(**SMALL, over_provisioning=0.45 if lines else 0.3, lines=lines, policy="wolf", wolf_groups=3,
+                    wolf_movement=movement, wolf_fdp=fdp, wolf_max_groups=most,
+                    wolf_interval=0.0002 if most else 0.001)
     for res in mixed_runs_checked(cfg, 0.7, 10):
         assert res.true_wa >= 1.0
 
@@ -312,9 +315,9 @@ def test_wolf_map_invariants_under_mixed_io(movement, fdp, most):
 # ---- NVM cache, CDM -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", ["nvm", "cdm"])
-def test_zero_size_nvm_cache_is_the_plain_ftl_exactly(policy):
-    plain = FtlConfig(**SMALL, over_provisioning=0.2)
+@pytest.mark.parametrize("policy, lines", [("nvm", False), ("cdm", False), ("cdm", True)])
+def test_zero_size_nvm_cache_is_the_plain_ftl_exactly(policy, lines):
+    plain = FtlConfig(**SMALL, over_provisioning=0.2 if not lines else 0.4, lines=lines)
     same_runs(plain, replace(plain, policy=policy, nvm_cache_bytes=0), skewed_runs)
 
 
@@ -339,9 +342,10 @@ def test_cdm_cache_holding_every_page_leaves_gc_nothing_to_copy():
     assert copies["nvm"] > 1000
 
 
-@pytest.mark.parametrize("policy", ["nvm", "cdm"])
-def test_nvm_cache_map_invariants_under_mixed_io(policy):
-    cfg = FtlConfig(**SMALL, over_provisioning=0.15, policy=policy, nvm_cache_bytes=300 * 4096)
+@pytest.mark.parametrize("policy, lines", [("nvm", False), ("cdm", False), ("cdm", True)])
+def test_nvm_cache_map_invariants_under_mixed_io(policy, lines):
+    cfg = FtlConfig(**SMALL, over_provisioning=0.3 if lines else 0.15, lines=lines, policy=policy,
+                    nvm_cache_bytes=300 * 4096)
     for res in mixed_runs_checked(cfg, 0.6, 20):  # each run ends with the cache written back
         if policy == "nvm":
             assert res.policy_counts["gc_removed"] == 0 and res.policy_counts["early_invalid"] == 0

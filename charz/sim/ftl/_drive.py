@@ -92,8 +92,6 @@ class FtlConfig:
 
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        if self.policy != "plain" and self.lines:
-            raise ValueError(f"policy {self.policy!r} is modelled with per-die garbage collection only: lines=False")
         if self.policy != "plain" and self.write_cache:
             raise ValueError(f"policy {self.policy!r} runs without the FIFO write_cache (nvm/cdm bring their own)")
         if self.policy == "wolf" and (self.gc != "greedy" or not 1 <= self.wolf_groups <= 16):

@@ -308,14 +308,13 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
     else:
         un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
     upp = g[K.G_UPP]
-    die = pool // g[K.G_PPD]
     K._bucket_remove(un, sp, ut[un, K.U_VALID], ut, wbh)
     ut[un, K.U_STATE] = K.VICTIM
     base = un * upp
     for i in range(upp):
         lpn = p2l[base + i]
         if lpn >= 0:
-            K._read_op(die, ctr, dc, traced, tr_die, tr_code)
+            K._read_op(K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
             p2l[base + i] = -1
             ut[un, K.U_VALID] -= 1
             wpt[sp, K.Q_VALID] -= 1
@@ -332,7 +331,7 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
     wpt[sp, W_OWN] -= 1
     fstack[pool, pt[pool, K.Q_FREE_TOP]] = un
     pt[pool, K.Q_FREE_TOP] += 1
-    K._erase_op(die, ctr, dc, traced, tr_die, tr_code)
+    K._erase_unit(pool, g, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
@@ -498,7 +497,6 @@ def _merge_groups(y, x, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die
     (its pending pages programmed, its unwritten slots left for GC to reclaim)."""
     G = wp[WP_G]
     upp = g[K.G_UPP]
-    ppo = g[K.G_PPO]
     n = g[K.G_UNITS_PER_POOL]
     for pool in range(g[K.G_NPOOLS]):
         sy = pool * G + y
@@ -512,10 +510,7 @@ def _merge_groups(y, x, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die
                 wpt[sx, K.Q_PTR_H + stream] = wpt[sy, K.Q_PTR_H + stream]
                 wpt[sx, K.Q_PEND_H + stream] = wpt[sy, K.Q_PEND_H + stream]
             else:
-                pend = wpt[sy, K.Q_PEND_H + stream]
-                if pend > 0:
-                    K._program_op(pool // g[K.G_PPD], pend, (wpt[sy, K.Q_PTR_H + stream] - 1) // ppo, ctr, dc,
-                                  traced, tr_die, tr_code)
+                K._program_pending(sy, stream, gw, wpt, ctr, dc, traced, tr_die, tr_code)
                 ut[uy, K.U_STATE] = K.CLOSED
                 ut[uy, K.U_CLOSE] = pers[K.P_CLOCK]
                 K._bucket_insert(uy, sx, ut[uy, K.U_VALID], ut, wpt, wbh)
@@ -658,14 +653,9 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     ctr[K.C_TRIM_PAGES] += 1
     if not finish:
         return n + 1
-    ppo = g[K.G_PPO]
     for sp in range(wpt.shape[0]):
         for s in range(2):
-            pend = wpt[sp, K.Q_PEND_H + s]
-            if pend > 0:
-                K._program_op(sp // gw[K.G_PPD], pend, (wpt[sp, K.Q_PTR_H + s] - 1) // ppo, ctr, dc, traced, tr_die,
-                              tr_code)
-                wpt[sp, K.Q_PEND_H + s] = 0
+            K._program_pending(sp, s, gw, wpt, ctr, dc, traced, tr_die, tr_code)
     return n + 1
 
 
