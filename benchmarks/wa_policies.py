@@ -15,15 +15,26 @@ with the seeds' range (min–max) so a margin can be read against run-to-run spr
    copy-outs on average over its JEDEC and OLTP traces.
 3. **002 §5–6** (Dayan et al., Wolf): two equal halves of the space taking 90 % and 10 %
    of the updates (002 §6.1), S_f = 0.2 (LBA/PBA 0.8): steady-state WA of one greedy
-   group, Wolf without movement operations (greedy across its groups), and Wolf; then
-   the halves' frequencies swap: the extra GC copies over the same run without a swap
+   group, Wolf without movement operations (greedy across its groups), FDP as 002 §5
+   describes it (the groups keep their order and are presumed as hot as their rank, so
+   pages move between groups instead of space; least-recently-cleaned victims — a
+   reconstruction from 002's text, not Stoica & Ailamaki's code), and Wolf; then the
+   halves' frequencies swap: the extra GC copies over the same run without a swap
    (÷ PBA, 002's measure: Wolf 0.7 %, FDP 152 %), the peak WA in windows of a quarter
    user space, and the writes until WA is back within 3 % of the no-swap run's.
    Beside: Eq. 5 with Eq. 8's shares for perfectly separated groups.
+4. **002 §5.2**, groups created and merged: three temperatures (5 % of the updates to
+   80 % of the space, 25 % to 15 %, 70 % to 5 %), then uniform writes: two fixed
+   Wolf groups vs Wolf free to create and merge up to 8; beside, Eq. 5 for the tiers
+   perfectly separated into three groups and into the best two.
+5. **002 §6.1, Fig. 8**: five equal groups with update frequencies doubling from one to
+   the next (3.2 … 51.6 %); each pair's frequencies swapped in turn: the extra GC
+   copies over the no-swap run (÷ PBA) for FDP and Wolf, both with five fixed groups.
+   002: Wolf always below FDP, up to 2.2× less, more so the further apart the pair.
 
 Usage::
 
-    python benchmarks/wa_policies.py [--seeds 5] [--only 1,2,3]
+    python benchmarks/wa_policies.py [--seeds 5] [--only 1,2,3,4,5]
 """
 
 from __future__ import annotations
@@ -126,7 +137,10 @@ def wolf_drive(**kw) -> FtlConfig:
                                        blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=(), **kw)
 
 
-def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: int = 16):
+WINDOWS = 32  # of U/4 after the swap: FDP needs about 4 U to settle
+
+
+def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: int = WINDOWS):
     """Steady 90/10 writes over equal halves, then ``windows`` quarter-user-space windows
     (with the halves' frequencies swapped if ``swap``): steady WA, window WAs and copies."""
     d = SimDrive(cfg)
@@ -151,7 +165,9 @@ def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: i
 def wolf(seeds) -> None:
     base = wolf_drive()
     rows = [("one greedy group", base), ("Wolf, no movement", replace(base, policy="wolf", wolf_movement=False)),
-            ("Wolf", replace(base, policy="wolf"))]
+            ("FDP, 002's account", replace(base, policy="wolf", wolf_fdp=True)),
+            ("Wolf", replace(base, policy="wolf")),
+            ("Wolf, §5.2 groups", replace(base, policy="wolf", wolf_max_groups=8))]
     lp = 1 - base.spare_factor
     s, p = np.array([0.5, 0.5]), np.array([0.1, 0.9])
     op = op_shares(s, p, 1 / lp)
@@ -159,37 +175,139 @@ def wolf(seeds) -> None:
     print(f"3. 002 §6.1: equal halves taking 90 % / 10 % of 4 KiB random updates,\n"
           f"   S_f 0.2 (LBA/PBA {lp:.1f}); {base.dies} dies × {base.planes} planes, "
           f"{base.physical_pages * 4096 / 2**20:.0f} MiB, 5 user spaces (U)\n   of warm-up; after the swap "
-          f"16 windows of U/4; median (range) over {len(seeds)} seeds")
-    print(f"   {'':<36}{'after the swap':^24}".rstrip())
-    print(f"   {'manager':<19}{'steady WA':>17}{'mean':>6}{'peak':>6}{'extra':>6}{'back':>6}")
+          f"{WINDOWS} windows of U/4; median (range) over {len(seeds)} seeds")
+    print(f"   {'':<36}{'after the swap':^23}".rstrip())
+    print(f"   {'manager':<19}{'steady WA':>17}{'peak':>6}{'extra, % PBA':>15}  back (range)")
     for label, cfg in rows:
-        st, mean_after, peak, extra, back = [], [], [], [], []
+        st, peak, extra, back = [], [], [], []
         for seed in seeds:
             s0, was, c_swap = wolf_series(cfg, seed, True)
             _, ref, c_ref = wolf_series(cfg, seed, False)
             st.append(s0)
-            mean_after.append(was.mean())
             peak.append(was.max())
             extra.append(100 * (c_swap - c_ref) / cfg.physical_pages)
             level = float(np.median(ref))
             off = np.flatnonzero(was > 1.03 * level)
-            back.append(0.0 if len(off) == 0 else (off[-1] + 1) / 4)
-        print(f"   {label:<19}{spread(st):>17}{statistics.median(mean_after):>6.2f}{statistics.median(peak):>6.2f}"
-              f"{statistics.median(extra):>5.0f}%{statistics.median(back):>5.2f}U")
+            # never back inside the run: recorded past its end, printed as "> run"
+            back.append(0.0 if len(off) == 0 else math.inf if off[-1] == len(was) - 1 else (off[-1] + 1) / 4)
+        b = statistics.median(back)
+        b_txt = f"> {len(was) / 4:.0f} U" if math.isinf(b) else f"{b:.2f} U"
+        if not math.isinf(b) and min(back) < max(back):
+            b_txt += f" ({min(back):.2f}–" + ("end)" if math.isinf(max(back)) else f"{max(back):.2f})")
+        print(f"   {label:<19}{spread(st):>17}{statistics.median(peak):>6.2f}{spread(extra, '{:.0f}'):>15}  {b_txt}")
     print(f"   closed forms: uniform writes (Eq. 3) {dayan_wa(lp):.2f}; two perfectly separated groups\n"
           f"   with Eq. 8's shares (Eq. 5) {eq5:.2f}.  extra: GC copies over the no-swap run,\n"
           f"   % of PBA (002, oracle detector: Wolf 0.7 %, FDP 152 %); back: U written after\n"
           f"   the swap until every later window is within 3 % of the no-swap run's median.\n")
 
 
+# ---- 4. groups created and merged (002 §5.2) -------------------------------------------
+
+THREE_TEMPS = ((0.8, 0.05), (0.15, 0.25), (0.05, 0.7))
+
+
+def separated(s, p, pba: float) -> float:
+    """002 Eq. 5 with Eq. 8's shares (no coldest-group rule) for perfectly separated groups."""
+    op = op_shares(np.array(s), np.array(p), pba, cold_rule=False)
+    return sum(pi * dayan_wa(si / (si + oi)) for si, pi, oi in zip(s, p, op))
+
+
+def wolf_groups(seeds) -> None:
+    base = replace(wolf_drive(), policy="wolf")
+    lp = 1 - base.spare_factor
+    s, p = [t[0] for t in THREE_TEMPS], [t[1] for t in THREE_TEMPS]
+    three = separated(s, p, 1 / lp)
+    two = min(separated([sum(s[:k]), sum(s[k:])], [sum(p[:k]), sum(p[k:])], 1 / lp) for k in (1, 2))
+    print("4. 002 §5.2: groups created and merged; Wolf with 2 fixed groups vs free to\n"
+          "   create and merge up to 8; same drive; 6 user spaces (U) of warm-up, WA over\n"
+          f"   the next 3; median (range) over {len(seeds)} seeds")
+    print(f"   {'workload':<31}{'2 groups':>17}{'§5.2':>17}{'groups':>8}")
+    for label, tiers in (("3 temperatures (80/5, 15/25,", THREE_TEMPS), ("uniform", None)):
+        was = {False: [], True: []}
+        ng = []
+        for seed in seeds:
+            for adapt in (False, True):
+                d = SimDrive(replace(base, wolf_max_groups=8) if adapt else base)
+                d.precondition()
+                u = d.user_bytes
+                w = Workload(block_size=4096, volume_bytes=u, tiers=tiers, seed=seed)
+                for k in range(6):
+                    d.run(make_requests(replace(w, seed=seed * 1000 + k), u))
+                was[adapt].append(d.run(make_requests(replace(w, volume_bytes=3 * u, seed=seed * 1000 + 9), u)).true_wa)
+                if adapt:
+                    ng.append(d._policy.groups)
+        print(f"   {label:<31}{spread(was[False]):>17}{spread(was[True]):>17}"
+              f"{f'{min(ng)}–{max(ng)}' if min(ng) < max(ng) else str(ng[0]):>8}")
+        if tiers:
+            print("   5/70 % of space/updates)")
+    print(f"   closed forms (Eq. 5, Eq. 8's shares), 3 temperatures perfectly separated:\n"
+          f"   into 3 groups {three:.2f}, into the best 2 {two:.2f}; uniform (Eq. 3) {dayan_wa(lp):.2f}.\n"
+          f"   groups: how many at the end.\n")
+
+
+# ---- 5. every pair of five groups swapped (002 Fig. 8) ------------------------------
+
+FIVE = tuple((0.2, f / 0.992) for f in (0.032, 0.064, 0.128, 0.256, 0.512))
+
+
+def five_swap_copies(cfg: FtlConfig, seed: int, pair, windows: int = 24) -> int:
+    """GC copies over ``windows`` quarter user spaces after 5 of warm-up on FIVE, with the
+    frequencies of the groups in ``pair`` swapped (None: no swap)."""
+    d = SimDrive(cfg)
+    d.precondition()
+    u = d.user_bytes
+    w = Workload(block_size=4096, volume_bytes=u, tiers=FIVE, seed=seed)
+    for k in range(5):
+        d.run(make_requests(replace(w, seed=seed * 1000 + k), u))
+    tier = u // 5 // 4096 * 4096
+    copies = 0
+    for k in range(windows):
+        reqs = make_requests(replace(w, volume_bytes=u // 4, seed=seed * 1000 + 100 + k), u)
+        if pair is not None:  # the two tiers trade places: their pages trade frequencies
+            i, j = pair
+            o = reqs["offset"]
+            t = np.minimum(o // tier, 4)
+            o = o + np.where(t == i, (j - i) * tier, 0) - np.where(t == j, (j - i) * tier, 0)
+            reqs["offset"] = o
+        copies += d.run(reqs).gc_copies
+    return copies
+
+
+def five_swaps(seeds) -> None:
+    base = replace(wolf_drive(), policy="wolf", wolf_groups=5)
+    rows = (("FDP", replace(base, wolf_fdp=True)), ("Wolf", base))
+    pairs = [(i, j) for i in range(5) for j in range(i + 1, 5)]
+    print("5. 002 Fig. 8: five equal groups, update frequencies 3.2, 6.5, 12.9, 25.8,\n"
+          "   51.6 %; each pair swapped after 5 user spaces (U); extra GC copies over\n"
+          f"   6 U against the no-swap run, % of PBA; median (range) over {len(seeds)} seeds")
+    print(f"   {'pair':<8}{'FDP':>17}{'Wolf':>17}{'FDP ÷ Wolf':>13}")
+    extra = {name: {pair: [] for pair in pairs} for name, _ in rows}
+    for seed in seeds:
+        for name, cfg in rows:
+            ref = five_swap_copies(cfg, seed, None)
+            for pair in pairs:
+                extra[name][pair].append(100 * (five_swap_copies(cfg, seed, pair) - ref) / cfg.physical_pages)
+    wins = apart = 0
+    for pair in pairs:
+        f, w = extra["FDP"][pair], extra["Wolf"][pair]
+        wins += statistics.median(w) < statistics.median(f)
+        apart += max(w) < min(f)
+        ratio = statistics.median(f) / statistics.median(w) if statistics.median(w) > 1 else math.nan
+        print(f"   {f'{pair[0]} ↔ {pair[1]}':<8}{spread(f, '{:.0f}'):>17}{spread(w, '{:.0f}'):>17}"
+              f"{'—' if math.isnan(ratio) else f'{ratio:.1f}×':>13}")
+    print(f"   Wolf copies less for {wins} of {len(pairs)} pairs by the median, for {apart} beyond the\n"
+          "   seeds' ranges.  002: all pairs, up to 2.2× less, growing with the pair's\n"
+          "   frequency ratio.  FDP ÷ Wolf: — when Wolf's is below 1 % of PBA.\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=5)
-    ap.add_argument("--only", default="1,2,3", help="which experiments, e.g. 3")
+    ap.add_argument("--only", default="1,2,3,4,5", help="which experiments, e.g. 3")
     a = ap.parse_args()
     seeds = list(range(1, a.seeds + 1))
     t0 = time.perf_counter()
-    for k, fn in (("1", rand_vs_seq), ("2", cdm_copies), ("3", wolf)):
+    for k, fn in (("1", rand_vs_seq), ("2", cdm_copies), ("3", wolf), ("4", wolf_groups), ("5", five_swaps)):
         if k in a.only.split(","):
             fn(seeds)
     print(f"({time.perf_counter() - t0:.0f} s)")

@@ -267,8 +267,7 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{best.tread_pages}, but its smallest step is only {hidden.min_rise_z:.1f} σ; add repeats or reduce noise"
         )
         if hidden.tread_pages == best.tread_pages and best.n_levels > 1:
-            why += f"; both rise every {best.tread_pages} pages, so the tread stands"
-            return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top, count_sure=False)
+            return _tread_stands(f"{why}; both rise every {best.tread_pages} pages", best, runner, s, top)
         return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
     if best.n_levels == 1:
         # "No steps" is a strong claim (003 Fig. 3c: one unit spans every package); make it only
@@ -292,7 +291,8 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             # the narrow steps uneven (003's drives differ by ±15 % per package).  The narrower
             # staircase must then pass the same test in its turn.
             why = (f"{finer.n_levels} levels, boundaries every {finer.tread_pages} pages: {detail}, "
-                   f"{shown:.0f} σ in every tread, so the {wider.tread_pages}-page treads are pairs of steps")
+                   f"{shown:.0f} σ in every tread, so each {wider.tread_pages}-page tread is "
+                   f"{wider.tread_pages // finer.tread_pages} steps")
             if finer.tread_pages == 1:
                 return StepResult(finer.n_levels, finer.tread_pages, MEDIUM, why, finer, best, s, top, finer_shown=True)
             wider = finer
@@ -329,9 +329,14 @@ def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, t
     unit rose at it) and only the level count is in doubt."""
     close = [c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z and c.score - best.score < SUGGESTIVE]
     if best.n_levels > 1 and close and all(c.tread_pages == best.tread_pages for c in close):
-        why = f"{why}; every close fit rises every {best.tread_pages} pages, so the tread stands"
-        return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top, count_sure=False)
+        return _tread_stands(f"{why}; every close fit rises every {best.tread_pages} pages", best, runner, s, top)
     return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+
+
+def _tread_stands(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top) -> StepResult:
+    """The tread stands (each unit rose at it), the level count is in doubt: medium."""
+    return StepResult(best.n_levels, best.tread_pages, MEDIUM, f"{why}, so the tread stands", best, runner, s, top,
+                      count_sure=False)
 
 
 def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> tuple[bool, str, float]:

@@ -220,7 +220,7 @@ def run(
     mock_counters: str = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
                                                      "(32 MiB units) or nvme (Data Units + OCP C0h)."),
     mock_ftl: Optional[str] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
-                                                      "wolf (002 §5), nvm or cdm (an NVM cache, 004 §III)."),
+                                                      "wolf (002 §5), fdp (002's baseline), nvm or cdm (an NVM cache, 004 §III)."),
     mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),

@@ -24,7 +24,7 @@ from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_byt
 
 __all__ = ["MockWaBench", "ftl_label", "ftl_options", "mock_config"]
 
-FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "nvm", "cdm")
+FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "fdp", "nvm", "cdm")
 
 KIND_PROGRAM = 1
 
@@ -39,14 +39,14 @@ def mock_config(**kw) -> FtlConfig:
     000 cites as [29]) — so every die does the same work, as 000 §3.2.3 takes a drive to
     do.  ``lines=False`` collects each die on its own (MQSim's per-plane GC): at 128 MiB
     per benchmark one die's count then strays from the mean by up to 10 %.  The papers'
-    block managers (``policy`` wolf, nvm, cdm) are modelled per die only, so lines are on
-    by default for the plain one alone."""
+    block managers (``policy`` wolf, nvm, cdm) run on lines as well: a Wolf group's or a
+    cache's units are then lines."""
     base = dict(channels=4, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=64,
                 pages_per_block=128, page_size=4096, over_provisioning=2 / 14, gc="greedy", multi_plane=True,
                 write_cache=False, cell="MLC", seed=0)
     base.update(kw)
     if base.get("lines") is None:
-        base["lines"] = base.get("policy", "plain") == "plain"
+        base["lines"] = True
     return FtlConfig(**base)
 
 
@@ -59,6 +59,8 @@ def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
         return {"gc": name}
     if name == "wolf":
         return {"policy": "wolf"}
+    if name == "fdp":
+        return {"policy": "wolf", "wolf_fdp": True}
     if nvm_cache_bytes <= 0:
         raise ValueError(f"--mock-ftl {name} needs an NVM cache: --mock-nvm-cache SIZE (e.g. 8m)")
     return {"policy": name, "nvm_cache_bytes": nvm_cache_bytes}
@@ -68,6 +70,8 @@ def ftl_label(ftl: dict) -> str:
     """One line naming a simulated drive's manager, from its ``FtlConfig`` fields."""
     policy = ftl.get("policy", "plain")
     op = f"OP {100 * ftl['over_provisioning']:.1f} %"
+    if policy == "wolf" and ftl.get("wolf_fdp"):
+        return f"FDP as 002 §5 describes it, {ftl.get('wolf_groups', 2)} groups; {op}"
     if policy == "wolf":
         how = "movement operations" if ftl.get("wolf_movement", True) else "no movement"
         return f"Wolf, {ftl.get('wolf_groups', 2)} groups, {how} (002 §5); {op}"

@@ -5,7 +5,7 @@
 2. the drive's own counters: the simulated drive's SMART JSON before and after each
    sub-test, read by the parsers charz uses on a real drive, with their rounding error;
 3. the closed form for uniform random page overwrites: Desnoyers' greedy (Eq. 12),
-   evaluated HERE with this file's own Lambert W, at the drive's spare factor less the
+   evaluated with the tests' own Lambert W (tests/independent/closed_forms.py), at the drive's spare factor less the
    1–2 units per GC pool its GC keeps free (docs/ftl.md: a reserve of 1, collects to
    2) — that range is the closed form's stated uncertainty.
 
@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.independent.closed_forms import greedy_sf
+
 pytestmark = [pytest.mark.system,
               pytest.mark.skipif(shutil.which("sigrok-cli") is None, reason="sigrok-cli not installed")]
 
@@ -33,24 +35,6 @@ CHARZ = [str(Path(sys.executable).parent / "charz")]
 
 def charz(*args, timeout=900):
     return subprocess.run([*CHARZ, *args], capture_output=True, text=True, timeout=timeout)
-
-
-def _w0(x: float) -> float:
-    w = -0.5
-    for _ in range(200):
-        e = math.exp(w)
-        f = w * e - x
-        w_new = w - f / (e * (w + 1) - (w + 2) * f / (2 * w + 2))
-        if abs(w_new - w) < 1e-15:
-            break
-        w = w_new
-    return w_new
-
-
-def greedy(sf: float, n_p: int) -> float:
-    k = 1 + 1 / (2 * n_p)
-    a = k / (1 - sf)
-    return a / (a + _w0(-a * math.exp(-a))) / k
 
 
 def mean_u(pairs):
@@ -87,11 +71,11 @@ def test_rb_counters_and_closed_form_agree(run):
     t = ftl["channels"] * ftl["chips_per_channel"] * ftl["dies_per_chip"] * ftl["planes"] * units * \
         ftl["pages_per_block"]
     sf = (t - int(t / (1 + ftl["over_provisioning"]))) / t
-    lo, hi = greedy(sf - 1 / units, n_p), greedy(sf - 2 / units, n_p)
+    lo, hi = greedy_sf(sf - 1 / units, n_p), greedy_sf(sf - 2 / units, n_p)
     for name, (v, u) in (("R/B", rb), ("SMART", sm)):
         assert lo - 3 * u <= v <= hi + 3 * u, f"{name} {v:.3f} ± {u:.3f} outside the closed form's {lo:.3f}–{hi:.3f}"
     # the held units matter on this small drive: the nominal S_f alone would not hold the measurement
-    assert rb[0] - 3 * rb[1] > greedy(sf, n_p)
+    assert rb[0] - 3 * rb[1] > greedy_sf(sf, n_p)
 
 
 def _dies(ftl: dict) -> int:

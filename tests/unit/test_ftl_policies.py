@@ -2,8 +2,10 @@
 an NVM cache with and without Cooperative Data Management (004 §III).
 
 Truth from outside the policies: their limits are the plain FTL, operation for
-operation (Wolf with one group, a cache of size zero); Wolf's over-provisioning split
-is 002 Eq. 8, computed here from the paper's formula; a CDM cache holding every page
+operation (Wolf with one group, a cache of size zero); FDP's least-recently-cleaned
+cleaner with one group meets Desnoyers' LRW closed form (the tests' own,
+tests/independent/closed_forms.py); Wolf's
+over-provisioning split is 002 Eq. 8, computed here from the paper's formula; a CDM cache holding every page
 leaves garbage collection nothing to copy (004: cached copies make flash copies
 removable); the map invariants are checked against the request stream alone.
 """
@@ -17,6 +19,7 @@ import pytest
 
 from charz.sim.ftl import OP_READ, OP_TRIM, OP_WRITE, FtlConfig, SimDrive, Workload, make_requests, requests
 from charz.sim.ftl._wolf import op_shares
+from tests.independent.closed_forms import dayan, lrw_sf
 
 pytestmark = pytest.mark.unit
 
@@ -56,6 +59,24 @@ def mapped_after(reqs: np.ndarray, before: np.ndarray, page_size: int) -> np.nda
     return m
 
 
+def mixed_runs_checked(cfg: FtlConfig, fill: float, seed: int):
+    """Three mixed request streams (``mixed``) on a drive filled to ``fill``: after each,
+    the map holds exactly the pages the requests left written and every programmed
+    page is on a die; yields each run's result."""
+    d = SimDrive(cfg)
+    d.precondition(fill)
+    want = mapped_after(requests(OP_WRITE, 0, int(d.user_bytes * fill) // 512 * 512), np.zeros(cfg.user_pages, bool),
+                        4096)
+    for k in range(3):
+        reqs = mixed(d.user_bytes, 8000, seed=seed + k)
+        res = d.run(reqs)
+        want = mapped_after(reqs, want, 4096)
+        check_map(d)
+        assert np.array_equal(np.asarray(d.l2p) >= 0, want)
+        assert res.die_pages_programmed.sum() == res.flash_pages_programmed
+        yield res
+
+
 def same_runs(a: FtlConfig, b: FtlConfig, runs) -> None:
     """Two drives given the same requests do the same flash work, pulse for pulse."""
     da, db = SimDrive(a), SimDrive(b)
@@ -79,8 +100,9 @@ def skewed_runs(user_bytes):
 # ---- Wolf -------------------------------------------------------------------------------
 
 
-def test_wolf_with_one_group_is_the_greedy_manager_exactly():
-    plain = FtlConfig(**SMALL, over_provisioning=0.2)
+@pytest.mark.parametrize("lines", [False, True])
+def test_wolf_with_one_group_is_the_greedy_manager_exactly(lines):
+    plain = FtlConfig(**SMALL, over_provisioning=0.2 if not lines else 0.4, lines=lines)
     same_runs(plain, replace(plain, policy="wolf", wolf_groups=1), skewed_runs)
 
 
@@ -172,28 +194,130 @@ def test_wolf_follows_a_hot_cold_swap():
     assert was["wolf"] < 0.95 * was["greedy"]
 
 
-@pytest.mark.parametrize("movement", [True, False])
-def test_wolf_map_invariants_under_mixed_io(movement):
-    cfg = FtlConfig(**SMALL, over_provisioning=0.3, policy="wolf", wolf_groups=3, wolf_movement=movement)
-    d = SimDrive(cfg)
-    d.precondition(0.7)
-    want = mapped_after(requests(OP_WRITE, 0, int(d.user_bytes * 0.7) // 512 * 512), np.zeros(cfg.user_pages, bool),
-                        4096)
-    for k in range(3):
-        reqs = mixed(d.user_bytes, 8000, seed=10 + k)
-        res = d.run(reqs)
-        want = mapped_after(reqs, want, 4096)
+THREE_TEMPS = ((0.8, 0.05), (0.15, 0.25), (0.05, 0.7))  # (share of the space, of the updates)
+
+
+def separated_wa(s, p, pba) -> float:
+    """002 Eq. 5 for perfectly separated groups, each with its Eq. 8 share (``eq8``)."""
+    return sum(px * dayan(sx / (sx + ox)) for sx, px, ox in zip(s, p, eq8(s, p, pba)))
+
+
+def adaptive_runs(tiers):
+    """Two fixed Wolf groups and Wolf creating and merging groups (002 §5.2) on the same
+    stream: 6 user spaces of warm-up, then WA over 3 more."""
+    base = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=2, dies_per_chip=1, planes=2,
+                                       blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=(),
+                                       policy="wolf")
+    out = {}
+    for name, cfg in (("fixed", base), ("adaptive", replace(base, wolf_max_groups=8))):
+        d = SimDrive(cfg)
+        d.precondition()
+        u = d.user_bytes
+        w = Workload(block_size=4096, volume_bytes=u, tiers=tiers, seed=5)
+        for k in range(6):
+            d.run(make_requests(replace(w, seed=50 + k), u))
+        res = d.run(make_requests(replace(w, volume_bytes=3 * u, seed=59), u))
         check_map(d)
-        assert np.array_equal(np.asarray(d.l2p) >= 0, want)
-        assert res.true_wa >= 1.0 and res.die_pages_programmed.sum() == res.flash_pages_programmed
+        out[name] = d, res.true_wa
+    return out
+
+
+def test_wolf_creates_groups_for_a_third_temperature():
+    """002 §5.2: with three temperatures, a Wolf that may create groups makes a third
+    (and more) and writes well under two fixed groups; neither beats Eq. 5 for the three
+    tiers perfectly separated (computed here from 002's formulas) — a floor no manager
+    that only moves pages can pass."""
+    out = adaptive_runs(THREE_TEMPS)
+    d, wa = out["adaptive"]
+    st = d._policy
+    assert st.created >= 1 and st.groups >= 3
+    assert wa < 0.85 * out["fixed"][1]  # 1.76 vs 2.32
+    floor = separated_wa([t[0] for t in THREE_TEMPS], [t[1] for t in THREE_TEMPS], 1.25)  # 1.52
+    assert floor * 0.98 < wa
+    # every unit in use belongs to a group in use; merged slots hold nothing
+    live = st.active()
+    dead = np.setdiff1d(np.arange(st.G), live)
+    used = st.ugrp[st.ugrp >= 0]
+    assert np.isin(used, live).all()
+    assert (st.group_sizes(d.cfg.pools)[dead] == 0).all() and (st.group_units(d.cfg.pools)[dead] == 0).all()
+    assert st.group_units(d.cfg.pools).sum() == len(used)
+
+
+def test_wolf_merges_what_it_created_on_uniform_writes():
+    """No skew, nothing to create for: the groups it tries merge back (002: 'the number of
+    groups would tend to oscillate') and WA stays that of two fixed groups."""
+    out = adaptive_runs(None)
+    d, wa = out["adaptive"]
+    st = d._policy
+    assert st.groups <= 3 and st.merged >= st.created - 1
+    assert wa == pytest.approx(out["fixed"][1], rel=0.01)
+
+
+def test_fdp_with_one_group_cleans_as_lrw_predicts():
+    """FDP's least-recently-cleaned victims (002 §2.2) on uniform random writes are the
+    LRW model's FIFO cleaner: its WA lies in the closed form's band for the 1–2 units
+    per pool the GC keeps open or free; one greedy group, same drive, lies below it."""
+    base = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=1,
+                                       blocks_per_plane=512, pages_per_block=64, page_size=4096, trace_dies=())
+    n = base.units_per_pool
+    lo, hi = lrw_sf(0.2 - 1 / n), lrw_sf(0.2 - 2 / n)
+    was = {}
+    for name, cfg in (("greedy", base), ("fdp", replace(base, policy="wolf", wolf_groups=1, wolf_fdp=True))):
+        d = SimDrive(cfg)
+        d.precondition()
+        u = d.user_bytes
+        for k in range(4):
+            d.run(make_requests(Workload(block_size=4096, volume_bytes=u, seed=k), u))
+        was[name] = d.run(make_requests(Workload(block_size=4096, volume_bytes=2 * u, seed=9), u)).true_wa
+        check_map(d)
+    assert lo * 0.99 < was["fdp"] < hi * 1.01
+    assert was["greedy"] < lo * 0.99
+
+
+def test_fdp_pays_for_a_hot_cold_swap_and_wolf_does_not():
+    """002 §5 and §6.1: FDP (fixed group order, pages move instead of space) separates a
+    stable 90/10 workload (WA under one greedy group's) but after the halves swap it
+    copies far more than Wolf while the swapped pages trickle between its groups; Wolf
+    re-ranks its groups and moves space, so its WA hardly moves."""
+    base = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=2,
+                                       blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=())
+    out = {}
+    for name, cfg in (("greedy", base), ("fdp", replace(base, policy="wolf", wolf_fdp=True)),
+                      ("wolf", replace(base, policy="wolf"))):
+        d, st = steady(cfg, warm=4)
+        u = d.user_bytes
+        half = u // 2 // 4096 * 4096
+        w = Workload(block_size=4096, volume_bytes=u // 2, hot_space=0.5, hot_share=0.9, seed=8)
+        runs = []
+        for k in range(4):  # two user spaces after the swap, in halves
+            reqs = make_requests(replace(w, seed=80 + k), u)
+            reqs["offset"] = (reqs["offset"] + half) % u
+            runs.append(d.run(reqs))
+        out[name] = st.true_wa, [r.true_wa for r in runs], sum(r.gc_copies for r in runs)
+        check_map(d)
+    assert out["fdp"][0] < 0.97 * out["greedy"][0]  # FDP does separate hot from cold
+    assert out["fdp"][1][0] > 1.2 * out["fdp"][0]  # … and the swap costs it (3.6 vs 2.65)
+    assert max(out["wolf"][1]) < 1.06 * out["wolf"][0]  # Wolf: no transient to speak of
+    assert out["fdp"][2] > 1.25 * out["wolf"][2]  # 1.4x over these two user spaces
+
+
+@pytest.mark.parametrize("movement, fdp, most, lines", [(True, False, 0, False), (False, False, 0, False),
+                                                       (True, True, 0, False), (True, False, 6, False),
+                                                       (True, False, 6, True), (True, True, 0, True)])
+def test_wolf_map_invariants_under_mixed_io(movement, fdp, most, lines):
+    cfg = FtlConfig(**SMALL, over_provisioning=0.45 if lines else 0.3, lines=lines, policy="wolf", wolf_groups=3,
+                    wolf_movement=movement, wolf_fdp=fdp, wolf_max_groups=most,
+                    wolf_interval=0.0002 if most else 0.001)
+    for res in mixed_runs_checked(cfg, 0.7, 10):
+        assert res.true_wa >= 1.0
 
 
 # ---- NVM cache, CDM -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", ["nvm", "cdm"])
-def test_zero_size_nvm_cache_is_the_plain_ftl_exactly(policy):
-    plain = FtlConfig(**SMALL, over_provisioning=0.2)
+@pytest.mark.parametrize("policy, lines", [("nvm", False), ("cdm", False), ("cdm", True)])
+def test_zero_size_nvm_cache_is_the_plain_ftl_exactly(policy, lines):
+    plain = FtlConfig(**SMALL, over_provisioning=0.2 if not lines else 0.4, lines=lines)
     same_runs(plain, replace(plain, policy=policy, nvm_cache_bytes=0), skewed_runs)
 
 
@@ -218,20 +342,11 @@ def test_cdm_cache_holding_every_page_leaves_gc_nothing_to_copy():
     assert copies["nvm"] > 1000
 
 
-@pytest.mark.parametrize("policy", ["nvm", "cdm"])
-def test_nvm_cache_map_invariants_under_mixed_io(policy):
-    cfg = FtlConfig(**SMALL, over_provisioning=0.15, policy=policy, nvm_cache_bytes=300 * 4096)
-    d = SimDrive(cfg)
-    d.precondition(0.6)
-    want = mapped_after(requests(OP_WRITE, 0, int(d.user_bytes * 0.6) // 512 * 512), np.zeros(cfg.user_pages, bool),
-                        4096)
-    for k in range(3):
-        reqs = mixed(d.user_bytes, 8000, seed=20 + k)
-        res = d.run(reqs)
-        want = mapped_after(reqs, want, 4096)
-        check_map(d)  # the run ended with the cache written back
-        assert np.array_equal(np.asarray(d.l2p) >= 0, want)
-        assert res.die_pages_programmed.sum() == res.flash_pages_programmed
+@pytest.mark.parametrize("policy, lines", [("nvm", False), ("cdm", False), ("cdm", True)])
+def test_nvm_cache_map_invariants_under_mixed_io(policy, lines):
+    cfg = FtlConfig(**SMALL, over_provisioning=0.3 if lines else 0.15, lines=lines, policy=policy,
+                    nvm_cache_bytes=300 * 4096)
+    for res in mixed_runs_checked(cfg, 0.6, 20):  # each run ends with the cache written back
         if policy == "nvm":
             assert res.policy_counts["gc_removed"] == 0 and res.policy_counts["early_invalid"] == 0
 
@@ -252,7 +367,42 @@ def test_cdm_copies_out_less_than_nvm_basic():
     assert res["cdm"].host_bytes_written == res["nvm"].host_bytes_written
 
 
+def test_tiers_send_each_share_of_the_writes_to_its_space():
+    """Workload.tiers: requests land in each tier's slice of the space in its share
+    (binomial bounds, 5 σ), uniformly inside it; bad tiers are refused."""
+    tiers = ((0.5, 0.1), (0.3, 0.2), (0.2, 0.7))
+    u, n = 4096 * 10_000, 200_000
+    reqs = make_requests(Workload(block_size=4096, volume_bytes=4096 * n, tiers=tiers, seed=3), u)
+    page = reqs["offset"] // 4096
+    edges = [0, 5000, 8000, 10_000]
+    for k, (_, share) in enumerate(tiers):
+        inside = page[(page >= edges[k]) & (page < edges[k + 1])]
+        assert abs(len(inside) - share * n) < 5 * np.sqrt(n * share * (1 - share))
+        halves = np.histogram(inside, bins=2, range=(edges[k], edges[k + 1]))[0]
+        assert abs(halves[0] - halves[1]) < 5 * np.sqrt(len(inside))
+    for bad in (((1.0, 1.0),), ((0.5, 0.5), (0.4, 0.5)), ((0.5, 0.6), (0.5, 0.6)), ((0.5, 1.1), (0.5, -0.1))):
+        with pytest.raises(ValueError, match="tiers must be"):
+            Workload(tiers=bad)
+    with pytest.raises(ValueError, match="one or the other"):
+        Workload(tiers=tiers, hot_space=0.2, hot_share=0.8)
+
+
+def test_mock_ftl_names_map_to_the_policies():
+    from charz.sim._wa_bench import ftl_label, ftl_options
+    opts = ftl_options("fdp", 0)
+    cfg = FtlConfig(**SMALL, over_provisioning=0.3, **opts)
+    assert cfg.policy == "wolf" and cfg.wolf_fdp
+    assert ftl_label({**opts, "over_provisioning": 0.3}).startswith("FDP as 002")
+    assert ftl_label({"policy": "wolf", "over_provisioning": 0.3}).startswith("Wolf, 2 groups")
+
+
 def test_policy_options_are_checked():
+    with pytest.raises(ValueError, match="wolf_fdp is a variant"):
+        FtlConfig(**SMALL, wolf_fdp=True)
+    for bad in (dict(policy="wolf", wolf_fdp=True, wolf_max_groups=4), dict(wolf_max_groups=4),
+                dict(policy="wolf", wolf_groups=5, wolf_max_groups=4), dict(policy="wolf", wolf_max_groups=17)):
+        with pytest.raises(ValueError, match="wolf_max_groups lets Wolf"):
+            FtlConfig(**{**SMALL, "over_provisioning": 0.5, **bad})
     with pytest.raises(ValueError, match="policy must be one of"):
         FtlConfig(**SMALL, policy="lru")
     with pytest.raises(ValueError, match="without the FIFO write_cache"):

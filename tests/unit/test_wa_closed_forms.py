@@ -1,7 +1,7 @@
 """Closed-form WA models against published values, re-derived here from the formulas.
 
-The Lambert W values are recomputed in the test by Halley's iteration (no scipy), the
-δ form by bisection on 002 Eq. 3 as printed, so charz's code is checked against
+The Lambert W values are recomputed by Halley's iteration (no scipy), the δ form by
+bisection on 002 Eq. 3 as printed — tests/independent/closed_forms.py, so charz's code is checked against
 arithmetic it did not do.  Published numbers:
 
 * Xiang & Kurkoski, arXiv 1110.4245, abstract: "when the overprovisioning factor is
@@ -13,8 +13,6 @@ arithmetic it did not do.  Published numbers:
 """
 
 from __future__ import annotations
-
-import math
 
 import pytest
 
@@ -30,30 +28,15 @@ from charz.analysis._wa_models import (
     sf_from_rho,
 )
 
+from tests.independent.closed_forms import dayan, greedy_sf, lrw
+
 pytestmark = pytest.mark.unit
-
-
-def _w0(x: float) -> float:
-    """Lambert W, main branch, for −1/e < x < 0, by Halley's iteration (test's own)."""
-    w = -0.5
-    for _ in range(100):
-        e = math.exp(w)
-        f = w * e - x
-        w_new = w - f / (e * (w + 1) - (w + 2) * f / (2 * w + 2))
-        if abs(w_new - w) < 1e-15:
-            return w_new
-        w = w_new
-    return w
-
-
-def _lrw_by_hand(alpha: float) -> float:
-    return alpha / (alpha + _w0(-alpha * math.exp(-alpha)))
 
 
 def test_xiang_kurkoski_rho_0_3():
     rho = 0.3
     sf = rho / (1 + rho)  # the paper's factor is spare/user: S_f = ρ/(1 + ρ)
-    by_hand = _lrw_by_hand(1 + rho)
+    by_hand = lrw(1 + rho)
     assert round(by_hand, 2) == 2.36  # the paper's Lambert-W value
     assert lrw_wa_sf(sf) == pytest.approx(by_hand, rel=1e-12)
     assert abs(lrw_wa_sf(sf) - 2.35) < 0.02  # "the actual value is 2.35" (their simulation)
@@ -66,26 +49,17 @@ def test_xiang_kurkoski_rho_0_3():
 @pytest.mark.parametrize("sf", [0.03, 0.07, 0.125, 0.28, 0.5, 0.9])
 def test_dayan_delta_form_equals_desnoyers_lrw(sf):
     # 002 Eq. 3 by bisection, as printed: (δ − 1)/ln δ = LBA/PBA = 1 − S_f
-    lo, hi = 1e-12, 1 - 1e-12
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if (mid - 1) / math.log(mid) < 1 - sf:
-            lo = mid
-        else:
-            hi = mid
-    delta = (lo + hi) / 2
-    assert dayan_delta_sf(sf) == pytest.approx(delta, abs=1e-9)
-    assert dayan_wa_sf(sf) == pytest.approx(1 / (1 - delta), rel=1e-7)
+    wa = dayan(1 - sf)
+    assert dayan_delta_sf(sf) == pytest.approx(1 - 1 / wa, abs=1e-9)
+    assert dayan_wa_sf(sf) == pytest.approx(wa, rel=1e-7)
     # Appendix A: the same as the Lambert-W form
-    assert dayan_wa_sf(sf) == pytest.approx(_lrw_by_hand(1 / (1 - sf)), rel=1e-7)
-    assert lrw_wa_sf(sf) == pytest.approx(_lrw_by_hand(1 / (1 - sf)), rel=1e-10)
+    assert dayan_wa_sf(sf) == pytest.approx(lrw(1 / (1 - sf)), rel=1e-7)
+    assert lrw_wa_sf(sf) == pytest.approx(lrw(1 / (1 - sf)), rel=1e-10)
 
 
 @pytest.mark.parametrize("sf,n_p", [(0.07, 64), (0.07, 256), (0.28, 64), (0.125, 256)])
 def test_greedy_eq12(sf, n_p):
-    k = 1 + 1 / (2 * n_p)
-    expect = _lrw_by_hand(k / (1 - sf)) / k
-    assert greedy_wa_sf(sf, n_p) == pytest.approx(expect, rel=1e-10)
+    assert greedy_wa_sf(sf, n_p) == pytest.approx(greedy_sf(sf, n_p), rel=1e-10)
     assert greedy_wa_sf(sf, n_p) < lrw_wa_sf(sf)  # greedy picks emptier victims than FIFO
 
 

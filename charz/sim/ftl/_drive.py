@@ -69,6 +69,12 @@ class FtlConfig:
     wolf_groups: int = 2  # Wolf: groups by update frequency (1: the plain greedy manager)
     wolf_interval: float = 0.001  # Wolf: statistics interval, fraction of the user pages (002: 0.001)
     wolf_movement: bool = True  # Wolf: movement operations (False: greedy across groups)
+    # Wolf's groups run as 002 §5 describes FDP (Stoica & Ailamaki): fixed group order, each
+    # group presumed as hot as its rank, least-recently-cleaned victims within a group
+    wolf_fdp: bool = False
+    # Wolf: > 0 lets it create and merge groups (002 §5.2) between 2 and this many,
+    # starting from wolf_groups; 0 keeps wolf_groups fixed
+    wolf_max_groups: int = 0
     nvm_cache_bytes: int = 0  # nvm / cdm: the NVM cache (0: none, the plain FTL)
 
     def __post_init__(self) -> None:
@@ -86,12 +92,17 @@ class FtlConfig:
 
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        if self.policy != "plain" and self.lines:
-            raise ValueError(f"policy {self.policy!r} is modelled with per-die garbage collection only: lines=False")
         if self.policy != "plain" and self.write_cache:
             raise ValueError(f"policy {self.policy!r} runs without the FIFO write_cache (nvm/cdm bring their own)")
         if self.policy == "wolf" and (self.gc != "greedy" or not 1 <= self.wolf_groups <= 16):
             raise ValueError(f"wolf cleans greedily with 1–16 groups, got gc={self.gc!r}, groups={self.wolf_groups}")
+        if self.wolf_max_groups and (self.policy != "wolf" or self.wolf_fdp
+                                     or not 2 <= self.wolf_groups <= self.wolf_max_groups <= 16):
+            raise ValueError("wolf_max_groups lets Wolf (not FDP) create and merge groups: policy='wolf', "
+                             f"2 ≤ wolf_groups ≤ wolf_max_groups ≤ 16, got {self.wolf_groups}, {self.wolf_max_groups}")
+        if self.wolf_fdp and (self.policy != "wolf" or not self.wolf_movement):
+            raise ValueError("wolf_fdp is a variant of policy 'wolf' with its space shares kept: "
+                             "policy='wolf', wolf_movement=True")
         if not 0.0 < self.wolf_interval <= 1.0:
             raise ValueError(f"wolf_interval must be in (0, 1], got {self.wolf_interval}")
         if self.nvm_cache_bytes < 0 or self.nvm_cache_bytes % self.page_size:
@@ -118,7 +129,7 @@ class FtlConfig:
         # the GC frontier needs a reserve unit, both frontiers an open one, and GC a victim
         per_pool_spare = (self.physical_pages - self.user_pages) / self.pools
         # Wolf: two open units and a victim per group, and a reserve of two
-        need = 2 * self.wolf_groups + 2 if self.policy == "wolf" and self.wolf_groups > 1 else 4
+        need = 2 * self.wolf_slots + 2 if self.policy == "wolf" and self.wolf_slots > 1 else 4
         if per_pool_spare < need * self.pages_per_unit:
             raise ValueError(
                 f"over-provisioning leaves {per_pool_spare:.0f} spare pages per GC pool; the FTL needs at least "
@@ -142,6 +153,11 @@ class FtlConfig:
         if not 0.0 < spare_factor < 1.0:
             raise ValueError(f"spare_factor must be in (0, 1), got {spare_factor}")
         return cls(over_provisioning=spare_factor / (1.0 - spare_factor), **kw)
+
+    @property
+    def wolf_slots(self) -> int:
+        """Wolf's group slots: the most groups it can hold at once."""
+        return max(self.wolf_groups, self.wolf_max_groups)
 
     @property
     def dies(self) -> int:
@@ -327,7 +343,7 @@ class SimDrive:
             from charz.sim.ftl._wolf import WolfState
             self._policy = WolfState(cfg, g, self._max_user_pages)
             # one GC may open a unit in the victim's group and in the next colder one
-            g[K.G_RESERVE] = self._policy.gw[K.G_RESERVE] = 1 if cfg.wolf_groups == 1 else 2
+            g[K.G_RESERVE] = self._policy.gw[K.G_RESERVE] = 1 if cfg.wolf_slots == 1 else 2
         elif cfg.policy in ("nvm", "cdm"):
             from charz.sim.ftl._cdm import CacheState
             self._policy = CacheState(cfg.nvm_cache_bytes // cfg.page_size, cfg.policy == "cdm",

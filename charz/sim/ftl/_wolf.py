@@ -45,9 +45,41 @@ What 002 §5 asks for, and how it is done here:
   group (002 §5.5.1's "greedy across groups", whose shares drift by themselves to
   equal cleaning efficiency, Eq. 6) — the comparison for the value of movement.
 
-With one group none of this acts and the manager is the plain greedy FTL, operation
-for operation (a unit test holds that).  Not done: creating and merging groups
-(§5.2) — the number of groups is fixed (``wolf_groups``).
+* **FDP, the baseline 002 measures Wolf against** (``wolf_fdp``; Stoica & Ailamaki,
+  VLDB 2013), as 002 §2.2 and §5 describe it — a reconstruction from that text, not
+  from FDP's code: the groups keep a fixed order and each is *presumed* as hot as its
+  rank (the r-th coldest gets the r-th lowest measured hit rate and that group's p,
+  for the detector and for the shares), so after a workload change pages move between
+  groups instead of space; cleaning within a group is least-recently-cleaned (the unit
+  closed longest ago with an invalid page).  The group to clean is still the one with
+  the greatest surplus over its share: FDP keeps an allocation too (002: found by hill
+  climbing; Eq. 8 is within 1 % of it).  With one group it is the FIFO cleaner of
+  Desnoyers' LRW model (a unit test holds it to the closed form).
+
+* **Creating and merging groups** (§5.2; ``wolf_max_groups`` > 0, else the count stays
+  at ``wolf_groups``): at an interval's end, a group under F = pools × pages per unit
+  (a unit in every pool) merges into the neighbour with the closer hit rate, and two
+  neighbours whose hit rates stay within √Q of each other for w = 50 intervals merge
+  (002 says "converge"; √Q leaves a band between merging and creating).  Else, with
+  fewer than ``wolf_max_groups``, a hotter group is created when the hottest holds
+  ≥ F pages and is ≥ Q = 2 times as hot as the next; it keeps its rank for w intervals
+  (the SGV is not re-sorted meanwhile).  A merge is logical: the units are relabelled
+  and move between valid-count buckets; an open unit that has no place in the kept
+  group is closed as it is (GC later reclaims its unwritten slots).  Two departures,
+  measured on three workloads (three temperatures, 90/10, five exponential tiers; 3
+  seeds): 002's third rule — an empty group between neighbours more than 2Q apart —
+  is left out: with this detector it filled with misfiled pages (90/10: WA +1.9 %
+  over two fixed groups).  And a group that merges back bans the next creation for
+  w, 2w, 4w … 64w intervals (forgotten after 64w intervals without a merge): 002's
+  rules alone re-created the group every ~2w intervals on 90/10 (34 creations in 8
+  user spaces).  Result (benchmarks/wa_policies.py): three temperatures (5 % of the
+  updates to 80 % of the space, 25 % to 15 %, 70 % to 5 %) 1.75 instead of 2.40 with
+  two fixed groups; uniform writes unchanged; but 90/10 2.62 instead of 2.54, and
+  after its swap 18 % of PBA in extra copies instead of 3 % — a third group the
+  detector half fills is a cost on two temperatures, so it is opt-in.
+
+With one group none of Wolf acts and the manager is the plain greedy FTL, operation
+for operation (a unit test holds that).
 
 Layout: a *subpool* sp = pool·G + x is group x's share of one pool, with its own two
 frontiers and valid-count buckets in ``wpt``/``wbh`` (same columns as the plain
@@ -63,20 +95,31 @@ import numpy as np
 from charz.sim.ftl import _kernel as K
 from charz.sim.ftl._kernel import _jit
 
-# wolf parameters ``wp`` (int64)
-WP_G, WP_H, WP_MOVE = range(3)
-N_WP = 3
-# wolf scalar state ``ws`` (int64): host writes in the current interval
-WS_IW = 0
-N_WS = 1
-# per-group int state ``gi[x, k]``: writes in the interval, rank by hit rate (0 coldest)
-GI_IW, GI_RANK = range(2)
-N_GI = 2
+# wolf parameters ``wp`` (int64): group slots, interval, movement, FDP, §5.2's adaptive
+# group count with its F (pages) and w (intervals)
+WP_G, WP_H, WP_MOVE, WP_FDP, WP_ADAPT, WP_F, WP_W = range(7)
+N_WP = 7
+# wolf scalar state ``ws`` (int64): host writes in the current interval, groups in use,
+# intervals left in which no group is created or merged, groups created, merges,
+# intervals left in which no group is created (after a merge), the next such ban,
+# intervals since the last merge
+WS_IW, WS_NA, WS_FREEZE, WS_CREATED, WS_MERGED, WS_BAN, WS_BACKOFF, WS_QUIET = range(8)
+N_WS = 8
+MAX_BACKOFF = 64  # × w: the longest ban on creating a group after a merge
+# per-group int state ``gi[x, k]``: writes in the interval, rank by hit rate (0 coldest,
+# −1: slot not in use), intervals its hit rate has been close to the next hotter group's
+# (in a merged slot: the group it merged into)
+GI_IW, GI_RANK, GI_CONV = range(3)
+N_GI = 3
 Q_FACTOR = 2.0  # 002 §5.2's Q: neighbouring groups' hit rates differ by at least this
 K_SILENT = 2.0  # demote a migrated page silent for K mean update intervals of its group
 W_OWN = K.N_Q  # extra column of ``wpt``: units the subpool owns (open ones included)
 N_WQ = K.N_Q + 1
 COLD_RULE = 0.05  # 002 §5.5.3: the coldest group's special treatment
+# 002 §5.2 merges groups that "converge" without saying how close; creation asks for a
+# factor Q, so merging at under √Q leaves a band where neither happens (no flapping)
+MERGE_RATIO = np.sqrt(Q_FACTOR)
+W_INTERVALS = 50  # 002 §5.2's w
 
 
 def op_shares(sizes, freqs, pba: float, cold_rule: bool = True, order=None) -> np.ndarray:
@@ -157,8 +200,8 @@ def _wolf_pop(pool, x, stream, G, ut, pt, fstack, wpt, ugrp, ctr):
 
 
 @_jit
-def _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gp, gi, shares, sz, pp,
-                  order):
+def _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gpu, gi, shares, sz, pp,
+                  order, idx):
     """Which group of ``pool`` gives up a unit: the greatest surplus over its Eq. 8
     share among groups holding a unit with an invalid page (movement), or the pool's
     cheapest unit's group (no movement).  −1: none has an invalid page."""
@@ -175,14 +218,22 @@ def _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, tr
                 if v < best_v:
                     best, best_v = x, v
         return best
+    # the groups in use, compacted (slots of merged groups hold nothing)
+    na = 0
     for x in range(G):
-        sz[x] = float(wpt[base + x, K.Q_VALID])
-        pp[x] = gp[x]
-        order[gi[x, GI_RANK]] = x
-    _shares(sz, pp, float((g[K.G_UNITS_PER_POOL] - g[K.G_RESERVE]) * upp), True, order, shares)
+        if gi[x, GI_RANK] >= 0:
+            idx[na] = x
+            sz[na] = float(wpt[base + x, K.Q_VALID])
+            pp[na] = gpu[x]
+            na += 1
+    for k in range(na):
+        order[gi[idx[k], GI_RANK]] = k
+    _shares(sz[:na], pp[:na], float((g[K.G_UNITS_PER_POOL] - g[K.G_RESERVE]) * upp), True, order[:na],
+            shares[:na])
     best, best_s = -1, -1e300
-    for x in range(G):
-        s = wpt[base + x, W_OWN] * upp - sz[x] - shares[x]
+    for k in range(na):
+        x = idx[k]
+        s = wpt[base + x, W_OWN] * upp - sz[k] - shares[k]
         if s > best_s and K._victim(base + x, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced) >= 0:
             best, best_s = x, s
     return best
@@ -197,11 +248,11 @@ def _rank_group(r, G, gi):
 
 
 @_jit
-def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz, gtc):
+def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc):
     """The page's group after this write: promote a host update hotter than the way to
     the next hotter group, demote a GC migration colder than the way to the next colder
     (rates in writes per host page write; see the module docstring)."""
-    if G == 1:
+    if na == 1:
         return x
     t1, t2 = s1[lpn], s2[lpn]
     if t2 >= 0:
@@ -212,7 +263,7 @@ def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz, gtc):
         rate = 0.0
     r = gi[x, GI_RANK]
     h = ghit[x]
-    if host and r < G - 1:
+    if host and r < na - 1:
         y = _rank_group(r + 1, G, gi)
         thr = np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h
         if rate > thr:
@@ -228,29 +279,46 @@ def _wolf_target(lpn, x, host, now, G, s1, s2, gi, ghit, gsz, gtc):
 
 
 @_jit
+def _lru_victim(pool, x, g, ut, ugrp):
+    """FDP's least-recently-cleaned unit of group ``x`` in ``pool``: the one closed
+    longest ago (units are filled in the order they were cleaned) among those with an
+    invalid page — an all-valid unit would be copied whole and give nothing back."""
+    n = g[K.G_UNITS_PER_POOL]
+    upp = g[K.G_UPP]
+    best, best_t = -1, np.iinfo(np.int64).max
+    for un in range(pool * n, pool * n + n):
+        if ugrp[un] == x and ut[un, K.U_STATE] == K.CLOSED and ut[un, K.U_VALID] < upp \
+                and ut[un, K.U_CLOSE] < best_t:
+            best, best_t = un, ut[un, K.U_CLOSE]
+    return best
+
+
+@_jit
 def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
-             s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp, order):
+             s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, idx):
     G = wp[WP_G]
-    x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gp, gi, shares, sz, pp,
-                      order)
+    x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gpu, gi, shares, sz, pp,
+                      order, idx)
     if x < 0:
         ctr[K.C_ERROR] = K.ERR_NO_VICTIM
         return
     sp = pool * G + x
-    un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
+    if wp[WP_FDP]:
+        un = _lru_victim(pool, x, g, ut, ugrp)
+    else:
+        un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
     upp = g[K.G_UPP]
-    die = pool // g[K.G_PPD]
     K._bucket_remove(un, sp, ut[un, K.U_VALID], ut, wbh)
     ut[un, K.U_STATE] = K.VICTIM
     base = un * upp
     for i in range(upp):
         lpn = p2l[base + i]
         if lpn >= 0:
-            K._read_op(die, ctr, dc, traced, tr_die, tr_code)
+            K._read_op(K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
             p2l[base + i] = -1
             ut[un, K.U_VALID] -= 1
             wpt[sp, K.Q_VALID] -= 1
-            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, s1, s2, gi, ghit, gsz, gtc)
+            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc)
             sq = pool * G + y
             if wpt[sq, K.Q_OPEN_G] < 0:
                 if not _wolf_pop(pool, y, K.GC, G, ut, pt, fstack, wpt, ugrp, ctr):
@@ -263,17 +331,38 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
     wpt[sp, W_OWN] -= 1
     fstack[pool, pt[pool, K.Q_FREE_TOP]] = un
     pt[pool, K.Q_FREE_TOP] += 1
-    K._erase_op(die, ctr, dc, traced, tr_die, tr_code)
+    K._erase_unit(pool, g, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
-def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now):
-    """002 Listing 2: update each p_x from the interval's writes, re-sort by hit rate."""
+def _sort_by(order, key):
+    """Stable insertion sort of the groups in ``order`` by ``key`` (ties keep their
+    order; the ranks change little from one interval to the next)."""
+    for i in range(1, order.shape[0]):
+        y = order[i]
+        j = i - 1
+        while j >= 0 and key[order[j]] > key[y]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = y
+
+
+@_jit
+def _interval_end(g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_code, wp, ws, gp, gpu, gi, ghit, gsz,
+                  gtc, gref, a, now):
+    """002 Listing 2: update each p_x from the interval's writes, re-sort by hit rate,
+    then (``wp[WP_ADAPT]``) create or merge groups by §5.2's rules.
+    FDP (``wp[WP_FDP]``): the groups keep their order and each is presumed as hot as its
+    rank — the r-th coldest group gets the r-th lowest measured hit rate and that
+    group's p for the detector and the shares (002 §5: FDP "makes assumptions about the
+    update frequencies of the groups based on their relative order")."""
     G = wp[WP_G]
     h = float(wp[WP_H])
     npools = g[K.G_NPOOLS]
     hit = ghit
     for x in range(G):
+        if gi[x, GI_RANK] < 0:
+            continue
         gp[x] = gp[x] * (1.0 - a) + a * gi[x, GI_IW] / h
         gi[x, GI_IW] = 0
         s = 0
@@ -287,24 +376,193 @@ def _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now):
         elif hit[x] < gref[x] / Q_FACTOR:
             gref[x] = hit[x]
     ws[WS_IW] = 0
-    # stable insertion sort of ranks by hit rate (ties keep their order)
-    order = np.empty(G, np.int64)
+    na = ws[WS_NA]
+    order = np.empty(na, np.int64)
     for x in range(G):
-        order[gi[x, GI_RANK]] = x
-    for i in range(1, G):
-        y = order[i]
-        j = i - 1
-        while j >= 0 and hit[order[j]] > hit[y]:
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = y
-    for r in range(G):
-        gi[order[r], GI_RANK] = r
+        if gi[x, GI_RANK] >= 0:
+            order[gi[x, GI_RANK]] = x
+    frozen = ws[WS_FREEZE] > 0
+    if frozen:
+        ws[WS_FREEZE] -= 1
+    if ws[WS_BAN] > 0:
+        ws[WS_BAN] -= 1
+    ws[WS_QUIET] += 1
+    if ws[WS_QUIET] >= MAX_BACKOFF * wp[WP_W]:  # long without a merge: the ban is forgotten
+        ws[WS_BACKOFF] = wp[WP_W]
+    if not frozen and wp[WP_FDP] == 0:
+        # a group just created keeps its place while frozen (§5.2: "fixing its position
+        # in the SGV")
+        _sort_by(order, hit)
+        for r in range(na):
+            gi[order[r], GI_RANK] = r
+    if wp[WP_FDP] == 0:
+        for x in range(G):
+            gpu[x] = gp[x]
+        if wp[WP_ADAPT] and not frozen:
+            _adapt_groups(order, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_code, wp, ws, gp,
+                          gpu, gi, ghit, gsz, gtc, gref, now)
+        return
+    p_sorted = np.empty(na)
+    h_sorted = np.empty(na)
+    by_hit = order.copy()
+    _sort_by(by_hit, hit)
+    for r in range(na):
+        p_sorted[r] = gp[by_hit[r]]
+        h_sorted[r] = hit[by_hit[r]]
+    for x in range(G):
+        r = gi[x, GI_RANK]
+        if r >= 0:
+            gpu[x] = p_sorted[r]
+            hit[x] = h_sorted[r]
+
+
+@_jit
+def _adapt_groups(order, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_code, wp, ws, gp, gpu, gi,
+                  ghit, gsz, gtc, gref, now):
+    """002 §5.2, at most one change per interval, ``order`` the groups coldest first:
+    merge a group under F pages into its closer neighbour, or two neighbours whose hit
+    rates stayed within √Q for w intervals; else create a hotter group when the hottest
+    holds ≥ F pages and is ≥ Q times as hot as the next — frozen in place for w
+    intervals.  Not 002's third rule, an empty group between neighbours more than 2Q
+    apart: on two temperatures (90/10) it filled with pages the detector misfiled and
+    raised WA 1.9 % over two fixed groups (2.3 % on five exponential tiers), against
+    1.3 % (and −0.2 %) without it (3 seeds, 4 dies; module docstring)."""
+    G = wp[WP_G]
+    na = ws[WS_NA]
+    F = wp[WP_F]
+    for r in range(na - 1):  # neighbours' convergence, counted on the colder one
+        lo, hi = order[r], order[r + 1]
+        if ghit[hi] < MERGE_RATIO * max(ghit[lo], 1e-300):
+            gi[lo, GI_CONV] += 1
+        else:
+            gi[lo, GI_CONV] = 0
+    if na > 2:
+        for r in range(na):
+            x = order[r]
+            small = gsz[x] < F
+            if not small and (r == na - 1 or gi[x, GI_CONV] < wp[WP_W]):
+                continue
+            if small:  # into the neighbour whose hit rate is closer (in ratio)
+                if r == 0:
+                    y = order[1]
+                elif r == na - 1:
+                    y = order[r - 1]
+                else:
+                    dl = abs(np.log(max(ghit[x], 1e-300) / max(ghit[order[r - 1]], 1e-300)))
+                    du = abs(np.log(max(ghit[x], 1e-300) / max(ghit[order[r + 1]], 1e-300)))
+                    y = order[r - 1] if dl <= du else order[r + 1]
+            else:
+                y = order[r + 1]
+            # the bigger one keeps its slot: fewer units to relabel
+            keep, gone = (x, y) if gsz[x] >= gsz[y] else (y, x)
+            _merge_groups(gone, keep, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_code, wp, ws,
+                          gp, gpu, gi, ghit, gsz, gtc, gref)
+            return
+    if na >= G or ws[WS_BAN] > 0:
+        return
+    top, second = order[na - 1], order[na - 2]
+    if gsz[top] >= F and ghit[top] >= Q_FACTOR * ghit[second]:
+        _create_group(na, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, now)
+
+
+@_jit
+def _create_group(rank, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, now):
+    """An empty group at ``rank`` (the ranks from there up move one up) in a free slot."""
+    G = wp[WP_G]
+    y = 0
+    while gi[y, GI_RANK] >= 0:
+        y += 1
+    for x in range(G):
+        if gi[x, GI_RANK] >= rank:
+            gi[x, GI_RANK] += 1
+    gi[y, GI_RANK] = rank
+    gi[y, GI_IW] = 0
+    gi[y, GI_CONV] = 0
+    if rank > 0:
+        gi[_rank_group(rank - 1, G, gi), GI_CONV] = 0
+    gp[y] = gpu[y] = ghit[y] = gref[y] = 0.0
+    gsz[y] = 0
+    gtc[y] = now
+    ws[WS_NA] += 1
+    ws[WS_FREEZE] = wp[WP_W]
+    ws[WS_CREATED] += 1
+
+
+@_jit
+def _merge_groups(y, x, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_code, wp, ws, gp, gpu, gi, ghit,
+                  gsz, gtc, gref):
+    """Group ``y`` joins ``x`` (002: "a merge is logical"): its units are relabelled and
+    moved into ``x``'s valid-count buckets pool by pool.  An open unit of ``y`` takes the
+    place of ``x``'s when ``x`` has none on that stream; otherwise it is closed as it is
+    (its pending pages programmed, its unwritten slots left for GC to reclaim)."""
+    G = wp[WP_G]
+    upp = g[K.G_UPP]
+    n = g[K.G_UNITS_PER_POOL]
+    for pool in range(g[K.G_NPOOLS]):
+        sy = pool * G + y
+        sx = pool * G + x
+        for stream in range(2):
+            uy = wpt[sy, K.Q_OPEN_H + stream]
+            if uy < 0:
+                continue
+            if wpt[sx, K.Q_OPEN_H + stream] < 0:
+                wpt[sx, K.Q_OPEN_H + stream] = uy
+                wpt[sx, K.Q_PTR_H + stream] = wpt[sy, K.Q_PTR_H + stream]
+                wpt[sx, K.Q_PEND_H + stream] = wpt[sy, K.Q_PEND_H + stream]
+            else:
+                K._program_pending(sy, stream, gw, wpt, ctr, dc, traced, tr_die, tr_code)
+                ut[uy, K.U_STATE] = K.CLOSED
+                ut[uy, K.U_CLOSE] = pers[K.P_CLOCK]
+                K._bucket_insert(uy, sx, ut[uy, K.U_VALID], ut, wpt, wbh)
+            wpt[sy, K.Q_OPEN_H + stream] = -1
+            wpt[sy, K.Q_PTR_H + stream] = 0
+            wpt[sy, K.Q_PEND_H + stream] = 0
+        for v in range(upp + 1):
+            un = wbh[sy, v]
+            while un >= 0:
+                nxt = ut[un, K.U_NEXT]
+                K._bucket_insert(un, sx, v, ut, wpt, wbh)
+                un = nxt
+            wbh[sy, v] = -1
+        for un in range(pool * n, pool * n + n):
+            if ugrp[un] == y:
+                ugrp[un] = x
+        wpt[sx, K.Q_VALID] += wpt[sy, K.Q_VALID]
+        wpt[sx, W_OWN] += wpt[sy, W_OWN]
+        wpt[sy, K.Q_VALID] = 0
+        wpt[sy, W_OWN] = 0
+        wpt[sy, K.Q_MIN] = upp
+    r = gi[y, GI_RANK]
+    for z in range(G):
+        if gi[z, GI_RANK] > r:
+            gi[z, GI_RANK] -= 1
+    gi[y, GI_RANK] = -1
+    gi[y, GI_CONV] = x  # where its pages went (a write on its way there follows)
+    gi[x, GI_IW] += gi[y, GI_IW]
+    gi[y, GI_IW] = 0
+    for z in range(G):
+        if gi[z, GI_RANK] >= 0:
+            gi[z, GI_CONV] = 0
+    gp[x] += gp[y]
+    gpu[x] += gpu[y]
+    gsz[x] += gsz[y]
+    ghit[x] = gp[x] / max(gsz[x], 1)
+    gref[x] = ghit[x]
+    gp[y] = gpu[y] = ghit[y] = gref[y] = 0.0
+    gsz[y] = 0
+    ws[WS_NA] -= 1
+    ws[WS_MERGED] += 1
+    # a group that merges back did not pay for itself: wait longer before the next one
+    # (not 002's — with a detector that misfiles pages, its rules alone create a group,
+    # fill it with misfiled pages and merge it again every 2w intervals)
+    ws[WS_BAN] = ws[WS_BACKOFF]
+    ws[WS_BACKOFF] = min(2 * ws[WS_BACKOFF], MAX_BACKOFF * wp[WP_W])
+    ws[WS_QUIET] = 0
 
 
 @_jit
 def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
-             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gi, ghit, gsz, gtc, gref, a):
+             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a):
     """The plain kernel's request loop (no write cache) with Wolf's write path; same
     return convention as ``run_kernel``."""
     G = wp[WP_G]
@@ -312,6 +570,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
     sz = np.empty(G)
     pp = np.empty(G)
     order = np.empty(G, np.int64)
+    idx = np.empty(G, np.int64)
     ps = g[K.G_PAGE_SIZE]
     upp = g[K.G_UPP]
     half = tr_code.shape[0] // 2
@@ -347,7 +606,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     gi[x, GI_IW] += 1
                     _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
                     l2p[p] = -1
-                    x = _wolf_target(p, x, True, now, G, s1, s2, gi, ghit, gsz, gtc)
+                    x = _wolf_target(p, x, True, now, G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc)
                 else:
                     x = _rank_group(0, G, gi)
                     gi[x, GI_IW] += 1
@@ -355,7 +614,10 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                 s1[p] = now
                 ws[WS_IW] += 1
                 if ws[WS_IW] >= wp[WP_H]:
-                    _interval_end(g, wpt, wp, ws, gp, gi, ghit, gsz, gtc, gref, a, now)
+                    _interval_end(g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die, tr_code, wp, ws, gp, gpu,
+                                  gi, ghit, gsz, gtc, gref, a, now)
+                    if gi[x, GI_RANK] < 0:  # the page's group just merged into another
+                        x = gi[x, GI_CONV]
                 k = K._stripe_slot(p, g[K.G_NPOOLS])
                 dies = g[K.G_DIES]
                 pool = (k % dies) * g[K.G_PPD] + (k // dies) % g[K.G_PPD]
@@ -363,8 +625,8 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                 if wpt[sp, K.Q_OPEN_H] < 0:
                     while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
                         _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
-                                 tr_code, wpt, wbh, ugrp, s1, s2, wp, gp, gi, ghit, gsz, gtc, gref, shares, sz, pp,
-                                 order)
+                                 tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz,
+                                 pp, order, idx)
                         if ctr[K.C_ERROR] != 0:
                             return r
                     _wolf_pop(pool, x, K.HOST, G, ut, pt, fstack, wpt, ugrp, ctr)
@@ -391,14 +653,9 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     ctr[K.C_TRIM_PAGES] += 1
     if not finish:
         return n + 1
-    ppo = g[K.G_PPO]
     for sp in range(wpt.shape[0]):
         for s in range(2):
-            pend = wpt[sp, K.Q_PEND_H + s]
-            if pend > 0:
-                K._program_op(sp // gw[K.G_PPD], pend, (wpt[sp, K.Q_PTR_H + s] - 1) // ppo, ctr, dc, traced, tr_die,
-                              tr_code)
-                wpt[sp, K.Q_PEND_H + s] = 0
+            K._program_pending(sp, s, gw, wpt, ctr, dc, traced, tr_die, tr_code)
     return n + 1
 
 
@@ -406,7 +663,8 @@ class WolfState:
     """The arrays Wolf adds to a drive (see the module docstring)."""
 
     def __init__(self, cfg, g: np.ndarray, user_pages: int):
-        G = int(cfg.wolf_groups)
+        G = int(cfg.wolf_slots)  # group slots: the most groups there can be
+        na = int(cfg.wolf_groups)  # groups at the start
         self.G = G
         self.gw = g.copy()
         self.gw[K.G_PPD] *= G
@@ -422,10 +680,19 @@ class WolfState:
         self.wp[WP_G] = G
         self.wp[WP_H] = max(1, round(cfg.wolf_interval * user_pages))
         self.wp[WP_MOVE] = int(cfg.wolf_movement)
+        self.wp[WP_FDP] = int(cfg.wolf_fdp)
+        self.wp[WP_ADAPT] = int(cfg.wolf_max_groups > 0)
+        self.wp[WP_F] = cfg.pools * cfg.pages_per_unit  # 002 §5.2: a block in every LUN
+        self.wp[WP_W] = W_INTERVALS
         self.ws = np.zeros(N_WS, dtype=np.int64)
-        self.gp = np.full(G, 1.0 / G)
+        self.ws[WS_NA] = na
+        self.ws[WS_BACKOFF] = W_INTERVALS
+        self.gp = np.zeros(G)  # p_x measured
+        self.gp[:na] = 1.0 / na
+        self.gpu = self.gp.copy()  # p_x the shares use (FDP: presumed from the rank)
         self.gi = np.zeros((G, N_GI), dtype=np.int64)
-        self.gi[:, GI_RANK] = np.arange(G)
+        self.gi[:, GI_RANK] = -1
+        self.gi[:na, GI_RANK] = np.arange(na)
         self.ghit = np.zeros(G)  # hit rates p_x/s_x at the last interval's end
         self.gsz = np.zeros(G, dtype=np.int64)  # group sizes then
         self.gtc = np.zeros(G, dtype=np.int64)  # host-write clock when the group last turned hotter
@@ -435,7 +702,25 @@ class WolfState:
     def run(self, ops, offs, lens, r, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
         return run_wolf(ops, offs, lens, r, True, g, self.gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
                         tr_die, tr_code, self.wpt, self.wbh, self.ugrp, self.s1, self.s2, self.wp, self.ws, self.gp,
-                        self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a)
+                        self.gpu, self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a)
+
+    @property
+    def groups(self) -> int:
+        """Groups in use now."""
+        return int(self.ws[WS_NA])
+
+    @property
+    def created(self) -> int:
+        return int(self.ws[WS_CREATED])
+
+    @property
+    def merged(self) -> int:
+        return int(self.ws[WS_MERGED])
+
+    def active(self) -> np.ndarray:
+        """Slots of the groups in use, coldest first."""
+        live = np.flatnonzero(self.gi[:, GI_RANK] >= 0)
+        return live[np.argsort(self.gi[live, GI_RANK])]
 
     def group_sizes(self, pools: int) -> np.ndarray:
         """Valid pages per group over the drive."""

@@ -31,7 +31,9 @@ SECTOR = 512
 class Workload:
     """One micro-benchmark.  ``hot_space``/``hot_share``: a skewed random workload
     sending ``hot_share`` of the requests to the first ``hot_space`` of the user space
-    (e.g. 0.2 / 0.8); ``None`` for uniform."""
+    (e.g. 0.2 / 0.8); ``None`` for uniform.  ``tiers``: more temperatures than two —
+    ``(space, share)`` pairs laid out from offset 0, spaces and shares each adding up
+    to 1 (002 §6.1's five groups with exponentially growing update frequencies)."""
 
     write_fraction: float = 1.0
     random: bool = True
@@ -42,6 +44,7 @@ class Workload:
     hot_space: float | None = None
     hot_share: float | None = None
     align_bytes: int = 4096
+    tiers: tuple[tuple[float, float], ...] | None = None
 
     def __post_init__(self) -> None:
         if not 0.0 < self.write_fraction <= 1.0:
@@ -56,6 +59,15 @@ class Workload:
             raise ValueError("hot_space and hot_share go together")
         if self.hot_space is not None and not (0.0 < self.hot_space < 1.0 and 0.0 < self.hot_share < 1.0):
             raise ValueError(f"hot_space and hot_share must be in (0, 1), got {self.hot_space}, {self.hot_share}")
+        if self.tiers is not None:
+            if self.hot_space is not None:
+                raise ValueError("tiers replace hot_space/hot_share: give one or the other")
+            sp = [t[0] for t in self.tiers]
+            sh = [t[1] for t in self.tiers]
+            if (len(self.tiers) < 2 or min(sp) <= 0 or min(sh) < 0 or not math.isclose(sum(sp), 1.0)
+                    or not math.isclose(sum(sh), 1.0)):
+                raise ValueError(f"tiers must be ≥ 2 (space > 0, share ≥ 0) pairs, spaces and shares each adding "
+                                 f"up to 1, got {self.tiers}")
 
     @property
     def name(self) -> str:
@@ -93,7 +105,12 @@ def make_requests(w: Workload, user_bytes: int) -> np.ndarray:
     align = w.align_bytes if w.aligned else SECTOR
     if w.random:
         slots = (user_bytes - bs) // align + 1
-        if w.hot_space is None:
+        if w.tiers is not None:
+            edges = np.round(np.cumsum([0.0] + [t[0] for t in w.tiers]) * slots).astype(np.int64)
+            k = rng.choice(len(w.tiers), size=n, p=np.array([t[1] for t in w.tiers]) / sum(t[1] for t in w.tiers))
+            lo, hi = edges[k], np.maximum(edges[k + 1], edges[k] + 1)
+            idx = np.minimum(lo + (rng.random(n) * (hi - lo)).astype(np.int64), slots - 1)
+        elif w.hot_space is None:
             idx = rng.integers(0, slots, size=n, dtype=np.int64)
         else:
             hot = max(1, int(slots * w.hot_space))
@@ -116,4 +133,5 @@ def table3(volume_bytes: int, seed: int = 1) -> list[Workload]:
             for wf in (1.0, 0.5) for rnd in (False, True) for al in (True, False) for bs in TABLE3_SIZES]
 
 
-__all__ = ["OP_READ", "OP_TRIM", "OP_WRITE", "REQUEST_DTYPE", "Workload", "make_fill", "make_requests", "requests", "table3"]
+__all__ = ["OP_READ", "OP_TRIM", "OP_WRITE", "REQUEST_DTYPE", "Workload", "make_fill", "make_requests", "requests",
+           "table3"]
