@@ -140,17 +140,25 @@ def wolf_drive(**kw) -> FtlConfig:
 WINDOWS = 32  # of U/4 after the swap: FDP needs about 4 U to settle
 
 
-def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: int = WINDOWS):
+def wolf_series(cfg: FtlConfig, seed: int, swap: bool, warm: int = 5, windows: int = WINDOWS, oracle=False):
     """Steady 90/10 writes over equal halves, then ``windows`` quarter-user-space windows
-    (with the halves' frequencies swapped if ``swap``): steady WA, window WAs and copies."""
+    (with the halves' frequencies swapped if ``swap``): steady WA, window WAs and copies.
+    ``oracle``: the detector is told each page's true rate (and the new ones at the swap)."""
     d = SimDrive(cfg)
     d.precondition()
     u = d.user_bytes
+    n = d.user_bytes // 4096
+    hp = n // 2  # Workload's hot slots: the first half
+    rates = np.where(np.arange(n) < hp, 0.9 / hp, 0.1 / (n - hp))
+    if oracle:
+        d.set_oracle(rates)
     w = Workload(block_size=4096, volume_bytes=u, hot_space=0.5, hot_share=0.9, seed=seed)
     for k in range(warm - 1):
         d.run(make_requests(replace(w, seed=seed * 1000 + k), u))
     steady = d.run(make_requests(replace(w, seed=seed * 1000 + warm), u)).true_wa
     half = u // 2 // 4096 * 4096
+    if oracle and swap:
+        d.set_oracle(np.roll(rates, half // 4096))
     was, copies = [], 0
     for k in range(windows):
         reqs = make_requests(replace(w, volume_bytes=u // 4, seed=seed * 1000 + 100 + k), u)
@@ -167,7 +175,8 @@ def wolf(seeds) -> None:
     rows = [("one greedy group", base), ("Wolf, no movement", replace(base, policy="wolf", wolf_movement=False)),
             ("FDP, 002's account", replace(base, policy="wolf", wolf_fdp=True)),
             ("Wolf", replace(base, policy="wolf")),
-            ("Wolf, §5.2 groups", replace(base, policy="wolf", wolf_max_groups=8))]
+            ("Wolf, §5.2 groups", replace(base, policy="wolf", wolf_max_groups=8)),
+            ("FDP, oracle", replace(base, policy="wolf", wolf_fdp=True)), ("Wolf, oracle", replace(base, policy="wolf"))]
     lp = 1 - base.spare_factor
     s, p = np.array([0.5, 0.5]), np.array([0.1, 0.9])
     op = op_shares(s, p, 1 / lp)
@@ -181,8 +190,9 @@ def wolf(seeds) -> None:
     for label, cfg in rows:
         st, peak, extra, back = [], [], [], []
         for seed in seeds:
-            s0, was, c_swap = wolf_series(cfg, seed, True)
-            _, ref, c_ref = wolf_series(cfg, seed, False)
+            oracle = label.endswith("oracle")
+            s0, was, c_swap = wolf_series(cfg, seed, True, oracle=oracle)
+            _, ref, c_ref = wolf_series(cfg, seed, False, oracle=oracle)
             st.append(s0)
             peak.append(was.max())
             extra.append(100 * (c_swap - c_ref) / cfg.physical_pages)
@@ -198,7 +208,8 @@ def wolf(seeds) -> None:
     print(f"   closed forms: uniform writes (Eq. 3) {dayan_wa(lp):.2f}; two perfectly separated groups\n"
           f"   with Eq. 8's shares (Eq. 5) {eq5:.2f}.  extra: GC copies over the no-swap run,\n"
           f"   % of PBA (002, oracle detector: Wolf 0.7 %, FDP 152 %); back: U written after\n"
-          f"   the swap until every later window is within 3 % of the no-swap run's median.\n")
+          f"   the swap until every later window is within 3 % of the no-swap run's median.\n"
+          f"   oracle: the detector knows each page's true rate, as 002's evaluation did.\n")
 
 
 # ---- 4. groups created and merged (002 §5.2) -------------------------------------------

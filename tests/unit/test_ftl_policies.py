@@ -222,6 +222,39 @@ def adaptive_runs(tiers):
     return out
 
 
+def test_wolf_with_an_oracle_detector_nears_eq5_and_rides_out_a_swap():
+    """002 §6's evaluation tells the detector each page's true rate.  Then Wolf's steady
+    WA on 90/10 halves comes within a few % of Eq. 5 with Eq. 8's shares for perfectly
+    separated groups (computed here; the rest is the units GC keeps free), and after the
+    halves swap (the oracle told too) its WA stays within 5 % of that."""
+    cfg = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=2,
+                                      blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=(),
+                                      policy="wolf")
+    d = SimDrive(cfg)
+    d.precondition()
+    u, n = d.user_bytes, d.user_bytes // 4096
+    rates = np.where(np.arange(n) < n // 2, 0.9 / (n // 2), 0.1 / (n - n // 2))
+    d.set_oracle(rates)
+    w = Workload(block_size=4096, volume_bytes=u, hot_space=0.5, hot_share=0.9, seed=6)
+    for k in range(4):
+        d.run(make_requests(replace(w, seed=60 + k), u))
+    steady = d.run(make_requests(replace(w, volume_bytes=2 * u, seed=69), u)).true_wa
+    floor = separated_wa([0.5, 0.5], [0.1, 0.9], cfg.physical_pages / cfg.user_pages)  # 2.32
+    assert floor < steady < 1.05 * floor
+    d.set_oracle(np.roll(rates, n // 2))
+    for k in range(4):  # two user spaces in halves
+        reqs = make_requests(replace(w, volume_bytes=u // 2, seed=70 + k), u)
+        reqs["offset"] = (reqs["offset"] + u // 2 // 4096 * 4096) % u
+        assert d.run(reqs).true_wa < 1.05 * steady
+    check_map(d)
+    with pytest.raises(ValueError, match="one rate per logical page"):
+        d.set_oracle(rates[:-1])
+    with pytest.raises(ValueError, match="finite rate"):
+        d.set_oracle(-rates)
+    with pytest.raises(ValueError, match="policy='wolf'"):
+        SimDrive(FtlConfig(**SMALL, over_provisioning=0.3)).set_oracle(None)
+
+
 def test_wolf_creates_groups_for_a_third_temperature():
     """002 §5.2: with three temperatures, a Wolf that may create groups makes a third
     (and more) and writes well under two fixed groups; neither beats Eq. 5 for the three

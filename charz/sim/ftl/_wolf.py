@@ -248,11 +248,26 @@ def _rank_group(r, G, gi):
 
 
 @_jit
-def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc):
+def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc, orc):
     """The page's group after this write: promote a host update hotter than the way to
     the next hotter group, demote a GC migration colder than the way to the next colder
-    (rates in writes per host page write; see the module docstring)."""
+    (rates in writes per host page write; see the module docstring).  With an oracle
+    (``orc``: each page's true rate, 002 §6's evaluation) both ways compare that rate
+    with the geometric mean of the two groups' hit rates."""
     if na == 1:
+        return x
+    r = gi[x, GI_RANK]
+    h = ghit[x]
+    if orc.shape[0] > 0:
+        rate = orc[lpn]
+        if host and r < na - 1:
+            y = _rank_group(r + 1, G, gi)
+            if rate > (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h):
+                return y
+        elif not host and r > 0:
+            y = _rank_group(r - 1, G, gi)
+            if rate < (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] < h else h / Q_FACTOR):
+                return y
         return x
     t1, t2 = s1[lpn], s2[lpn]
     if t2 >= 0:
@@ -261,8 +276,6 @@ def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc):
         rate = 1.0 / max(now - t1, 1)
     else:
         rate = 0.0
-    r = gi[x, GI_RANK]
-    h = ghit[x]
     if host and r < na - 1:
         y = _rank_group(r + 1, G, gi)
         thr = np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h
@@ -295,7 +308,7 @@ def _lru_victim(pool, x, g, ut, ugrp):
 
 @_jit
 def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
-             s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, idx):
+             s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, idx, orc):
     G = wp[WP_G]
     x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gpu, gi, shares, sz, pp,
                       order, idx)
@@ -318,7 +331,7 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
             p2l[base + i] = -1
             ut[un, K.U_VALID] -= 1
             wpt[sp, K.Q_VALID] -= 1
-            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc)
+            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc, orc)
             sq = pool * G + y
             if wpt[sq, K.Q_OPEN_G] < 0:
                 if not _wolf_pop(pool, y, K.GC, G, ut, pt, fstack, wpt, ugrp, ctr):
@@ -562,7 +575,7 @@ def _merge_groups(y, x, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die
 
 @_jit
 def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
-             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a):
+             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a, orc):
     """The plain kernel's request loop (no write cache) with Wolf's write path; same
     return convention as ``run_kernel``."""
     G = wp[WP_G]
@@ -606,7 +619,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     gi[x, GI_IW] += 1
                     _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
                     l2p[p] = -1
-                    x = _wolf_target(p, x, True, now, G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc)
+                    x = _wolf_target(p, x, True, now, G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc, orc)
                 else:
                     x = _rank_group(0, G, gi)
                     gi[x, GI_IW] += 1
@@ -626,7 +639,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
                         _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
                                  tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz,
-                                 pp, order, idx)
+                                 pp, order, idx, orc)
                         if ctr[K.C_ERROR] != 0:
                             return r
                     _wolf_pop(pool, x, K.HOST, G, ut, pt, fstack, wpt, ugrp, ctr)
@@ -698,11 +711,23 @@ class WolfState:
         self.gtc = np.zeros(G, dtype=np.int64)  # host-write clock when the group last turned hotter
         self.gref = np.zeros(G)  # its hit rate then
         self.a = 1.0 / 3.0
+        self.orc = np.zeros(0)  # each page's true update rate, when an oracle is given
+
+    def set_oracle(self, rates) -> None:
+        """Give the detector each logical page's true update rate (writes per host page
+        write; None: estimate from the page's last two writes)."""
+        if rates is None:
+            self.orc = np.zeros(0)
+            return
+        r = np.asarray(rates, dtype=np.float64)
+        if r.shape != self.s1.shape or not np.all(np.isfinite(r)) or (r < 0).any():
+            raise ValueError(f"an oracle gives one finite rate ≥ 0 per logical page ({self.s1.shape[0]})")
+        self.orc = r.copy()
 
     def run(self, ops, offs, lens, r, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
         return run_wolf(ops, offs, lens, r, True, g, self.gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
                         tr_die, tr_code, self.wpt, self.wbh, self.ugrp, self.s1, self.s2, self.wp, self.ws, self.gp,
-                        self.gpu, self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a)
+                        self.gpu, self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a, self.orc)
 
     @property
     def groups(self) -> int:
