@@ -25,6 +25,9 @@ What 002 §5 asks for, and how it is done here:
   silent for long, which says nothing about their rate since.  (Counting from the
   last write alone moved the newly hot pages out again: 64 % of PBA in extra copies
   after a swap instead of 4 %; K = 3 gave 29 %, K = 1.5 a worse steady WA.)
+  ``SimDrive.set_oracle`` gives the detector each page's true rate instead, as 002's
+  evaluation did: a page then moves when its rate passes the geometric mean of its
+  group's hit rate and the neighbour's.
 * **Statistics per interval** of h = ``wolf_interval`` × LBA host writes (002: 0.001):
   p_x ← p_x(1 − a) + a·U_x with U_x the group's share of the interval's writes, then
   groups re-sorted by hit rate p_x/s_x (the SGV).  002 prints "a = h·3", which cannot be
