@@ -9,12 +9,32 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import tomli_w
 
 from charz.archive import write_atomic
 from charz.errors import ProfileError
 from charz.profile._schema import PROFILE_SCHEMA_ID, build_schema
+
+
+def _import_jsonschema():
+    # jsonschema loads rfc3987_syntax where it is installed (tm_devices, a test dependency, asks
+    # for jsonschema[format-nongpl]) and that compiles 39 grammars on import: 1.3 s added to
+    # every charz command.  Profiles are validated without a FormatChecker ("format" is never
+    # checked), so jsonschema is loaded without it; it stays importable for anyone else.
+    import sys
+
+    if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
+        import jsonschema
+        return jsonschema
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import raises ImportError
+    try:
+        import jsonschema
+    finally:
+        del sys.modules["rfc3987_syntax"]
+    return jsonschema
+
+
+jsonschema = _import_jsonschema()
 
 
 def _drop_none(value: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from charz.analysis._wa_steady import steady_series
+from charz.analysis._wa_steady import mock_geometry, steady_series
 from charz.report._fig_wa import benchmarks_figure, histogram_figure, models_figure, volume_figure
 from charz.report._model import Report, Section
 from charz.report._style import DOTS, MEASURED, figure_png, new_figure
@@ -49,6 +49,18 @@ def _png(fig) -> bytes:
     return figure_png(fig)
 
 
+def _no_models_why(settings: Mapping[str, Any], series) -> str:
+    """Why the closed-form figure has nothing to place — said for the archive at hand."""
+    bench = settings.get("bench") or {}
+    ftl = bench.get("ftl")
+    if bench.get("kind") == "mock" and ftl and series and mock_geometry(dict(settings)) is None:
+        from charz.sim._wa_bench import ftl_label
+        return (f"the simulated drive runs {ftl_label(ftl).split(';')[0]}: the uniform closed forms describe a plain "
+                "greedy one (charz wa model --op draws them for any spare factor)")
+    return ("no steady sub-test series whose spare factor charz knows (a mock run with --subtests ≥ 2; on a "
+            "bench, charz wa model --op gives the curves)")
+
+
 def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tuple[Section, ...]:
     """The WA archive's four figures as report sections (a figure with nothing to show says why)."""
     records = dict(records)
@@ -59,9 +71,7 @@ def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tup
                             "no Table 3 micro-benchmark with a WA in the archive"),
         "wa-3-volume": (any(r["step"]["kind"] == "subtest" and r.get("estimate") for r in records.values()),
                         "no sub-tests in the archive (charz wa run --subtests N)"),
-        "wa-4-models": (any(s.spare_factor is not None for s in series),
-                        "no steady sub-test series whose spare factor charz knows (a mock run with --subtests "
-                        "≥ 2; on a bench, charz wa model --op gives the curves)"),
+        "wa-4-models": (any(s.spare_factor is not None for s in series), _no_models_why(settings, series)),
     }
     draw = {"wa-1-histogram": lambda: histogram_figure(settings, records),
             "wa-2-benchmarks": lambda: benchmarks_figure(records),

@@ -39,14 +39,14 @@ def mock_config(**kw) -> FtlConfig:
     000 cites as [29]) — so every die does the same work, as 000 §3.2.3 takes a drive to
     do.  ``lines=False`` collects each die on its own (MQSim's per-plane GC): at 128 MiB
     per benchmark one die's count then strays from the mean by up to 10 %.  The papers'
-    block managers (``policy`` wolf, nvm, cdm) are modelled per die only, so lines are on
-    by default for the plain one alone."""
+    block managers (``policy`` wolf, nvm, cdm) run on lines as well: a Wolf group's or a
+    cache's units are then lines."""
     base = dict(channels=4, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=64,
                 pages_per_block=128, page_size=4096, over_provisioning=2 / 14, gc="greedy", multi_plane=True,
                 write_cache=False, cell="MLC", seed=0)
     base.update(kw)
     if base.get("lines") is None:
-        base["lines"] = base.get("policy", "plain") == "plain"
+        base["lines"] = True
     return FtlConfig(**base)
 
 

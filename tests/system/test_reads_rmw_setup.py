@@ -26,9 +26,32 @@ def profile_of(tmp_path, preset, *sim_args):
     return json.loads(charz("analyze", str(out), "--json").stdout)
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """``shared(preset, *sim_args)``: the --json profile of that simulated session, simulated and
+    analyzed once per module for the tests that ask for the very same session (as a string,
+    so no test sees another's changes)."""
+    texts: dict[tuple[str, ...], str] = {}
+
+    def get(preset, *sim_args):
+        key = (preset, *sim_args)
+        if key not in texts:
+            out = tmp_path_factory.mktemp("shared") / preset
+            charz("simulate", "--preset", preset, "--out", str(out), "--quiet", "--repeats", "3", *sim_args)
+            texts[key] = charz("analyze", str(out), "--json").stdout
+        return json.loads(texts[key])
+
+    return get
+
+
+X25M_WRITES_AND_READS = ("--sizes", "4k:48k:4k")  # the default read sweep
+MXP_PAST_SATURATION = ("--sizes", "4k:160k:4k", "--read-sizes", "4k,32k,64k")
+
+
 @pytest.mark.parametrize("preset", sorted(READ_UNIT))
-def test_read_unit_as_003_reports(preset, tmp_path):
-    p = profile_of(tmp_path, preset, "--sizes", "4k:48k:4k" if preset != "qpro" else "8k:48k:8k")
+def test_read_unit_as_003_reports(preset, tmp_path, shared):
+    p = (shared("x25m", *X25M_WRITES_AND_READS) if preset == "x25m" else
+         profile_of(tmp_path, preset, "--sizes", "4k:48k:4k" if preset != "qpro" else "8k:48k:8k"))
     q = p["results"]["read_io_unit_bytes"]
     assert q["value"] == READ_UNIT[preset], q
     assert q["origin"] == "measured" and q["confidence"] in ("high", "medium")
@@ -41,9 +64,9 @@ def test_840_read_unit_is_larger_than_the_largest_read(tmp_path):
     assert q["details"]["more_than_bytes"] == 512 * 1024  # 003 Fig. 13: the same waveform from 4 KB to 512 KB
 
 
-def test_rmw_below_the_unit_on_mxp_not_on_x25m(tmp_path):
+def test_rmw_below_the_unit_on_mxp_not_on_x25m(tmp_path, shared):
     # The unit must be known first, so the write sweep runs past saturation (128 KB on the MXP).
-    mxp = profile_of(tmp_path, "mxp", "--sizes", "4k:160k:4k", "--read-sizes", "4k,32k,64k")
+    mxp = shared("mxp", *MXP_PAST_SATURATION)
     assert mxp["rmw"]["detected"] is True
     affected = set(mxp["rmw"]["affected_sizes_bytes"])
     assert {k * 1024 for k in range(4, 32, 4)} <= affected  # 003 Fig. 16: 4 KB ... 28 KB
@@ -68,13 +91,15 @@ def test_each_setup_warning_fires_on_its_problem(preset, flag, kind, tmp_path):
     assert len(kinds) == 1, f"only the bench's own problem should be reported, got {kinds}"
 
 
-def test_a_clean_bench_has_no_setup_warnings(tmp_path):
-    p = profile_of(tmp_path, "x25m", "--sizes", "4k:48k:4k", "--read-sizes", "none")
+def test_a_clean_bench_has_no_setup_warnings(shared):
+    # The read-unit test's session: writes and reads on a clean bench, and no warning about either.
+    p = shared("x25m", *X25M_WRITES_AND_READS)
     assert p.get("setup", []) == []
 
 
-def test_power_budget_is_the_step_levels(tmp_path):
-    p = profile_of(tmp_path, "mxp", "--sizes", "4k:160k:4k", "--read-sizes", "none")
+def test_power_budget_is_the_step_levels(shared):
+    # The read-modify-write test's session (its reads do not enter the write staircase).
+    p = shared("mxp", *MXP_PAST_SATURATION)
     budget = p["power"]["budget"]["rows"]
     assert [r["packages"] for r in budget] == [4, 8, 12, 16]  # 4 packages per step (Table 2: 16 / 4 steps)
     m_peak, big_m_peak = p["results"]["m_peak_a"]["value"], p["results"]["M_peak_a"]["value"]

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from charz.profile import read_profile
+
 pytestmark = pytest.mark.system
 
 PLURAL_AFTER_ONE = re.compile(r"(?<![\d.,])1 (pages|dies|packages|steps|channels|captures)\b")
@@ -40,14 +42,37 @@ def sessions(tmp_path_factory) -> dict[str, Path]:
     return out
 
 
+@pytest.fixture(scope="module")
+def analyzed(sessions, tmp_path_factory):
+    """``analyze(preset, json=False)``: what `charz analyze` printed for that session — the
+    summary (the profile written to ``profile_path(preset)``) or ``--json``.  Each command
+    runs once per module and the tests share its output (a string: nothing can change it),
+    instead of several tests analyzing the same session again in the same way."""
+    root = tmp_path_factory.mktemp("analyzed")
+    outputs: dict[tuple[str, bool], str] = {}
+
+    def analyze(preset: str, json: bool = False) -> str:
+        if (preset, json) not in outputs:
+            where = ["--json"] if json else ["-o", str(root / f"{preset}.toml")]
+            outputs[preset, json] = charz("analyze", str(sessions[preset]), *where).stdout
+        return outputs[preset, json]
+
+    def profile_path(preset: str) -> Path:
+        analyze(preset)  # the summary's command writes it
+        return root / f"{preset}.toml"
+
+    analyze.profile_path = profile_path
+    return analyze
+
+
 def _long_lines(text: str) -> list[str]:
     """Lines over 80 columns; a path counts as one word of 20 (paths stay whole, to copy)."""
     return [line for line in text.splitlines() if len(re.sub(r"(?<!\S)/\S+|\S+/\S+/\S+", "P" * 20, line)) > 80]
 
 
 @pytest.mark.parametrize("preset", ["x25m", "mxp"])
-def test_summary_fits_80_columns_and_reads_as_written(sessions, preset, tmp_path):
-    text = charz("analyze", str(sessions[preset]), "-o", str(tmp_path / "p.toml")).stdout
+def test_summary_fits_80_columns_and_reads_as_written(analyzed, preset):
+    text = analyzed(preset)
     assert not _long_lines(text), _long_lines(text)
     assert not PLURAL_AFTER_ONE.findall(text), PLURAL_AFTER_ONE.findall(text)
     assert not FLOAT_NOISE.findall(text), FLOAT_NOISE.findall(text)
@@ -55,8 +80,8 @@ def test_summary_fits_80_columns_and_reads_as_written(sessions, preset, tmp_path
 
 
 @pytest.mark.parametrize("preset", ["x25m", "mxp"])
-def test_profile_says_one_page_and_holds_no_float_noise(sessions, preset):
-    profile = json.loads(charz("analyze", str(sessions[preset]), "--json").stdout)
+def test_profile_says_one_page_and_holds_no_float_noise(analyzed, preset):
+    profile = json.loads(analyzed(preset, json=True))
     evidence = " ".join(q.get("evidence", "") for q in profile["results"].values())
     assert not PLURAL_AFTER_ONE.findall(evidence), PLURAL_AFTER_ONE.findall(evidence)
     # 80 µs is 8e-05 s in the file, not 7.999999999999999e-05 (float noise read as precision)
@@ -64,19 +89,19 @@ def test_profile_says_one_page_and_holds_no_float_noise(sessions, preset):
     assert not noise, noise
 
 
-def test_rail_nobody_gave_is_assumed_everywhere(sessions, tmp_path):
+def test_rail_nobody_gave_is_assumed_everywhere(sessions, analyzed, tmp_path):
     session = sessions["mxp"]
-    profile = json.loads(charz("analyze", str(session), "--json").stdout)
+    profile = json.loads(analyzed("mxp", json=True))
     assert "rail_v" not in profile["given"]
     assert profile["assumed"] == {"rail_v": 5.0}
     assert profile["power"]["rail_v"]["origin"] == "assumed"
-    text = charz("analyze", str(session), "-o", str(tmp_path / "p.toml")).stdout
+    text = analyzed("mxp")
     given = [line for line in text.splitlines() if line.startswith("given")]
     assumed = [line for line in text.splitlines() if line.startswith("assumed")]
     assert given and "rail" not in " ".join(given) and "5 V" not in " ".join(given)
     assert assumed and "rail 5 V" in assumed[0]
     # The report: under "Assumed", not "Given".
-    charz("report", str(session), "-o", str(tmp_path / "report"), "--profile", str(tmp_path / "p.toml"))
+    charz("report", str(session), "-o", str(tmp_path / "report"), "--profile", str(analyzed.profile_path("mxp")))
     page = (tmp_path / "report" / "report.html").read_text()
     given_table = page.split("<h3>Given")[1].split("</table>")[0]
     assert "rail_v" not in given_table
@@ -90,9 +115,9 @@ def test_rail_given_on_the_command_line_is_given(sessions):
     assert profile["power"]["rail_v"]["origin"] == "given"
 
 
-def test_allocation_evidence_is_condensed_without_duplicates_or_contradictions(sessions, tmp_path):
-    text = charz("analyze", str(sessions["x25m"]), "-o", str(tmp_path / "p.toml")).stdout
-    profile = json.loads(charz("analyze", str(sessions["x25m"]), "--json").stdout)
+def test_allocation_evidence_is_condensed_without_duplicates_or_contradictions(analyzed):
+    text = analyzed("x25m")
+    profile = json.loads(analyzed("x25m", json=True))
     block = text.split("allocation:")[1].split("\n\n")[0].splitlines()
     sizes_row = next(line for line in block if "write size" in line)
     shown = [int(v) for v in sizes_row.split(")")[-1].split()]
@@ -123,7 +148,7 @@ def test_standby_tail_said_once_with_one_value(tmp_path):
     text = proc.stdout + proc.stderr
     assert text.count("after each request the drive stays") == 1, text
     assert not _long_lines(proc.stdout), _long_lines(proc.stdout)
-    profile = json.loads(charz("analyze", str(out), "--json").stdout)
+    profile = read_profile(out / "profile.toml")  # what the session wrote (`charz analyze` again: the same)
     value = re.search(r"stays (\d+) mA", text).group(1)
     assert any(f"stays {value} mA" in w for w in profile["warnings"])
 

@@ -190,7 +190,7 @@ def test_papers_policies_are_measured_like_any_drive(tmp_path, ftl):
     assert len(recs) == 3
     for r in recs.values():
         assert r["counts"]["programs"] == r["truth"]["die0_program_pulses"]
-        assert r["re_wa"] < 0.05
+        assert r["re_wa"] < 0.01  # lines: every die does the same work (per die: up to 3.7 %)
     if ftl == "cdm":
         assert all("gc_removed" in r["truth"] for r in recs.values())
 

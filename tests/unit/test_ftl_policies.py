@@ -101,8 +101,9 @@ def skewed_runs(user_bytes):
 # ---- Wolf -------------------------------------------------------------------------------
 
 
-def test_wolf_with_one_group_is_the_greedy_manager_exactly():
-    plain = FtlConfig(**SMALL, over_provisioning=0.2)
+@pytest.mark.parametrize("lines", [False, True])
+def test_wolf_with_one_group_is_the_greedy_manager_exactly(lines):
+    plain = FtlConfig(**SMALL, over_provisioning=0.2 if not lines else 0.4, lines=lines)
     same_runs(plain, replace(plain, policy="wolf", wolf_groups=1), skewed_runs)
 
 
@@ -233,6 +234,39 @@ def adaptive_runs(tiers):
     return out
 
 
+def test_wolf_with_an_oracle_detector_nears_eq5_and_rides_out_a_swap():
+    """002 §6's evaluation tells the detector each page's true rate.  Then Wolf's steady
+    WA on 90/10 halves comes within a few % of Eq. 5 with Eq. 8's shares for perfectly
+    separated groups (computed here; the rest is the units GC keeps free), and after the
+    halves swap (the oracle told too) its WA stays within 5 % of that."""
+    cfg = FtlConfig.with_spare_factor(0.2, channels=2, chips_per_channel=1, dies_per_chip=1, planes=2,
+                                      blocks_per_plane=256, pages_per_block=64, page_size=4096, trace_dies=(),
+                                      policy="wolf")
+    d = SimDrive(cfg)
+    d.precondition()
+    u, n = d.user_bytes, d.user_bytes // 4096
+    rates = np.where(np.arange(n) < n // 2, 0.9 / (n // 2), 0.1 / (n - n // 2))
+    d.set_oracle(rates)
+    w = Workload(block_size=4096, volume_bytes=u, hot_space=0.5, hot_share=0.9, seed=6)
+    for k in range(4):
+        d.run(make_requests(replace(w, seed=60 + k), u))
+    steady = d.run(make_requests(replace(w, volume_bytes=2 * u, seed=69), u)).true_wa
+    floor = separated_wa([0.5, 0.5], [0.1, 0.9], cfg.physical_pages / cfg.user_pages)  # 2.32
+    assert floor < steady < 1.05 * floor
+    d.set_oracle(np.roll(rates, n // 2))
+    for k in range(4):  # two user spaces in halves
+        reqs = make_requests(replace(w, volume_bytes=u // 2, seed=70 + k), u)
+        reqs["offset"] = (reqs["offset"] + u // 2 // 4096 * 4096) % u
+        assert d.run(reqs).true_wa < 1.05 * steady
+    check_map(d)
+    with pytest.raises(ValueError, match="one rate per logical page"):
+        d.set_oracle(rates[:-1])
+    with pytest.raises(ValueError, match="finite rate"):
+        d.set_oracle(-rates)
+    with pytest.raises(ValueError, match="policy='wolf'"):
+        SimDrive(FtlConfig(**SMALL, over_provisioning=0.3)).set_oracle(None)
+
+
 def test_wolf_creates_groups_for_a_third_temperature():
     """002 §5.2: with three temperatures, a Wolf that may create groups makes a third
     (and more) and writes well under two fixed groups; neither beats the three tiers
@@ -313,11 +347,13 @@ def test_fdp_pays_for_a_hot_cold_swap_and_wolf_does_not():
     assert out["fdp"][2] > 1.25 * out["wolf"][2]  # 1.4x over these two user spaces
 
 
-@pytest.mark.parametrize("movement, fdp, most", [(True, False, 0), (False, False, 0), (True, True, 0),
-                                                (True, False, 6)])
-def test_wolf_map_invariants_under_mixed_io(movement, fdp, most):
-    cfg = FtlConfig(**SMALL, over_provisioning=0.3, policy="wolf", wolf_groups=3, wolf_movement=movement,
-                    wolf_fdp=fdp, wolf_max_groups=most, wolf_interval=0.0002 if most else 0.001)
+@pytest.mark.parametrize("movement, fdp, most, lines", [(True, False, 0, False), (False, False, 0, False),
+                                                       (True, True, 0, False), (True, False, 6, False),
+                                                       (True, False, 6, True), (True, True, 0, True)])
+def test_wolf_map_invariants_under_mixed_io(movement, fdp, most, lines):
+    cfg = FtlConfig(**SMALL, over_provisioning=0.45 if lines else 0.3, lines=lines, policy="wolf", wolf_groups=3,
+                    wolf_movement=movement, wolf_fdp=fdp, wolf_max_groups=most,
+                    wolf_interval=0.0002 if most else 0.001)
     for res in mixed_runs_checked(cfg, 0.7, 10):
         assert res.true_wa >= 1.0
 
@@ -325,9 +361,9 @@ def test_wolf_map_invariants_under_mixed_io(movement, fdp, most):
 # ---- NVM cache, CDM -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("policy", ["nvm", "cdm"])
-def test_zero_size_nvm_cache_is_the_plain_ftl_exactly(policy):
-    plain = FtlConfig(**SMALL, over_provisioning=0.2)
+@pytest.mark.parametrize("policy, lines", [("nvm", False), ("cdm", False), ("cdm", True)])
+def test_zero_size_nvm_cache_is_the_plain_ftl_exactly(policy, lines):
+    plain = FtlConfig(**SMALL, over_provisioning=0.2 if not lines else 0.4, lines=lines)
     same_runs(plain, replace(plain, policy=policy, nvm_cache_bytes=0), skewed_runs)
 
 
@@ -352,9 +388,10 @@ def test_cdm_cache_holding_every_page_leaves_gc_nothing_to_copy():
     assert copies["nvm"] > 1000
 
 
-@pytest.mark.parametrize("policy", ["nvm", "cdm"])
-def test_nvm_cache_map_invariants_under_mixed_io(policy):
-    cfg = FtlConfig(**SMALL, over_provisioning=0.15, policy=policy, nvm_cache_bytes=300 * 4096)
+@pytest.mark.parametrize("policy, lines", [("nvm", False), ("cdm", False), ("cdm", True)])
+def test_nvm_cache_map_invariants_under_mixed_io(policy, lines):
+    cfg = FtlConfig(**SMALL, over_provisioning=0.3 if lines else 0.15, lines=lines, policy=policy,
+                    nvm_cache_bytes=300 * 4096)
     for res in mixed_runs_checked(cfg, 0.6, 20):  # each run ends with the cache written back
         if policy == "nvm":
             assert res.policy_counts["gc_removed"] == 0 and res.policy_counts["early_invalid"] == 0

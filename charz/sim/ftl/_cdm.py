@@ -79,7 +79,6 @@ def _cdm_gc(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_
         ctr[K.C_ERROR] = K.ERR_NO_VICTIM
         return
     upp = g[K.G_UPP]
-    die = pool // g[K.G_PPD]
     coop = cs[CS_COOP] != 0
     K._bucket_remove(un, pool, ut[un, K.U_VALID], ut, bhead)
     ut[un, K.U_STATE] = K.VICTIM
@@ -95,7 +94,7 @@ def _cdm_gc(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_
                 cst[lpn] = SOLE
                 cx[CX_REMOVED] += 1
                 continue
-            K._read_op(die, ctr, dc, traced, tr_die, tr_code)
+            K._read_op(K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
             if pt[pool, K.Q_OPEN_G] < 0:
                 if not K._pop_free(pool, K.GC, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
                     return
@@ -105,7 +104,7 @@ def _cdm_gc(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_
     ut[un, K.U_ERASES] += 1
     fstack[pool, pt[pool, K.Q_FREE_TOP]] = un
     pt[pool, K.Q_FREE_TOP] += 1
-    K._erase_op(die, ctr, dc, traced, tr_die, tr_code)
+    K._erase_unit(pool, g, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
@@ -249,14 +248,9 @@ def run_cdm(ops, offs, lens, r0, finish, g, l2p, p2l, ut, pt, fstack, bhead, per
                        cx, p)
                 more = True
             p = q
-    ppo = g[K.G_PPO]
     for pool in range(g[K.G_NPOOLS]):
         for s in range(2):
-            pend = pt[pool, K.Q_PEND_H + s]
-            if pend > 0:
-                K._program_op(pool // g[K.G_PPD], pend, (pt[pool, K.Q_PTR_H + s] - 1) // ppo, ctr, dc, traced, tr_die,
-                              tr_code)
-                pt[pool, K.Q_PEND_H + s] = 0
+            K._program_pending(pool, s, g, pt, ctr, dc, traced, tr_die, tr_code)
     return n + 1
 
 

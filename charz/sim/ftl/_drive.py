@@ -92,8 +92,6 @@ class FtlConfig:
 
         if self.policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {self.policy!r}")
-        if self.policy != "plain" and self.lines:
-            raise ValueError(f"policy {self.policy!r} is modelled with per-die garbage collection only: lines=False")
         if self.policy != "plain" and self.write_cache:
             raise ValueError(f"policy {self.policy!r} runs without the FIFO write_cache (nvm/cdm bring their own)")
         if self.policy == "wolf" and (self.gc != "greedy" or not 1 <= self.wolf_groups <= 16):
@@ -375,6 +373,21 @@ class SimDrive:
     def over_provisioning(self) -> float:
         """ρ = (T − U)/U with the current user space."""
         return (self.cfg.physical_pages - self._user_pages) / self._user_pages
+
+    def set_oracle(self, rates) -> None:
+        """Wolf / FDP: tell the temperature detector each logical page's true update rate
+        (writes per host page write, one per page of the user space), as 002's evaluation
+        does; None goes back to the estimate from each page's last two writes."""
+        from charz.sim.ftl._wolf import WolfState
+
+        if not isinstance(self._policy, WolfState):
+            raise ValueError("an oracle is for Wolf's temperature detector: policy='wolf'")
+        if rates is not None:
+            r = np.asarray(rates, dtype=np.float64)
+            if r.shape != (self._user_pages,):
+                raise ValueError(f"an oracle gives one rate per logical page ({self._user_pages}), got {r.shape}")
+            rates = np.concatenate([r, np.zeros(self._max_user_pages - self._user_pages)])
+        self._policy.set_oracle(rates)
 
     def set_user_space(self, user_bytes: int) -> None:
         """Shrink (or restore) the user space, as a partition does in 000 Table 4: pages

@@ -251,6 +251,27 @@ def _victim(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
 
 
 @_jit
+def _erase_unit(pool, g, ctr, dc, traced, tr_die, tr_code):
+    """The erase pulses of one collected unit of ``pool``: a line erases its block(s) on
+    every die."""
+    d0 = (pool // g[G_PPD]) * g[G_DPP]
+    for die in range(d0, d0 + g[G_DPP]):
+        for _ in range(g[G_EPU]):
+            _erase_op(die, ctr, dc, traced, tr_die, tr_code)
+
+
+@_jit
+def _program_pending(pool, stream, g, pt, ctr, dc, traced, tr_die, tr_code):
+    """Program the pages of (pool, stream) still waiting for their chunk to fill — at a
+    run's end, or when the unit is closed early."""
+    pend = pt[pool, Q_PEND_H + stream]
+    if pend > 0:
+        last = pt[pool, Q_PTR_H + stream] - 1
+        _program_op(_slot_die(pool, last, g), pend, _slot_page(last, g), ctr, dc, traced, tr_die, tr_code)
+        pt[pool, Q_PEND_H + stream] = 0
+
+
+@_jit
 def _gc_once(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
     """Reclaim one unit of ``pool``: copy its valid pages to the GC frontier, erase it."""
     un = _victim(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced)
@@ -277,10 +298,7 @@ def _gc_once(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr
     ut[un, U_ERASES] += 1
     fstack[pool, pt[pool, Q_FREE_TOP]] = un
     pt[pool, Q_FREE_TOP] += 1
-    d0 = (pool // g[G_PPD]) * g[G_DPP]
-    for die in range(d0, d0 + g[G_DPP]):  # a line erases its block(s) on every die
-        for _ in range(g[G_EPU]):
-            _erase_op(die, ctr, dc, traced, tr_die, tr_code)
+    _erase_unit(pool, g, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
@@ -417,10 +435,6 @@ def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, l2p, p2l,
             return n
         _evict_one(cache_ring, cache_slot, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code)
     for pool in range(g[G_NPOOLS]):
-        for s in range(2):
-            pend = pt[pool, Q_PEND_H + s]
-            if pend > 0:  # a unit that closed did so at a stripe end, with nothing pending
-                last = pt[pool, Q_PTR_H + s] - 1
-                _program_op(_slot_die(pool, last, g), pend, _slot_page(last, g), ctr, dc, traced, tr_die, tr_code)
-                pt[pool, Q_PEND_H + s] = 0
+        for s in range(2):  # a unit that closed did so at a stripe end, with nothing pending
+            _program_pending(pool, s, g, pt, ctr, dc, traced, tr_die, tr_code)
     return n + 1

@@ -25,6 +25,9 @@ What 002 §5 asks for, and how it is done here:
   silent for long, which says nothing about their rate since.  (Counting from the
   last write alone moved the newly hot pages out again: 64 % of PBA in extra copies
   after a swap instead of 4 %; K = 3 gave 29 %, K = 1.5 a worse steady WA.)
+  ``SimDrive.set_oracle`` gives the detector each page's true rate instead, as 002's
+  evaluation did: a page then moves when its rate passes the geometric mean of its
+  group's hit rate and the neighbour's.
 * **Statistics per interval** of h = ``wolf_interval`` × LBA host writes (002: 0.001):
   p_x ← p_x(1 − a) + a·U_x with U_x the group's share of the interval's writes, then
   groups re-sorted by hit rate p_x/s_x (the SGV).  002 prints "a = h·3", which cannot be
@@ -248,11 +251,26 @@ def _rank_group(r, G, gi):
 
 
 @_jit
-def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc):
+def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc, orc):
     """The page's group after this write: promote a host update hotter than the way to
     the next hotter group, demote a GC migration colder than the way to the next colder
-    (rates in writes per host page write; see the module docstring)."""
+    (rates in writes per host page write; see the module docstring).  With an oracle
+    (``orc``: each page's true rate, 002 §6's evaluation) both ways compare that rate
+    with the geometric mean of the two groups' hit rates."""
     if na == 1:
+        return x
+    r = gi[x, GI_RANK]
+    h = ghit[x]
+    if orc.shape[0] > 0:
+        rate = orc[lpn]
+        if host and r < na - 1:
+            y = _rank_group(r + 1, G, gi)
+            if rate > (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h):
+                return y
+        elif not host and r > 0:
+            y = _rank_group(r - 1, G, gi)
+            if rate < (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] < h else h / Q_FACTOR):
+                return y
         return x
     t1, t2 = s1[lpn], s2[lpn]
     if t2 >= 0:
@@ -261,8 +279,6 @@ def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc):
         rate = 1.0 / max(now - t1, 1)
     else:
         rate = 0.0
-    r = gi[x, GI_RANK]
-    h = ghit[x]
     if host and r < na - 1:
         y = _rank_group(r + 1, G, gi)
         thr = np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h
@@ -295,7 +311,7 @@ def _lru_victim(pool, x, g, ut, ugrp):
 
 @_jit
 def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code, wpt, wbh, ugrp,
-             s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, idx):
+             s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz, pp, order, idx, orc):
     G = wp[WP_G]
     x = _victim_group(pool, g, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced, wp, gpu, gi, shares, sz, pp,
                       order, idx)
@@ -308,18 +324,17 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
     else:
         un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
     upp = g[K.G_UPP]
-    die = pool // g[K.G_PPD]
     K._bucket_remove(un, sp, ut[un, K.U_VALID], ut, wbh)
     ut[un, K.U_STATE] = K.VICTIM
     base = un * upp
     for i in range(upp):
         lpn = p2l[base + i]
         if lpn >= 0:
-            K._read_op(die, ctr, dc, traced, tr_die, tr_code)
+            K._read_op(K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
             p2l[base + i] = -1
             ut[un, K.U_VALID] -= 1
             wpt[sp, K.Q_VALID] -= 1
-            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc)
+            y = _wolf_target(lpn, x, False, pers[K.P_CLOCK], G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc, orc)
             sq = pool * G + y
             if wpt[sq, K.Q_OPEN_G] < 0:
                 if not _wolf_pop(pool, y, K.GC, G, ut, pt, fstack, wpt, ugrp, ctr):
@@ -332,7 +347,7 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
     wpt[sp, W_OWN] -= 1
     fstack[pool, pt[pool, K.Q_FREE_TOP]] = un
     pt[pool, K.Q_FREE_TOP] += 1
-    K._erase_op(die, ctr, dc, traced, tr_die, tr_code)
+    K._erase_unit(pool, g, ctr, dc, traced, tr_die, tr_code)
 
 
 @_jit
@@ -498,7 +513,6 @@ def _merge_groups(y, x, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die
     (its pending pages programmed, its unwritten slots left for GC to reclaim)."""
     G = wp[WP_G]
     upp = g[K.G_UPP]
-    ppo = g[K.G_PPO]
     n = g[K.G_UNITS_PER_POOL]
     for pool in range(g[K.G_NPOOLS]):
         sy = pool * G + y
@@ -512,10 +526,7 @@ def _merge_groups(y, x, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die
                 wpt[sx, K.Q_PTR_H + stream] = wpt[sy, K.Q_PTR_H + stream]
                 wpt[sx, K.Q_PEND_H + stream] = wpt[sy, K.Q_PEND_H + stream]
             else:
-                pend = wpt[sy, K.Q_PEND_H + stream]
-                if pend > 0:
-                    K._program_op(pool // g[K.G_PPD], pend, (wpt[sy, K.Q_PTR_H + stream] - 1) // ppo, ctr, dc,
-                                  traced, tr_die, tr_code)
+                K._program_pending(sy, stream, gw, wpt, ctr, dc, traced, tr_die, tr_code)
                 ut[uy, K.U_STATE] = K.CLOSED
                 ut[uy, K.U_CLOSE] = pers[K.P_CLOCK]
                 K._bucket_insert(uy, sx, ut[uy, K.U_VALID], ut, wpt, wbh)
@@ -567,7 +578,7 @@ def _merge_groups(y, x, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_die
 
 @_jit
 def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
-             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a):
+             tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, a, orc):
     """The plain kernel's request loop (no write cache) with Wolf's write path; same
     return convention as ``run_kernel``."""
     G = wp[WP_G]
@@ -611,7 +622,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     gi[x, GI_IW] += 1
                     _wolf_invalidate(old, g, p2l, ut, wpt, wbh, ugrp, G)
                     l2p[p] = -1
-                    x = _wolf_target(p, x, True, now, G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc)
+                    x = _wolf_target(p, x, True, now, G, ws[WS_NA], s1, s2, gi, ghit, gsz, gtc, orc)
                 else:
                     x = _rank_group(0, G, gi)
                     gi[x, GI_IW] += 1
@@ -631,7 +642,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     while pt[pool, K.Q_FREE_TOP] <= g[K.G_RESERVE]:
                         _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die,
                                  tr_code, wpt, wbh, ugrp, s1, s2, wp, ws, gpu, gi, ghit, gsz, gtc, gref, shares, sz,
-                                 pp, order, idx)
+                                 pp, order, idx, orc)
                         if ctr[K.C_ERROR] != 0:
                             return r
                     _wolf_pop(pool, x, K.HOST, G, ut, pt, fstack, wpt, ugrp, ctr)
@@ -658,14 +669,9 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
                     ctr[K.C_TRIM_PAGES] += 1
     if not finish:
         return n + 1
-    ppo = g[K.G_PPO]
     for sp in range(wpt.shape[0]):
         for s in range(2):
-            pend = wpt[sp, K.Q_PEND_H + s]
-            if pend > 0:
-                K._program_op(sp // gw[K.G_PPD], pend, (wpt[sp, K.Q_PTR_H + s] - 1) // ppo, ctr, dc, traced, tr_die,
-                              tr_code)
-                wpt[sp, K.Q_PEND_H + s] = 0
+            K._program_pending(sp, s, gw, wpt, ctr, dc, traced, tr_die, tr_code)
     return n + 1
 
 
@@ -714,11 +720,23 @@ class WolfState:
         self.gtc = np.zeros(G, dtype=np.int64)  # host-write clock when the group last turned hotter
         self.gref = np.zeros(G)  # its hit rate then
         self.a = 1.0 / 3.0
+        self.orc = np.zeros(0)  # each page's true update rate, when an oracle is given
+
+    def set_oracle(self, rates) -> None:
+        """Give the detector each logical page's true update rate (writes per host page
+        write; None: estimate from the page's last two writes)."""
+        if rates is None:
+            self.orc = np.zeros(0)
+            return
+        r = np.asarray(rates, dtype=np.float64)
+        if r.shape != self.s1.shape or not np.all(np.isfinite(r)) or (r < 0).any():
+            raise ValueError(f"an oracle gives one finite rate ≥ 0 per logical page ({self.s1.shape[0]})")
+        self.orc = r.copy()
 
     def run(self, ops, offs, lens, r, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_die, tr_code):
         return run_wolf(ops, offs, lens, r, True, g, self.gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
                         tr_die, tr_code, self.wpt, self.wbh, self.ugrp, self.s1, self.s2, self.wp, self.ws, self.gp,
-                        self.gpu, self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a)
+                        self.gpu, self.gi, self.ghit, self.gsz, self.gtc, self.gref, self.a, self.orc)
 
     @property
     def groups(self) -> int:
