@@ -86,8 +86,10 @@ def random_config(rng) -> FtlConfig:
     g0 = int(rng.integers(2, 5))
     most = int(rng.integers(max(g0, 3), 9)) if rng.random() < 0.75 else 0
     fdp = most == 0 and rng.random() < 0.5
-    return FtlConfig(channels=2, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=128,
-                     pages_per_block=32, page_size=4096, over_provisioning=float(rng.choice([0.3, 0.5, 0.8])),
+    lines = bool(rng.random() < 0.25)  # one GC pool of units that span every die
+    return FtlConfig(channels=2, chips_per_channel=1, dies_per_chip=1, planes=2, blocks_per_plane=128 * (1 + lines),
+                     pages_per_block=32 // (1 + 3 * lines), page_size=4096, lines=lines,
+                     over_provisioning=float(rng.choice([0.3, 0.5, 0.8])),
                      policy="wolf", wolf_groups=g0, wolf_max_groups=most, wolf_fdp=fdp,
                      wolf_movement=bool(fdp or rng.random() < 0.75),
                      wolf_interval=float(rng.choice([0.0001, 0.0003, 0.001])), trace_dies=())
@@ -98,7 +100,7 @@ def test_wolf_state_holds_on_random_configurations():
     TRIM: the state is consistent after the fill and after every run — and groups
     were created and merged, often, so the merges' bookkeeping was exercised."""
     created = merged = 0
-    for seed in range(16):
+    for seed in range(24):
         rng = np.random.default_rng(seed)
         d = SimDrive(random_config(rng))
         d.precondition(float(rng.uniform(0.3, 1.0)))
