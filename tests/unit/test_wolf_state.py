@@ -92,7 +92,8 @@ def random_config(rng) -> FtlConfig:
                      over_provisioning=float(rng.choice([0.3, 0.5, 0.8])),
                      policy="wolf", wolf_groups=g0, wolf_max_groups=most, wolf_fdp=fdp,
                      wolf_movement=bool(fdp or rng.random() < 0.75),
-                     wolf_interval=float(rng.choice([0.0001, 0.0003, 0.001])), trace_dies=())
+                     wolf_interval=float(rng.choice([0.0001, 0.0003, 0.001])),
+                     trace_dies=(0, 1) if rng.random() < 0.5 else ())  # a merge's early programs traced too
 
 
 def test_wolf_state_holds_on_random_configurations():
