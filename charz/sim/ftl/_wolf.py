@@ -66,7 +66,8 @@ What 002 §5 asks for, and how it is done here:
   (002 says "converge"; √Q leaves a band between merging and creating).  Else, with
   fewer than ``wolf_max_groups``, a hotter group is created when the hottest holds
   ≥ F pages and is ≥ Q = 2 times as hot as the next; it keeps its rank for w intervals
-  (the SGV is not re-sorted meanwhile).  A merge is logical: the units are relabelled
+  (the SGV is not re-sorted meanwhile), as do the groups given at the start when
+  ``wolf_groups`` > 2 (they too start empty).  A merge is logical: the units are relabelled
   and move between valid-count buckets; an open unit that has no place in the kept
   group is closed as it is (GC later reclaims its unwritten slots).  Two departures,
   measured on three workloads (three temperatures, 90/10, five exponential tiers; 3
