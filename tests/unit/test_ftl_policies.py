@@ -20,7 +20,7 @@ from scipy.optimize import minimize
 
 from charz.sim.ftl import OP_READ, OP_TRIM, OP_WRITE, FtlConfig, SimDrive, Workload, make_requests, requests
 from charz.sim.ftl._wolf import op_shares
-from tests.independent.closed_forms import greedy_sf, lrw_sf
+from tests.independent.closed_forms import dayan, greedy_sf, lrw_sf
 
 pytestmark = pytest.mark.unit
 
@@ -196,6 +196,11 @@ def test_wolf_follows_a_hot_cold_swap():
 
 
 THREE_TEMPS = ((0.8, 0.05), (0.15, 0.25), (0.05, 0.7))  # (share of the space, of the updates)
+
+
+def separated_wa(s, p, pba) -> float:
+    """002 Eq. 5 for perfectly separated groups, each with its Eq. 8 share (``eq8``)."""
+    return sum(px * dayan(sx / (sx + ox)) for sx, px, ox in zip(s, p, eq8(s, p, pba)))
 
 
 def separated_floor(s, p, pba, n_p: int) -> float:
