@@ -97,9 +97,9 @@ def random_config(rng) -> FtlConfig:
 
 
 def test_wolf_state_holds_on_random_configurations():
-    """Random group counts, group limits, intervals, FDP and movement on mixed I/O with
-    TRIM: the state is consistent after the fill and after every run — and groups
-    were created and merged, often, so the merges' bookkeeping was exercised."""
+    """Random group counts, group limits, intervals, FDP, movement, lines and traced dies
+    on mixed I/O with TRIM: the state is consistent after the fill and after every run —
+    and groups were created and merged, often, so the merges' bookkeeping was exercised."""
     created = merged = 0
     for seed in range(24):
         rng = np.random.default_rng(seed)
