@@ -251,7 +251,7 @@ def wolf_groups(seeds) -> None:
               f"{f'{min(ng)}–{max(ng)}' if min(ng) < max(ng) else str(ng[0]):>8}")
         if tiers:
             print("   5/70 % of space/updates)")
-    print(f"   closed forms (Eq. 5, Eq. 8's shares), 3 temperatures perfectly separated:\n"
+    print(f"   002's estimate (Eq. 5, Eq. 8's shares, Eq. 3), 3 temperatures perfectly separated:\n"
           f"   into 3 groups {three:.2f}, into the best 2 {two:.2f}; uniform (Eq. 3) {dayan_wa(lp):.2f}.\n"
           f"   groups: how many at the end.\n")
 
