@@ -253,7 +253,7 @@ def wolf_groups(seeds) -> None:
             print("   5/70 % of space/updates)")
     print(f"   002's estimate (Eq. 5, Eq. 8's shares, Eq. 3) for the 3 temperatures\n"
           f"   perfectly separated: into 3 groups {three:.2f}, into the best 2 {two:.2f} (an estimate,\n"
-          f"   not a floor: docs/ftl.md); uniform (Eq. 3) {dayan_wa(lp):.2f}.  groups: how many at the end.\n")
+          f"   not a floor: docs/ftl.md); uniform (Eq. 3) {dayan_wa(lp):.2f}.  groups: at the end.\n")
 
 
 # ---- 5. every pair of five groups swapped (002 Fig. 8) ------------------------------
