@@ -478,7 +478,7 @@ def _adapt_groups(order, g, gw, ut, wpt, wbh, ugrp, pers, ctr, dc, traced, tr_di
     if na >= G or ws[WS_BAN] > 0:
         return
     top, second = order[na - 1], order[na - 2]
-    if gsz[top] >= F and ghit[top] >= Q_FACTOR * ghit[second]:
+    if gsz[top] >= F and ghit[top] > 0.0 and ghit[top] >= Q_FACTOR * ghit[second]:
         _create_group(na, wp, ws, gp, gpu, gi, ghit, gsz, gtc, gref, now)
 
 
