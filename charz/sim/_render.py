@@ -26,28 +26,16 @@ def _index(t_us: np.ndarray, t_first_us: float, dt_us: float, n: int) -> np.ndar
 
 
 @functools.lru_cache(maxsize=64)
-def _step_zi(a: float) -> float:
-    """The low-pass's state at rest under a unit input: ``scipy.signal.lfilter_zi([a], [1, a - 1])``.
+def _step_zi(a: float) -> np.ndarray:
+    # The low-pass's steady state for a unit input: the same few values for every capture
+    # of a drive (a depends on the rise time and the sample interval only); solving for it
+    # each time was a fifth of a render.  Read-only, since it is shared.  scipy.signal is
+    # imported here, not at the top: it takes 0.65 s, and most charz commands never render.
+    from scipy.signal import lfilter_zi
 
-    Worked the way scipy does it (I - companion(den)ᵀ, solved with numpy), so the bits are
-    the same; importing scipy.signal for it cost 0.65 s of every charz command's start.
-    The same few values serve every capture of a drive (a depends on the rise time and the
-    sample interval only), so each is computed once.
-    """
-    den = np.array([1.0, a - 1.0])
-    companion = (-den[1:] / (1.0 * den[0:1])).reshape(1, 1)
-    return float(np.linalg.solve(np.eye(1) - companion.T, np.array([0.0]) - den[1:] * a)[0])
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def _low_pass(x, b0, a1, z):
-    """``scipy.signal.lfilter([b0], [1, a1], x, zi=[z])[0]``: scipy's direct form II
-    transposed for one pole, the same products and sums in the same order."""
-    y = np.empty_like(x)
-    for i in range(x.size):
-        y[i] = z + b0 * x[i]
-        z = x[i] * 0.0 - y[i] * a1
-    return y
+    zi = lfilter_zi([a], [1.0, a - 1.0])
+    zi.flags.writeable = False
+    return zi
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -192,7 +180,9 @@ def render_current(
             current[s0:s1] += z.idle_peak_a
     if c.rise_time_us > 0 and n:
         a = 1.0 - np.exp(-dt_us / c.rise_time_us)
-        current = _low_pass(current, a, a - 1.0, _step_zi(a) * current[0])
+        from scipy.signal import lfilter
+
+        current = lfilter([a], [1.0, a - 1.0], current, zi=_step_zi(a) * current[0])[0]
     if noise is not None:
         current += noise.sample(t_first_s, sample_interval_s, n)
         if z.hum_a:

@@ -1,12 +1,11 @@
-"""The renderer's own kernels give, bit for bit, what they replace: the compiled ISPP ripple
+"""The renderer's own kernel gives, bit for bit, what it replaces: the compiled ISPP ripple
 what the plain numpy statement of the ripple adds — including on samples that fall exactly
-on a half-period edge, where its fast path hands the decision to the exact ``%`` — and the
-one-pole low-pass what scipy.signal's lfilter and lfilter_zi give."""
+on a half-period edge, where its fast path hands the decision to the exact ``%``."""
 
 import numpy as np
 import pytest
 
-from charz.sim._render import _add_ispp, _low_pass, _step_zi
+from charz.sim._render import _add_ispp
 
 pytestmark = pytest.mark.unit
 
@@ -47,17 +46,3 @@ def test_compiled_ripple_equals_the_numpy_slices(t0_us, dt_us, period):
     _add_ispp(got, t_us, i0, i1, a0, amps, pkg, programs, period, 0.15)
     assert not np.array_equal(want, base)  # the ripple was there to compare
     assert np.array_equal(got, want)
-
-
-def test_low_pass_is_scipys_lfilter_bit_for_bit():
-    from scipy.signal import lfilter, lfilter_zi
-
-    rng = np.random.default_rng(5)
-    # the presets' constants (1 - exp(-dt / rise)) and random ones, small and large
-    for a in [1 - np.exp(-2.0 / 3.0), 1 - np.exp(-1.0 / 3.0), *rng.uniform(1e-6, 1.0, 200), *np.exp(-rng.uniform(0, 20, 200))]:
-        a = float(a)
-        want_zi = lfilter_zi([a], [1.0, a - 1.0])
-        assert want_zi.shape == (1,) and _step_zi(a) == want_zi[0]
-        x = rng.normal(0.2, 0.05, 500) * rng.uniform(0.01, 100)
-        want = lfilter([a], [1.0, a - 1.0], x, zi=want_zi * x[0])[0]
-        assert np.array_equal(_low_pass(x, a, a - 1.0, _step_zi(a) * x[0]), want)
