@@ -29,7 +29,7 @@ import charz
 from charz.archive import _atomic
 from charz.errors import ArchiveCorrupt, ArchiveError
 
-__all__ = ["WA_SCHEMA", "WaArchive", "read_wa_archive"]
+__all__ = ["WA_SCHEMA", "WaArchive", "ftl_label", "read_wa_archive"]
 
 WA_SCHEMA = "charz-wa/1"
 SETTINGS = "wa.json"
@@ -142,3 +142,21 @@ def read_wa_archive(path: str | os.PathLike) -> tuple[dict, dict[int, dict]]:
             raise ArchiveCorrupt(p, f"not JSON ({exc})",
                                  hint="a step record is written atomically; this file was changed afterwards") from exc
     return settings, records
+
+
+def ftl_label(ftl: dict) -> str:
+    """One line naming a simulated drive's manager, from its ``FtlConfig`` fields as a mock
+    archive keeps them (``bench.ftl``) — here so the report can name it without the simulator."""
+    policy = ftl.get("policy", "plain")
+    op = f"OP {100 * ftl['over_provisioning']:.1f} %"
+    if policy == "wolf" and ftl.get("wolf_fdp"):
+        return f"FDP as 002 §5 describes it, {ftl.get('wolf_groups', 2)} groups; {op}"
+    if policy == "wolf":
+        how = "movement operations" if ftl.get("wolf_movement", True) else "no movement"
+        most = ftl.get("wolf_max_groups", 0)
+        groups = f"2–{most} groups (§5.2)" if most else f"{ftl.get('wolf_groups', 2)} groups"
+        return f"Wolf, {groups}, {how} (002 §5); {op}"
+    if policy in ("nvm", "cdm"):
+        name = "CDM (004 §III)" if policy == "cdm" else "NVM-basic (004)"
+        return f"{ftl['gc']} GC, {ftl['nvm_cache_bytes'] / 2**20:g} MiB NVM cache, {name}; {op}"
+    return f"{ftl['gc']} GC; {op}"

@@ -58,7 +58,7 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
                  f"{w['erase_us'][1]:g}); {settings['samplerate_hz'] / 1e3:g} kS/s")
     ftl = settings.get("bench", {}).get("ftl")
     if ftl:
-        from charz.sim._wa_bench import ftl_label
+        from charz.archive._wa import ftl_label
         lines.append(f"drive     simulated: {ftl_label(ftl)}")
     lines.append("")
     mock = any(r.get("truth") for r in records.values())

@@ -54,7 +54,7 @@ def _no_models_why(settings: Mapping[str, Any], series) -> str:
     bench = settings.get("bench") or {}
     ftl = bench.get("ftl")
     if bench.get("kind") == "mock" and ftl and series and mock_geometry(dict(settings)) is None:
-        from charz.sim._wa_bench import ftl_label
+        from charz.archive._wa import ftl_label
         return (f"the simulated drive runs {ftl_label(ftl).split(';')[0]}: the uniform closed forms describe a plain "
                 "greedy one (charz wa model --op draws them for any spare factor)")
     return ("no steady sub-test series whose spare factor charz knows (a mock run with --subtests ≥ 2; on a "

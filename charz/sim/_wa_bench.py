@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+from charz.archive._wa import ftl_label
 from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
 from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
@@ -64,21 +65,6 @@ def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
     if nvm_cache_bytes <= 0:
         raise ValueError(f"--mock-ftl {name} needs an NVM cache: --mock-nvm-cache SIZE (e.g. 8m)")
     return {"policy": name, "nvm_cache_bytes": nvm_cache_bytes}
-
-
-def ftl_label(ftl: dict) -> str:
-    """One line naming a simulated drive's manager, from its ``FtlConfig`` fields."""
-    policy = ftl.get("policy", "plain")
-    op = f"OP {100 * ftl['over_provisioning']:.1f} %"
-    if policy == "wolf" and ftl.get("wolf_fdp"):
-        return f"FDP as 002 §5 describes it, {ftl.get('wolf_groups', 2)} groups; {op}"
-    if policy == "wolf":
-        how = "movement operations" if ftl.get("wolf_movement", True) else "no movement"
-        return f"Wolf, {ftl.get('wolf_groups', 2)} groups, {how} (002 §5); {op}"
-    if policy in ("nvm", "cdm"):
-        name = "CDM (004 §III)" if policy == "cdm" else "NVM-basic (004)"
-        return f"{ftl['gc']} GC, {ftl['nvm_cache_bytes'] / 2**20:g} MiB NVM cache, {name}; {op}"
-    return f"{ftl['gc']} GC; {op}"
 
 
 class _Running:
