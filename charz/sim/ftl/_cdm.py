@@ -79,6 +79,8 @@ def _cdm_gc(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_
         ctr[K.C_ERROR] = K.ERR_NO_VICTIM
         return
     upp = g[K.G_UPP]
+    one_die = g[K.G_DPP] == 1  # not on lines: every slot is on the pool's die
+    die = pool // g[K.G_PPD]
     coop = cs[CS_COOP] != 0
     K._bucket_remove(un, pool, ut[un, K.U_VALID], ut, bhead)
     ut[un, K.U_STATE] = K.VICTIM
@@ -94,7 +96,7 @@ def _cdm_gc(pool, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced, tr_
                 cst[lpn] = SOLE
                 cx[CX_REMOVED] += 1
                 continue
-            K._read_op(K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
+            K._read_op(die if one_die else K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
             if pt[pool, K.Q_OPEN_G] < 0:
                 if not K._pop_free(pool, K.GC, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced):
                     return

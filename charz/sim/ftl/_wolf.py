@@ -325,13 +325,15 @@ def _wolf_gc(pool, g, gw, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced
     else:
         un = K._victim(sp, gw, l2p, p2l, ut, wpt, fstack, wbh, pers, ctr, dc, traced)
     upp = g[K.G_UPP]
+    one_die = g[K.G_DPP] == 1  # not on lines: every slot is on the pool's die
+    die = pool // g[K.G_PPD]
     K._bucket_remove(un, sp, ut[un, K.U_VALID], ut, wbh)
     ut[un, K.U_STATE] = K.VICTIM
     base = un * upp
     for i in range(upp):
         lpn = p2l[base + i]
         if lpn >= 0:
-            K._read_op(K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
+            K._read_op(die if one_die else K._slot_die(pool, i, g), ctr, dc, traced, tr_die, tr_code)
             p2l[base + i] = -1
             ut[un, K.U_VALID] -= 1
             wpt[sp, K.Q_VALID] -= 1
