@@ -345,6 +345,15 @@ def _write_flash(lpn, g, l2p, p2l, ut, pt, fstack, bhead, pers, ctr, dc, traced,
 
 
 @_jit
+def _request(ops, offs, lens, r, ps):
+    """Request ``r`` as (op, offset, length, end, first page, last page) — every
+    block manager's request loop starts so."""
+    off = offs[r]
+    end = off + lens[r]
+    return ops[r], off, lens[r], end, off // ps, (end - 1) // ps
+
+
+@_jit
 def _die_of(ppn, g):
     return _slot_die((ppn // g[G_UPP]) // g[G_UNITS_PER_POOL], ppn % g[G_UPP], g)
 
@@ -377,12 +386,7 @@ def run_kernel(ops, offs, lens, r0, finish, cache_ring, cache_slot, g, l2p, p2l,
     for r in range(r0, n):
         if ctr[C_TRACE_N] > half or ctr[C_ERROR] != 0:
             return r
-        op = ops[r]
-        off = offs[r]
-        ln = lens[r]
-        end = off + ln
-        first = off // ps
-        last = (end - 1) // ps
+        op, off, ln, end, first, last = _request(ops, offs, lens, r, ps)
         if op == OP_WRITE:
             ctr[C_HOST_W_BYTES] += ln
             for p in range(first, last + 1):

@@ -597,12 +597,7 @@ def run_wolf(ops, offs, lens, r0, finish, g, gw, l2p, p2l, ut, pt, fstack, bhead
     for r in range(r0, n):
         if ctr[K.C_TRACE_N] > half or ctr[K.C_ERROR] != 0:
             return r
-        op = ops[r]
-        off = offs[r]
-        ln = lens[r]
-        end = off + ln
-        first = off // ps
-        last = (end - 1) // ps
+        op, off, ln, end, first, last = K._request(ops, offs, lens, r, ps)
         if op == K.OP_WRITE:
             ctr[K.C_HOST_W_BYTES] += ln
             for p in range(first, last + 1):
