@@ -262,19 +262,11 @@ def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc, orc):
         return x
     r = gi[x, GI_RANK]
     h = ghit[x]
-    if orc.shape[0] > 0:
-        rate = orc[lpn]
-        if host and r < na - 1:
-            y = _rank_group(r + 1, G, gi)
-            if rate > (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h):
-                return y
-        elif not host and r > 0:
-            y = _rank_group(r - 1, G, gi)
-            if rate < (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] < h else h / Q_FACTOR):
-                return y
-        return x
+    oracle = orc.shape[0] > 0
     t1, t2 = s1[lpn], s2[lpn]
-    if t2 >= 0:
+    if oracle:
+        rate = orc[lpn]
+    elif t2 >= 0:
         rate = 2.0 / max(now - t2, 1)
     elif t1 >= 0:
         rate = 1.0 / max(now - t1, 1)
@@ -282,8 +274,11 @@ def _wolf_target(lpn, x, host, now, G, na, s1, s2, gi, ghit, gsz, gtc, orc):
         rate = 0.0
     if host and r < na - 1:
         y = _rank_group(r + 1, G, gi)
-        thr = np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h
-        if rate > thr:
+        if rate > (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] > h else Q_FACTOR * h):
+            return y
+    elif not host and r > 0 and oracle:
+        y = _rank_group(r - 1, G, gi)
+        if rate < (np.sqrt(h * ghit[y]) if gsz[y] > 0 and ghit[y] < h else h / Q_FACTOR):
             return y
     elif not host and r > 0 and h > 0.0:
         # silent for K of the group's mean update intervals, counted from its last write
