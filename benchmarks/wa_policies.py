@@ -46,16 +46,21 @@ import time
 from dataclasses import replace
 
 import numpy as np
-from scipy.optimize import brentq
 
+from charz.analysis._wa_models import dayan_wa_sf
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests
 from charz.sim.ftl._wolf import op_shares
 
 
 def dayan_wa(lba_over_pba: float) -> float:
-    """002 Eq. 3: LBA/PBA = (δ − 1)/ln δ, WA = 1/(1 − δ)."""
-    d = brentq(lambda x: (x - 1.0) / math.log(x) - lba_over_pba, 1e-12, 1.0 - 1e-12)
-    return 1.0 / (1.0 - d)
+    """002 Eq. 3 at LBA/PBA (charz's closed form takes S_f = 1 − LBA/PBA)."""
+    return dayan_wa_sf(1.0 - lba_over_pba)
+
+
+def separated(s, p, pba: float) -> float:
+    """002 Eq. 5 with Eq. 8's shares (no coldest-group rule) for perfectly separated groups."""
+    op = op_shares(np.array(s), np.array(p), pba, cold_rule=False)
+    return sum(pi * dayan_wa(si / (si + oi)) for si, pi, oi in zip(s, p, op))
 
 
 def spread(xs, fmt="{:.2f}") -> str:
@@ -176,11 +181,11 @@ def wolf(seeds) -> None:
             ("FDP, 002's account", replace(base, policy="wolf", wolf_fdp=True)),
             ("Wolf", replace(base, policy="wolf")),
             ("Wolf, §5.2 groups", replace(base, policy="wolf", wolf_max_groups=8)),
-            ("FDP, oracle", replace(base, policy="wolf", wolf_fdp=True)), ("Wolf, oracle", replace(base, policy="wolf"))]
+            ("FDP, oracle", replace(base, policy="wolf", wolf_fdp=True)),
+            ("Wolf, oracle", replace(base, policy="wolf"))]
     lp = 1 - base.spare_factor
     s, p = np.array([0.5, 0.5]), np.array([0.1, 0.9])
-    op = op_shares(s, p, 1 / lp)
-    eq5 = sum(pi * dayan_wa(si / (si + oi)) for si, pi, oi in zip(s, p, op))
+    eq5 = separated(s, p, 1 / lp)
     print(f"3. 002 §6.1: equal halves taking 90 % / 10 % of 4 KiB random updates,\n"
           f"   S_f 0.2 (LBA/PBA {lp:.1f}); {base.dies} dies × {base.planes} planes, "
           f"{base.physical_pages * 4096 / 2**20:.0f} MiB, 5 user spaces (U)\n   of warm-up; after the swap "
@@ -215,12 +220,6 @@ def wolf(seeds) -> None:
 # ---- 4. groups created and merged (002 §5.2) -------------------------------------------
 
 THREE_TEMPS = ((0.8, 0.05), (0.15, 0.25), (0.05, 0.7))
-
-
-def separated(s, p, pba: float) -> float:
-    """002 Eq. 5 with Eq. 8's shares (no coldest-group rule) for perfectly separated groups."""
-    op = op_shares(np.array(s), np.array(p), pba, cold_rule=False)
-    return sum(pi * dayan_wa(si / (si + oi)) for si, pi, oi in zip(s, p, op))
 
 
 def wolf_groups(seeds) -> None:

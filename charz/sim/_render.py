@@ -164,8 +164,8 @@ def render_current(
             diff[j1] -= c.tail_a
     current = np.cumsum(diff[:n])
     if activity is not None and c.ispp_ripple:
-        # Program current comes in ISPP pulses; each package has its own phase.
-        _add_ispp(current, t_us, i0, i1, a0, amps, pkg, np.flatnonzero(kind == PROGRAM), c.ispp_period_us, c.ispp_ripple)
+        _add_ispp(current, t_us, i0, i1, a0, amps, pkg, np.flatnonzero(kind == PROGRAM), c.ispp_period_us,
+                  c.ispp_ripple)
     if not standby and z.idle_peak_a and z.idle_peak_period_s:
         # Housekeeping bursts of an idle drive (003 Fig. 6a: X-25M, 240 mA every 50 ms).
         period_us = z.idle_peak_period_s * 1e6
