@@ -45,7 +45,10 @@ from charz.sim.scope_server import MockScopeControl
 
 
 def start_mock() -> tuple[subprocess.Popen, str, int]:
-    proc = subprocess.Popen([sys.executable, "-m", "charz", "mock-scope"], stdout=subprocess.PIPE,
+    # A plain pulse train behind the probe: what is transferred does not matter here, and the
+    # default drive (mxp) idles above this benchmark's screen (0.7 A at the top), so its
+    # rising edge never crossed the trigger and every run stopped at "no trigger".
+    proc = subprocess.Popen([sys.executable, "-m", "charz", "mock-scope", "--preset", "pulse"], stdout=subprocess.PIPE,
                             text=True)
     resource = control = None
     assert proc.stdout is not None
