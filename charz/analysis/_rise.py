@@ -152,6 +152,78 @@ def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return best if best is not None else (coef, float(np.sum((y - X @ coef) ** 2)))
 
 
+def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
+    """:func:`_starts` for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
+    program starts (K × P).  The recurrence runs over the unit's packages (≤ 16), each step
+    vectorised over every grid point."""
+    t0 = np.asarray(t0, dtype=np.float64)
+    s = np.broadcast_to(np.asarray(s, dtype=np.float64), t0.shape)
+    chan_free: dict[int, np.ndarray] = {}
+    cursor = t0
+    prog = np.empty(t0.shape + (len(channels_of_unit),))
+    for k, c in enumerate(channels_of_unit):
+        start = np.maximum(cursor, t0 + (k + 1) * dies * host_page_us)
+        if c in chan_free:
+            start = np.maximum(start, chan_free[c])
+        chan_free[c] = start + dies * t_xfer
+        cursor = start + s
+        prog[..., k] = start + t_xfer
+    return prog
+
+
+def _columns_batch(t, prog, dies, t_xfer, t_prog, width):
+    """Transfer and program columns (K × T each) of :func:`_design` for K sets of program starts."""
+    tt = t[None, :, None]
+    p = prog[:, None, :]
+    # a transfer runs from start to start + dies·t_xfer, and the program starts t_xfer after start
+    x0 = p - t_xfer
+    x1 = x0 + dies * t_xfer
+    xf = (np.clip((tt - x0) / width + 0.5, 0.0, 1.0) - np.clip((tt - x1) / width + 0.5, 0.0, 1.0)).sum(axis=2)
+    lo = p + (dies - 1) * t_xfer + t_prog - PROG_SPREAD * t_prog
+    on = np.clip((tt - p) / width + 0.5, 0.0, 1.0) * (1.0 - np.clip((tt - lo) / (2 * PROG_SPREAD * t_prog), 0.0, 1.0))
+    return xf, on.sum(axis=2)
+
+
+def _fit_batch(busy: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fit` for K designs at once, by their 3 × 3 normal equations: amplitudes (K × 3)
+    and residual sums of squares (K).  The same bounds, the same fall-back subsets."""
+    cols = np.stack([busy, xf, on], axis=1)  # K × 3 × T
+    G = np.einsum("kit,kjt->kij", cols, cols)
+    b = cols @ y
+    yy = float(y @ y)
+
+    def rss(c):
+        return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,kij,kj->k", c, G, c), 0.0)
+
+    def solve(M, v):
+        # a singular system (a column of zeros) gets the least-norm answer, as lstsq does
+        out = np.zeros_like(v)
+        ok = np.abs(np.linalg.det(M)) > 1e-12 * np.maximum(1.0, np.abs(M).max(axis=(1, 2)) ** M.shape[1])
+        if ok.any():
+            out[ok] = np.linalg.solve(M[ok], v[ok][..., None])[..., 0]
+        if (~ok).any():
+            out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
+        return out
+
+    coef = solve(G, b)
+    best_c, best_r = coef.copy(), rss(coef)
+    feasible = (coef[:, 0] >= 0) & (coef[:, 1] >= 0) & (coef[:, 1] <= coef[:, 2])
+    if feasible.all():
+        return best_c, best_r
+    found = feasible.copy()
+    # each subset: a map from the reduced amplitudes to (busy, transfer, program)
+    for E in (np.array([[1, 0], [0, 0], [0, 1]]), np.array([[1, 0], [0, 1], [0, 1]]),
+              np.array([[0, 0], [1, 0], [0, 1]]), np.array([[0], [0], [1]]), np.array([[0], [1], [1]])):
+        E = E.astype(np.float64)
+        c = solve(np.einsum("ia,kij,jb->kab", E, G, E), b @ E) @ E.T
+        ok = (c[:, 0] >= 0) & (c[:, 1] >= 0) & (c[:, 1] <= c[:, 2] + 1e-12)
+        r = rss(c)
+        take = ~feasible & ok & (~found | (r < best_r))
+        best_c[take], best_r[take] = c[take], r[take]
+        found |= take
+    return best_c, best_r
+
+
 def _patterns(channels: int, packages: int, ppu: int, dies: int):
     """Distinct channel patterns of a unit's packages (channels relabelled by first use)."""
     ways = packages // channels
@@ -226,24 +298,28 @@ def unit_rise(
         dies = unit_pages // ppu
         for pattern, schemes in _patterns(channels, packages, ppu, dies).items():
             best = None
-            # coarse grid, then a finer one around the best point
-            grids = [(np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0), np.arange(2.0, 63.0, 6.0))]
+            # coarse grid, then a finer one around the best point; every point of a grid is
+            # fitted at once (batched normal equations)
+            grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0), np.arange(2.0, 63.0, 6.0))
             for rnd in range(2):
                 if rnd == 1:
                     _, tb0, g0, s0 = best
-                    grids = [(np.arange(tb0 - onset - 4, tb0 - onset + 4.1, 2.0), np.arange(max(0, g0 - 4), g0 + 4.1, 2.0),
-                              np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))]
-                for tbs, gs, ss in grids:
-                    for tb in tbs:
-                        t_b = onset + tb
-                        busy = _busy(t, t_b, ends_us, width)
-                        for g in gs:
-                            for s in (ss if ppu > 1 else ss[:1]):
-                                xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
-                                X = _design(t, busy, xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
-                                coef, rss = _fit(X, y)
-                                if best is None or rss < best[0]:
-                                    best = (rss, t_b, g, s)
+                    grid = (np.arange(tb0 - onset - 4, tb0 - onset + 4.1, 2.0), np.arange(max(0, g0 - 4), g0 + 4.1, 2.0),
+                            np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))
+                tbs, gs, ss = grid
+                ss = ss if ppu > 1 else ss[:1]
+                TB, G, S = (a.ravel() for a in np.meshgrid(tbs, gs, ss, indexing="ij"))
+                busy_of = np.array([_busy(t, onset + tb, ends_us, width) for tb in tbs])
+                # the starts depend on the busy start and the gap only through their sum: the
+                # transfer and program columns are drawn once per distinct (first start, switch delay)
+                key, inv = np.unique(np.round(np.column_stack([TB + G, S]), 9), axis=0, return_inverse=True)
+                prog = _starts_batch(pattern, dies, onset + key[:, 0], key[:, 1], t_xfer_page_us, host_page_us)
+                xf, on = _columns_batch(t, prog, dies, t_xfer_page_us, t_prog_us, width)
+                inv = inv.ravel()
+                _, rss_k = _fit_batch(busy_of[np.repeat(np.arange(tbs.size), gs.size * ss.size)], xf[inv], on[inv], y)
+                i = int(np.argmin(rss_k))
+                if best is None or rss_k[i] < best[0]:
+                    best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
             rss, t_b, g, s = best
             xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
             X = _design(t, _busy(t, t_b, ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
