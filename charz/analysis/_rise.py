@@ -171,57 +171,96 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
     return prog
 
 
+def _ramps(t: np.ndarray, at: np.ndarray, width: float) -> np.ndarray:
+    """:func:`_ramp_up` of every step in ``at`` (K × P) on ``t``: K × T × P, clipped in place."""
+    r = t[None, :, None] - at[:, None, :]
+    r *= 1.0 / width
+    r += 0.5
+    np.maximum(r, 0.0, out=r)
+    return np.minimum(r, 1.0, out=r)
+
+
 def _columns_batch(t, prog, dies, t_xfer, t_prog, width):
     """Transfer and program columns (K × T each) of :func:`_design` for K sets of program starts."""
-    tt = t[None, :, None]
-    p = prog[:, None, :]
     # a transfer runs from start to start + dies·t_xfer, and the program starts t_xfer after start
-    x0 = p - t_xfer
-    x1 = x0 + dies * t_xfer
-    xf = (np.clip((tt - x0) / width + 0.5, 0.0, 1.0) - np.clip((tt - x1) / width + 0.5, 0.0, 1.0)).sum(axis=2)
-    lo = p + (dies - 1) * t_xfer + t_prog - PROG_SPREAD * t_prog
-    on = np.clip((tt - p) / width + 0.5, 0.0, 1.0) * (1.0 - np.clip((tt - lo) / (2 * PROG_SPREAD * t_prog), 0.0, 1.0))
-    return xf, on.sum(axis=2)
+    x0 = prog - t_xfer
+    xf = _ramps(t, x0, width)
+    xf -= _ramps(t, x0 + dies * t_xfer, width)
+    # the package's last die ends within ±spread of its program time: a fall centred on that end
+    fall = _ramps(t, prog + (dies - 1) * t_xfer + t_prog, 2 * PROG_SPREAD * t_prog)
+    on = _ramps(t, prog, width)
+    on *= 1.0 - fall
+    return xf.sum(axis=2), on.sum(axis=2)
 
 
-def _fit_batch(busy: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_fit` for K designs at once, by their 3 × 3 normal equations: amplitudes (K × 3)
-    and residual sums of squares (K).  The same bounds, the same fall-back subsets."""
-    cols = np.stack([busy, xf, on], axis=1)  # K × 3 × T
-    G = np.einsum("kit,kjt->kij", cols, cols)
-    b = cols @ y
-    yy = float(y @ y)
+def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Batched ``M x = v`` (K × n × n, n ≤ 3); a singular system (a column of zeros) gets the
+    least-norm answer, as lstsq does."""
+    out = np.zeros_like(v)
+    scale = np.maximum(1.0, np.abs(M).max(axis=(1, 2))) ** M.shape[1]
+    ok = np.abs(np.linalg.det(M)) > 1e-12 * scale
+    if ok.all():
+        return np.linalg.solve(M, v[..., None])[..., 0]
+    if ok.any():
+        out[ok] = np.linalg.solve(M[ok], v[ok][..., None])[..., 0]
+    out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
+    return out
+
+
+_SUBSETS = tuple(np.array(E, dtype=np.float64) for E in (
+    [[1, 0], [0, 0], [0, 1]],  # no transfer current
+    [[1, 0], [0, 1], [0, 1]],  # transfer current as large as a program's
+    [[0, 0], [1, 0], [0, 1]],  # no busy current
+    [[0], [0], [1]],
+    [[0], [1], [1]],
+))
+
+
+def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fit` for K designs at once from their normal equations (Gram matrices G, K × 3 × 3,
+    and b = Xᵀy, K × 3; yy = yᵀy): amplitudes (K × 3) and residual sums of squares (K).  The same
+    bounds, the same fall-back subsets, each a smaller set of normal equations."""
 
     def rss(c):
         return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,kij,kj->k", c, G, c), 0.0)
 
-    def solve(M, v):
-        # a singular system (a column of zeros) gets the least-norm answer, as lstsq does
-        out = np.zeros_like(v)
-        ok = np.abs(np.linalg.det(M)) > 1e-12 * np.maximum(1.0, np.abs(M).max(axis=(1, 2)) ** M.shape[1])
-        if ok.any():
-            out[ok] = np.linalg.solve(M[ok], v[ok][..., None])[..., 0]
-        if (~ok).any():
-            out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
-        return out
-
-    coef = solve(G, b)
+    coef = _solve(G, b)
     best_c, best_r = coef.copy(), rss(coef)
     feasible = (coef[:, 0] >= 0) & (coef[:, 1] >= 0) & (coef[:, 1] <= coef[:, 2])
     if feasible.all():
         return best_c, best_r
     found = feasible.copy()
-    # each subset: a map from the reduced amplitudes to (busy, transfer, program)
-    for E in (np.array([[1, 0], [0, 0], [0, 1]]), np.array([[1, 0], [0, 1], [0, 1]]),
-              np.array([[0, 0], [1, 0], [0, 1]]), np.array([[0], [0], [1]]), np.array([[0], [1], [1]])):
-        E = E.astype(np.float64)
-        c = solve(np.einsum("ia,kij,jb->kab", E, G, E), b @ E) @ E.T
+    todo = ~feasible
+    Gt, bt = G[todo], b[todo]
+    for E in _SUBSETS:
+        c = _solve(np.einsum("ia,kij,jb->kab", E, Gt, E), bt @ E) @ E.T
         ok = (c[:, 0] >= 0) & (c[:, 1] >= 0) & (c[:, 1] <= c[:, 2] + 1e-12)
-        r = rss(c)
-        take = ~feasible & ok & (~found | (r < best_r))
-        best_c[take], best_r[take] = c[take], r[take]
-        found |= take
+        r = np.maximum(yy - 2 * np.einsum("ki,ki->k", c, bt) + np.einsum("ki,kij,kj->k", c, Gt, c), 0.0)
+        idx = np.flatnonzero(todo)
+        take = ok & (~found[idx] | (r < best_r[idx]))
+        best_c[idx[take]], best_r[idx[take]] = c[take], r[take]
+        found[idx[take]] = True
     return best_c, best_r
+
+
+def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray,
+                      which_busy: np.ndarray, which_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gram matrices and Xᵀy of every grid point, from the products of the distinct busy
+    columns (one per busy start) and the distinct transfer/program columns (one per set of
+    program starts): the K designs are never formed."""
+    bb = np.einsum("it,it->i", busy_of, busy_of)
+    bx, bo = busy_of @ xf.T, busy_of @ on.T
+    xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
+    i, u = which_busy, which_starts
+    G = np.empty((i.size, 3, 3))
+    G[:, 0, 0] = bb[i]
+    G[:, 0, 1] = G[:, 1, 0] = bx[i, u]
+    G[:, 0, 2] = G[:, 2, 0] = bo[i, u]
+    G[:, 1, 1] = xx[u]
+    G[:, 1, 2] = G[:, 2, 1] = xo[u]
+    G[:, 2, 2] = oo[u]
+    b = np.column_stack([(busy_of @ y)[i], (xf @ y)[u], (on @ y)[u]])
+    return G, b
 
 
 def _patterns(channels: int, packages: int, ppu: int, dies: int):
@@ -291,6 +330,8 @@ def unit_rise(
     n_eff = max(4.0, (t[-1] - t[0]) / width)
     host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
 
+    # the controller's busy current ends with each repeat (the mean falls by 1/R at each end)
+    busy_off = _ramps(t, ends_us[None, :], width)[0].mean(axis=1)
     hyps: list[RiseHypothesis] = []
     for ppu in (1, 2, 4, 8, 16):
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
@@ -309,14 +350,15 @@ def unit_rise(
                 tbs, gs, ss = grid
                 ss = ss if ppu > 1 else ss[:1]
                 TB, G, S = (a.ravel() for a in np.meshgrid(tbs, gs, ss, indexing="ij"))
-                busy_of = np.array([_busy(t, onset + tb, ends_us, width) for tb in tbs])
+                busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - busy_off
                 # the starts depend on the busy start and the gap only through their sum: the
                 # transfer and program columns are drawn once per distinct (first start, switch delay)
                 key, inv = np.unique(np.round(np.column_stack([TB + G, S]), 9), axis=0, return_inverse=True)
                 prog = _starts_batch(pattern, dies, onset + key[:, 0], key[:, 1], t_xfer_page_us, host_page_us)
                 xf, on = _columns_batch(t, prog, dies, t_xfer_page_us, t_prog_us, width)
-                inv = inv.ravel()
-                _, rss_k = _fit_batch(busy_of[np.repeat(np.arange(tbs.size), gs.size * ss.size)], xf[inv], on[inv], y)
+                G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
+                                             inv.ravel())
+                _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
                 i = int(np.argmin(rss_k))
                 if best is None or rss_k[i] < best[0]:
                     best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
