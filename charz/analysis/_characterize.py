@@ -469,6 +469,13 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
                                          evidence=f"D_step = {step_pages} pages over {ppu} package(s) per unit: {rise.reason}",
                                          details={"decided_by": "rise"})
         q["packages_per_unit"] = Quantity(ppu, "packages", INFERRED, confidence=conf, evidence=rise.reason)
+        if given.packages % ppu == 0 and (n_step is None or given.packages // ppu >= n_step):
+            # N_step is the steps to every package busy (003 Eq. 1): the staircase stopped short of
+            # it, the rise says how many packages each step would add.
+            q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
+                                   evidence=f"{given.packages} packages / {ppu} per unit from the rise (the peak "
+                                            f"staircase stopped after {n_step} steps: {top.reason})",
+                                   details={"decided_by": "rise"})
         unit_pages = step_pages
     else:
         if not given.packages:
