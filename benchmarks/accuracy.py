@@ -87,6 +87,12 @@ def decidable(job: tuple[str, int]) -> tuple[str, int, bool]:
     return family, seed, bool(walks_differ(random_ssd(seed)))
 
 
+def _nuisances(seed: int) -> str:
+    from tests.independent.drive import nuisances_of, random_drive
+
+    return ", ".join(n for n, on in nuisances_of(random_drive(seed)).items() if on) or "none"
+
+
 def _pct(a: int, n: int) -> str:
     return f"{a / n:6.1%}" if n else "   n/a"
 
@@ -164,6 +170,8 @@ def main() -> int:
     print(f"\nwrong answers: {len(wrong)}")
     for family, seed, noise, g in sorted(wrong, key=lambda w: (w[0], w[1], w[2])):
         print(f"  {family} seed {seed} ×{noise:g} {g.field}: said {g.said} ({g.confidence}), truth {g.truth}")
+        if family == "independent":
+            print(f"      nuisances: {_nuisances(seed)}")
         print(f"      {g.evidence[:150]}")
     if crashes:
         print(f"\ncrashes: {len(crashes)}")
