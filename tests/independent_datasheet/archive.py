@@ -39,7 +39,7 @@ def _npy(codes: np.ndarray) -> bytes:
 def _record_samples(ssd: Ssd, longest_us: float) -> int:
     """A person sets the timebase so the longest request fits, in 1-2-5 steps."""
     need_s = longest_us * 1e-6 * 1.25 / (1 - PRE)
-    for window in (0.002, 0.005, 0.01, 0.02, 0.05, 0.1):
+    for window in (0.005, 0.01, 0.02, 0.05, 0.1):
         if window >= need_s:
             break
     return int(round(window / (ssd.dt_us * 1e-6)))

@@ -137,7 +137,9 @@ def random_ssd(seed: int) -> Ssd:
         packages = channels * ways
         if packages < 2 or packages > 32:
             continue
-        ppu = int(r.choice([u for u in (1, 2, 4, 8, 16) if packages % u == 0 and u < packages]))
+        spans = [u for u in (2, 4, 8, 16) if packages % u == 0 and u < packages]
+        # most controllers stripe a unit over several packages; some keep it on one
+        ppu = int(r.choice(spans)) if spans and r.random() < 0.8 else 1
         rounds = packages // ppu
         # the sweep (page steps to one unit past every package busy) stays a bench's size
         if (rounds + 1) * ppu * dies > 128 or packages * dies * page > 2048 * KIB:
