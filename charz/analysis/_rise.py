@@ -42,6 +42,10 @@ MIN_STEP_Z = 2.0  # a program step must stand this many standard errors above ze
 MAX_DIES = 8
 SAME_START_US = SMOOTH_US / 2  # program starts closer than this are the same starts to the fit
 DURATION_SLACK = 0.3  # tPROG as given against as the drive runs it (lower/upper pages, temperature)
+# ... and the other way: the write may end later than the hypothesis' last program, by an
+# upper page's excess — MLC/TLC datasheets give lower pages ~0.6× and upper pages up to ~1.5×
+# the typical tPROG, and the last program of a unit is as often an upper page as not
+UPPER_PAGE_SLACK = 0.6
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class RiseHypothesis:
     score: float
     plausible: bool
     why_not: str = ""
+    lead: int = 0  # pages a package gets in a row (dies: package-major; 1: die-major); 0 = dies
 
 
 @dataclass(frozen=True)
@@ -79,15 +84,21 @@ def _ramp_up(t: np.ndarray, at: float, width: float) -> np.ndarray:
     return np.clip((t - at) / width + 0.5, 0.0, 1.0)
 
 
-def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
-    """003 §4.2's recurrence for one unit: transfer and program start of each package."""
+def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
+    """003 §4.2's recurrence for one unit: transfer and program start of each package.
+
+    ``lead``: pages a package gets before the next package gets its first — all its dies'
+    (package-major, 003's T_reg = dies × t_xfer; the default) or one (die-major: the
+    controller deals one page to each package in turn, so a package starts programming
+    after one page from the host and holds its channel for one transfer)."""
+    lead = dies if lead is None else lead
     chan_free: dict[int, float] = {}
     cursor = t0
     xfer, prog = [], []
     for k, c in enumerate(channels_of_unit):
-        arrival = t0 + (k + 1) * dies * host_page_us
+        arrival = t0 + (k + 1) * lead * host_page_us
         start = max(cursor, chan_free.get(c, -np.inf), arrival)
-        chan_free[c] = start + dies * t_xfer
+        chan_free[c] = start + lead * t_xfer
         cursor = start + s
         xfer.append((start, start + dies * t_xfer))
         prog.append(start + t_xfer)
@@ -119,7 +130,8 @@ def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float,
     the best hypothesis did (each within :data:`SAME_START_US`)?"""
     want = np.asarray(best.program_starts_us)
     for s in np.arange(0.0, 2 * t_xfer * best.dies_per_package + 60.0, 1.0):
-        _, prog = _starts(rival.channels_of_unit, rival.dies_per_package, best.t_first_us, s, t_xfer, host_page_us)
+        _, prog = _starts(rival.channels_of_unit, rival.dies_per_package, best.t_first_us, s, t_xfer, host_page_us,
+                          rival.lead or None)
         if float(np.max(np.abs(np.asarray(prog) - want))) < SAME_START_US:
             return True
     return False
@@ -152,20 +164,21 @@ def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return best if best is not None else (coef, float(np.sum((y - X @ coef) ** 2)))
 
 
-def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
+def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
     """:func:`_starts` for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
     program starts (K × P).  The recurrence runs over the unit's packages (≤ 16), each step
     vectorised over every grid point."""
+    lead = dies if lead is None else lead
     t0 = np.asarray(t0, dtype=np.float64)
     s = np.broadcast_to(np.asarray(s, dtype=np.float64), t0.shape)
     chan_free: dict[int, np.ndarray] = {}
     cursor = t0
     prog = np.empty(t0.shape + (len(channels_of_unit),))
     for k, c in enumerate(channels_of_unit):
-        start = np.maximum(cursor, t0 + (k + 1) * dies * host_page_us)
+        start = np.maximum(cursor, t0 + (k + 1) * lead * host_page_us)
         if c in chan_free:
             start = np.maximum(start, chan_free[c])
-        chan_free[c] = start + dies * t_xfer
+        chan_free[c] = start + lead * t_xfer
         cursor = start + s
         prog[..., k] = start + t_xfer
     return prog
@@ -249,7 +262,9 @@ def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np
     columns (one per busy start) and the distinct transfer/program columns (one per set of
     program starts): the K designs are never formed."""
     bb = np.einsum("it,it->i", busy_of, busy_of)
-    bx, bo = busy_of @ xf.T, busy_of @ on.T
+    # einsum, not @: products this small run fastest in one thread, and a BLAS that wakes its
+    # threads for each of them loses more than it gains on a busy machine
+    bx, bo = np.einsum("it,ut->iu", busy_of, xf), np.einsum("it,ut->iu", busy_of, on)
     xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
     i, u = which_busy, which_starts
     G = np.empty((i.size, 3, 3))
@@ -259,8 +274,20 @@ def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np
     G[:, 1, 1] = xx[u]
     G[:, 1, 2] = G[:, 2, 1] = xo[u]
     G[:, 2, 2] = oo[u]
-    b = np.column_stack([(busy_of @ y)[i], (xf @ y)[u], (on @ y)[u]])
+    b = np.column_stack([np.einsum("it,t->i", busy_of, y)[i], np.einsum("ut,t->u", xf, y)[u],
+                         np.einsum("ut,t->u", on, y)[u]])
     return G, b
+
+
+def _inverse_diagonal(G: np.ndarray) -> np.ndarray:
+    """Diagonal of the inverse of a symmetric 3 × 3 matrix by its cofactors (inf where singular);
+    LAPACK's inv costs milliseconds here on a busy machine, the closed form microseconds."""
+    (a, b, c), (_, d, e), (_, _, f) = G
+    cof = np.array([d * f - e * e, a * f - c * c, a * d - b * b])
+    det = a * cof[0] - b * (b * f - c * e) + c * (b * e - c * d)
+    if not abs(det) > 1e-12 * max(1.0, float(np.abs(G).max())) ** 3:
+        return np.full(3, np.inf)
+    return cof / det
 
 
 def _patterns(channels: int, packages: int, ppu: int, dies: int):
@@ -337,11 +364,19 @@ def unit_rise(
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
-        for pattern, schemes in _patterns(channels, packages, ppu, dies).items():
+        for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
+                                         for ld in ((dies,) if dies == 1 else (dies, 1))):
             best = None
             # coarse grid, then a finer one around the best point; every point of a grid is
             # fitted at once (batched normal equations)
-            grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0), np.arange(2.0, 63.0, 6.0))
+            # switch delays: a selection delay of a few µs to a page transfer, or a controller that
+            # sends one page at a time, a package's pages in a row: the next package's first page
+            # then follows the previous package's last by a selection delay, (dies − 1) page
+            # transfers after its first (otherwise the only way to space starts that far is to
+            # invent packages that share a channel — 8 packages of 2 dies for 4 of 4)
+            serial = (lead - 1) * t_xfer_page_us + np.arange(2.0, 63.0, 6.0)
+            grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0),
+                    np.unique(np.r_[np.arange(2.0, 63.0, 6.0), serial[serial > 62.0]]))
             for rnd in range(2):
                 if rnd == 1:
                     _, tb0, g0, s0 = best
@@ -353,8 +388,10 @@ def unit_rise(
                 busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - busy_off
                 # the starts depend on the busy start and the gap only through their sum: the
                 # transfer and program columns are drawn once per distinct (first start, switch delay)
-                key, inv = np.unique(np.round(np.column_stack([TB + G, S]), 9), axis=0, return_inverse=True)
-                prog = _starts_batch(pattern, dies, onset + key[:, 0], key[:, 1], t_xfer_page_us, host_page_us)
+                firsts, which = np.unique(np.round(tbs[:, None] + gs[None, :], 9), return_inverse=True)
+                inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
+                prog = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
+                                     t_xfer_page_us, host_page_us, lead)
                 xf, on = _columns_batch(t, prog, dies, t_xfer_page_us, t_prog_us, width)
                 G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                              inv.ravel())
@@ -363,28 +400,26 @@ def unit_rise(
                 if best is None or rss_k[i] < best[0]:
                     best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
             rss, t_b, g, s = best
-            xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
+            xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us, lead)
             X = _design(t, _busy(t, t_b, ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
-            coef, rss = _fit(X, y)
+            XtX = np.einsum("ti,tj->ij", X, X)
+            c1, r1 = _fit_batch(XtX[None], np.einsum("ti,t->i", X, y)[None], float(y @ y))
+            coef, rss = c1[0], float(r1[0])
             k = X.shape[1] + 3
             score = n_eff * np.log(max(rss, 1e-30) / t.size) + k * np.log(n_eff)
             # standard errors of the amplitudes on the independent-stretch scale
             s2 = rss / max(1.0, t.size - X.shape[1]) * (t.size / n_eff)
-            try:
-                cov = np.linalg.inv(X.T @ X) * s2
-                se = np.sqrt(np.clip(np.diag(cov), 0, None))
-            except np.linalg.LinAlgError:
-                se = np.full(X.shape[1], np.inf)
+            se = np.sqrt(np.clip(_inverse_diagonal(XtX), 0, None) * s2)
             amps = coef[2:]
             why = ""
             last = max(p + (dies - 1) * t_xfer_page_us + t_prog_us for p in prog)
-            if abs(last - end) > DURATION_SLACK * t_prog_us + 2 * width:
+            if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
                 why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
             elif np.any(amps <= MIN_STEP_Z * se[2:]):
                 why = "a package's program step does not show"
             hyps.append(RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),
                                        tuple(float(p) for p in prog), tuple(float(c) for c in coef), float(score),
-                                       not why, why))
+                                       not why, why, lead))
     hyps.sort(key=lambda h: h.score)
     if not hyps:
         return RiseResult(None, None, UNDETERMINED, UNDETERMINED, "no package count divides the unit and the drive",
@@ -399,7 +434,7 @@ def unit_rise(
                           f"package(s) fit best, but {b.why_not})", "", t, y, np.empty(0), tuple(hyps))
     best = fair[0]
     xfer, prog = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
-                         t_xfer_page_us, host_page_us)
+                         t_xfer_page_us, host_page_us, best.lead or None)
     fitted = _design(t, _busy(t, best.t_busy_us, ends_us, width), xfer, prog, best.dies_per_package,
                      t_xfer_page_us, t_prog_us, width) @ np.array(best.amplitudes_a)
     desc = (f"{best.packages_per_unit} package(s) starting at "
