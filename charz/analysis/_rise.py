@@ -184,11 +184,14 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
     return prog
 
 
-def _ramps(t: np.ndarray, at: np.ndarray, width: float) -> np.ndarray:
-    """:func:`_ramp_up` of every step in ``at`` (K × P) on ``t``: K × T × P, clipped in place."""
-    r = t[None, :, None] - at[:, None, :]
-    r *= 1.0 / width
-    r += 0.5
+def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.ndarray:
+    """:func:`_ramp_up` of every step in ``at`` (K × P) on ``t``: K × T × P, clipped in place.
+    Times are taken relative to ``t[0]`` so that float32 (the grid's columns) keeps them to
+    a thousandth of a µs."""
+    t0 = float(t[0]) if t.size else 0.0
+    r = (t - t0).astype(dtype)[None, :, None] - (at - t0).astype(dtype)[:, None, :]
+    r *= dtype(1.0 / width)
+    r += dtype(0.5)
     np.maximum(r, 0.0, out=r)
     return np.minimum(r, 1.0, out=r)
 
@@ -196,14 +199,17 @@ def _ramps(t: np.ndarray, at: np.ndarray, width: float) -> np.ndarray:
 def _columns_batch(t, prog, dies, t_xfer, t_prog, width):
     """Transfer and program columns (K × T each) of :func:`_design` for K sets of program starts."""
     # a transfer runs from start to start + dies·t_xfer, and the program starts t_xfer after start
+    # float32: the grid only ranks fits; the chosen point is refitted in float64
+    f = np.float32
     x0 = prog - t_xfer
-    xf = _ramps(t, x0, width)
-    xf -= _ramps(t, x0 + dies * t_xfer, width)
+    xf = _ramps(t, x0, width, f)
+    xf -= _ramps(t, x0 + dies * t_xfer, width, f)
     # the package's last die ends within ±spread of its program time: a fall centred on that end
-    fall = _ramps(t, prog + (dies - 1) * t_xfer + t_prog, 2 * PROG_SPREAD * t_prog)
-    on = _ramps(t, prog, width)
-    on *= 1.0 - fall
-    return xf.sum(axis=2), on.sum(axis=2)
+    fall = _ramps(t, prog + (dies - 1) * t_xfer + t_prog, 2 * PROG_SPREAD * t_prog, f)
+    on = _ramps(t, prog, width, f)
+    np.subtract(1.0, fall, out=fall)
+    on *= fall
+    return xf.sum(axis=2, dtype=np.float64), on.sum(axis=2, dtype=np.float64)
 
 
 def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
