@@ -284,7 +284,7 @@ def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
     q = dict(char.quantities)
     q["read_io_unit_bytes"], reads = read_stage(traces, char.captures, given.page_size_bytes, given.host_rate_bytes_per_s)
     unit = q["write_io_unit_bytes"].value if "write_io_unit_bytes" in q else None
-    rmw = rmw_stage(traces, char.captures, unit)
+    rmw = rmw_stage(traces, char.captures, unit, given.host_rate_bytes_per_s)
     energy = energy_stage(traces, char.captures, given.rail_v)
     per_unit = q["packages_per_unit"].value if "packages_per_unit" in q else None
     levels = None
