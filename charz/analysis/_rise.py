@@ -62,7 +62,7 @@ class RiseHypothesis:
     score: float
     plausible: bool
     why_not: str = ""
-    lead: int = 0  # pages a package gets in a row (dies: package-major; 1: die-major); 0 = dies
+    lead: int = 0  # how pages are dealt (dies: package-major; 1: die-major; -1: page-gated); 0 = dies
 
 
 @dataclass(frozen=True)
@@ -84,25 +84,14 @@ def _ramp_up(t: np.ndarray, at: float, width: float) -> np.ndarray:
     return np.clip((t - at) / width + 0.5, 0.0, 1.0)
 
 
-def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
-    """003 §4.2's recurrence for one unit: transfer and program start of each package.
+PAGE_GATED = -1  # ``lead`` of a controller that sends each page as it arrives from the host
 
-    ``lead``: pages a package gets before the next package gets its first — all its dies'
-    (package-major, 003's T_reg = dies × t_xfer; the default) or one (die-major: the
-    controller deals one page to each package in turn, so a package starts programming
-    after one page from the host and holds its channel for one transfer)."""
-    lead = dies if lead is None else lead
-    chan_free: dict[int, float] = {}
-    cursor = t0
-    xfer, prog = [], []
-    for k, c in enumerate(channels_of_unit):
-        arrival = t0 + (k + 1) * lead * host_page_us
-        start = max(cursor, chan_free.get(c, -np.inf), arrival)
-        chan_free[c] = start + lead * t_xfer
-        cursor = start + s
-        xfer.append((start, start + dies * t_xfer))
-        prog.append(start + t_xfer)
-    return xfer, prog
+
+def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
+    """003 §4.2's recurrence for one unit: page transfer starts (P × dies) and the program
+    start of each package (:func:`_starts_batch` for one grid point)."""
+    prog, xs = _starts_batch(channels_of_unit, dies, np.array([float(t0)]), float(s), t_xfer, host_page_us, lead)
+    return xs[0], prog[0]
 
 
 def _busy(t, t_busy, end_us, width):
@@ -110,19 +99,12 @@ def _busy(t, t_busy, end_us, width):
     return _ramp_up(t, t_busy, width) - np.mean([_ramp_up(t, e, width) for e in end_us], axis=0)
 
 
-def _design(t, busy, xfer, prog, dies, t_xfer, t_prog, width):
+def _design(t, busy, xs, prog, dies, t_xfer, t_prog, width):
     """Columns: busy, transfers, programs — one program current for every package, since
     packages differ by ±15 %, not by kind (a current per package lets a wrong count fit ripple)."""
-    x = np.asarray(xfer, dtype=np.float64).reshape(-1, 2)
-    p = np.asarray(prog, dtype=np.float64)
-    tt = t[:, None]
-    xf = (np.clip((tt - x[:, 0]) / width + 0.5, 0.0, 1.0) - np.clip((tt - x[:, 1]) / width + 0.5, 0.0, 1.0)).sum(axis=1)
-    # the package draws its program current until its last die is done, a moment that
-    # spreads by the program-time spread: a linear fall in the mean of repeats
-    end = p + (dies - 1) * t_xfer + t_prog
-    lo = end - PROG_SPREAD * t_prog
-    on = np.clip((tt - p) / width + 0.5, 0.0, 1.0) * (1.0 - np.clip((tt - lo) / (2 * PROG_SPREAD * t_prog), 0.0, 1.0))
-    return np.column_stack([busy, xf, on.sum(axis=1)])
+    xf, on = _columns_batch(t, np.asarray(prog, dtype=np.float64)[None], np.asarray(xs, dtype=np.float64)[None],
+                            t_xfer, t_prog, width, np.float64)
+    return np.column_stack([busy, xf[0], on[0]])
 
 
 def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float, host_page_us: float) -> bool:
@@ -165,23 +147,46 @@ def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
-    """:func:`_starts` for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
-    program starts (K × P).  The recurrence runs over the unit's packages (≤ 16), each step
-    vectorised over every grid point."""
+    """The recurrence for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
+    program starts (K × P) and page transfer starts (K × P × dies).  It runs over the unit's
+    packages (≤ 16), each step vectorised over every grid point.
+
+    ``lead`` says how the controller deals pages:
+
+    * ``dies`` (the default; 003's T_reg = dies × t_xfer): a package gets all its pages in a
+      row, once they are all in from the host;
+    * ``1`` (die-major): one page to each package in turn — a package starts programming
+      after one host page and holds its channel for one transfer;
+    * :data:`PAGE_GATED`: a package's pages in a row, each sent as it arrives from the host
+      (a slow host link spreads them, and the package's last die starts late).
+    """
     lead = dies if lead is None else lead
     t0 = np.asarray(t0, dtype=np.float64)
     s = np.broadcast_to(np.asarray(s, dtype=np.float64), t0.shape)
     chan_free: dict[int, np.ndarray] = {}
     cursor = t0
-    prog = np.empty(t0.shape + (len(channels_of_unit),))
+    P = len(channels_of_unit)
+    prog = np.empty(t0.shape + (P,))
+    xs = np.empty(t0.shape + (P, dies))
+    steps = np.arange(dies) * t_xfer
     for k, c in enumerate(channels_of_unit):
-        start = np.maximum(cursor, t0 + (k + 1) * lead * host_page_us)
+        first = (k * dies + 1) if lead == PAGE_GATED else (k + 1) * lead
+        start = np.maximum(cursor, t0 + first * host_page_us)
         if c in chan_free:
             start = np.maximum(start, chan_free[c])
-        chan_free[c] = start + lead * t_xfer
+        if lead == PAGE_GATED:
+            x = start
+            xs[..., k, 0] = x
+            for d in range(1, dies):
+                x = np.maximum(x + t_xfer, t0 + (k * dies + d + 1) * host_page_us)
+                xs[..., k, d] = x
+            chan_free[c] = x + t_xfer
+        else:
+            xs[..., k, :] = start[..., None] + steps
+            chan_free[c] = start + lead * t_xfer
         cursor = start + s
         prog[..., k] = start + t_xfer
-    return prog
+    return prog, xs
 
 
 def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.ndarray:
@@ -196,16 +201,21 @@ def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.
     return np.minimum(r, 1.0, out=r)
 
 
-def _columns_batch(t, prog, dies, t_xfer, t_prog, width):
-    """Transfer and program columns (K × T each) of :func:`_design` for K sets of program starts."""
-    # a transfer runs from start to start + dies·t_xfer, and the program starts t_xfer after start
-    # float32: the grid only ranks fits; the chosen point is refitted in float64
-    f = np.float32
-    x0 = prog - t_xfer
-    xf = _ramps(t, x0, width, f)
-    xf -= _ramps(t, x0 + dies * t_xfer, width, f)
+def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32):
+    """Transfer and program columns (K × T each) of :func:`_design` for K sets of program
+    starts (K × P) and page transfer starts (K × P × dies).  float32 on the grid: it only
+    ranks fits; the chosen point is refitted in float64."""
+    dies = xs.shape[-1]
+    if dies == 1 or np.allclose(np.diff(xs, axis=-1), t_xfer):
+        # a package's pages back to back: one window from its first transfer to its last
+        xf = _ramps(t, xs[..., 0], width, f)
+        xf -= _ramps(t, xs[..., 0] + dies * t_xfer, width, f)
+    else:
+        flat = xs.reshape(xs.shape[0], -1)
+        xf = _ramps(t, flat, width, f)
+        xf -= _ramps(t, flat + t_xfer, width, f)
     # the package's last die ends within ±spread of its program time: a fall centred on that end
-    fall = _ramps(t, prog + (dies - 1) * t_xfer + t_prog, 2 * PROG_SPREAD * t_prog, f)
+    fall = _ramps(t, xs[..., -1] + t_xfer + t_prog, 2 * PROG_SPREAD * t_prog, f)
     on = _ramps(t, prog, width, f)
     np.subtract(1.0, fall, out=fall)
     on *= fall
@@ -370,8 +380,10 @@ def unit_rise(
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
+        # page-gated only where the host is slower than a channel: else it is package-major
+        leads = (dies,) if dies == 1 else (dies, 1) + ((PAGE_GATED,) if host_page_us > t_xfer_page_us else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
-                                         for ld in ((dies,) if dies == 1 else (dies, 1))):
+                                         for ld in leads):
             best = None
             # coarse grid, then a finer one around the best point; every point of a grid is
             # fitted at once (batched normal equations)
@@ -380,7 +392,7 @@ def unit_rise(
             # then follows the previous package's last by a selection delay, (dies − 1) page
             # transfers after its first (otherwise the only way to space starts that far is to
             # invent packages that share a channel — 8 packages of 2 dies for 4 of 4)
-            serial = (lead - 1) * t_xfer_page_us + np.arange(2.0, 63.0, 6.0)
+            serial = ((dies if lead == PAGE_GATED else lead) - 1) * t_xfer_page_us + np.arange(2.0, 63.0, 6.0)
             grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0),
                     np.unique(np.r_[np.arange(2.0, 63.0, 6.0), serial[serial > 62.0]]))
             for rnd in range(2):
@@ -396,9 +408,9 @@ def unit_rise(
                 # transfer and program columns are drawn once per distinct (first start, switch delay)
                 firsts, which = np.unique(np.round(tbs[:, None] + gs[None, :], 9), return_inverse=True)
                 inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
-                prog = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
-                                     t_xfer_page_us, host_page_us, lead)
-                xf, on = _columns_batch(t, prog, dies, t_xfer_page_us, t_prog_us, width)
+                prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
+                                         t_xfer_page_us, host_page_us, lead)
+                xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width)
                 G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                              inv.ravel())
                 _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
@@ -418,7 +430,7 @@ def unit_rise(
             se = np.sqrt(np.clip(_inverse_diagonal(XtX), 0, None) * s2)
             amps = coef[2:]
             why = ""
-            last = max(p + (dies - 1) * t_xfer_page_us + t_prog_us for p in prog)
+            last = float(np.max(np.asarray(xfer)[:, -1])) + t_xfer_page_us + t_prog_us
             if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
                 why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
             elif np.any(amps <= MIN_STEP_Z * se[2:]):
