@@ -1,9 +1,11 @@
 """One scope-saved file → its records (:class:`Waveform`), by suffix and content.
 
-Tek WFM goes through Tektronix's tm_data_types; a Tek CSV through tm_data_types where it
-reads the layout (one analog channel, header block), through charz's own parser
-(:mod:`charz.importer._tekcsv`) for the six-column TDS/TBS layout, several channels, or
-files tm_data_types stumbles on (the TBS1000C's blank rows).
+Tek WFM goes through Tektronix's tm_data_types.  A Tek CSV goes through charz's own parser
+(:mod:`charz.importer._tekcsv`): tm_data_types 0.5 reads neither the six-column TDS/TBS
+layout nor several channels, fails on some blank rows (IndexError) and, worse, misreads a
+TBS1000C's trailing-comma rows without a word (``0.04,0.02,0.06`` → ``0.04,3e-7,3e-7``;
+tests/unit/test_importer_formats.py keeps that file), and re-quantizes what it reads to
+float32.
 """
 
 from __future__ import annotations
@@ -48,19 +50,6 @@ class _NotAnalog(Exception):
     """The file holds something other than sampled analog channels (said in one sentence)."""
 
 
-def _tek_csv(path: Path, text: str) -> list[Waveform]:
-    records = parse_tek_csv(text)     # the layout, channels and flags, always
-    if len(records) == 1 and not text.lstrip().startswith("Record Length"):
-        try:
-            lib = _tek_wfm(path)       # the library's samples where it reads the file
-        except Exception:              # its IndexError on a TBS1000C's blank rows, and the like
-            return records
-        own = records[0]
-        if lib.values.size == own.values.size:
-            return [Waveform(**{**own.__dict__, "values": lib.values})]
-    return records
-
-
 def _head(path: Path) -> str:
     with path.open("r", encoding="utf-8", errors="replace") as f:
         return "".join(f.readline() for _ in range(12))
@@ -80,7 +69,7 @@ def read_records(path: Path) -> list[Waveform]:
         elif suffix == ".wfm":
             records = [_tek_wfm(path)]
         elif is_tek_csv(_head(path)):
-            records = _tek_csv(path, path.read_text("utf-8", errors="replace"))
+            records = parse_tek_csv(path.read_text("utf-8", errors="replace"))
         else:
             records = parse_keysight_csv_records(path.read_text("utf-8", errors="replace"))
     except OSError as exc:
