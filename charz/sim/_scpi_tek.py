@@ -53,6 +53,12 @@ from charz.sim._scpi_status import Status
 
 __all__ = ["TekDialect"]
 
+_MEAS_TYPES = {  # MEASUrement:IMMed:TYPe (TDS2000/TPS2000 manual names; short forms are the capitals)
+    "FREQUENCY": "FREQuency", "MEAN": "MEAN", "PERIOD": "PERIod", "PHASE": "PHAse", "PK2PK": "PK2pk",
+    "CRMS": "CRMs", "MINIMUM": "MINImum", "MAXIMUM": "MAXImum", "RISE": "RISe", "FALL": "FALL",
+    "PWIDTH": "PWIdth", "NWIDTH": "NWIdth", "RMS": "RMS",
+}
+
 _ENCODINGS = {  # key → (manual mnemonic, ENCDG, BN_FMT, BYT_OR)
     "ASCII": ("ASCIi", "ASC", "RI", "MSB"),
     "FASTEST": ("FAStest", "BIN", "RI", "MSB"),
@@ -69,6 +75,8 @@ _ENUM_WORDS = {  # reply keyword → manual mnemonic (for long/short forms)
     "DC": "DC", "AC": "AC", "GND": "GND", "MANUAL": "MANual", "RECORDLENGTH": "RECORDLength",
     "HORIZONTALSCALE": "HORIZontalscale", "FULL": "FULl", "MEG": "MEG", "FIFTY": "FIFty",
     **{k: v[0] for k, v in _ENCODINGS.items()},
+    "FREQUENCY": "FREQuency", "PERIOD": "PERIod", "PHASE": "PHAse", "PK2PK": "PK2pk", "CRMS": "CRMs",
+    "MINIMUM": "MINImum", "MAXIMUM": "MAXImum", "PWIDTH": "PWIdth", "NWIDTH": "NWIdth",
 }
 # WFMOutpre fields as the manual spells them (long form; the capitals are the short form).
 _FIELDS_DPO = ("BYT_Nr", "BIT_Nr", "ENCdg", "BN_Fmt", "BYT_Or", "WFId", "NR_Pt", "PT_Fmt",
@@ -170,6 +178,8 @@ class TekDialect(Dialect):
         self.verbose = True
         self.data = _Data()
         self.s = _Settings(model, probe, probe_channel)
+        self.cwd = "C:/" if self.mso else "E:/"      # 4/5/6: internal drive; 2k/3k/4k: the front USB port
+        self.meas_type, self.meas_source = "MEAN", "CH1"
         self.table = self._table()
         self._start_running()
 
@@ -474,9 +484,26 @@ class TekDialect(Dialect):
               if f not in ("BYT_Nr", "ENCdg", "BN_Fmt", "BYT_Or")],
             Q("CURVe", query=self._curve, raw=True, kind="block"),
             Q("WAVFrm", query=self._wavfrm, raw=True, kind="block"),
+            # What public clients ask when they connect (tm_devices: hostname, probes, the
+            # working directory for its USB-drive scan); the manuals' reply shapes.
+            Q("ETHERnet:NAMe", query=lambda u, x: '"charz-mock"'),
+            Q("ETHERnet:IPADDress", query=lambda u, x: '"127.0.0.1"'),
+            Q("CH<x>:PRObe:ID:TYPe", query=lambda u, x: f'"{self._probe_type(x)}"'),
+            Q("CH<x>:PRObe:ID:SERnumber", query=lambda u, x: '"C000001"' if self._probe_type(x) != "1X" else '"N/A"'),
+            Q("FILESystem:CWD", set=self._set_cwd, query=lambda u, x: f'"{self.cwd}"'),
+            # TDS/TPS-style immediate measurement (PyMeasure's TDS2000 reads it), on the
+            # record the scope holds, as the front panel's Measure menu computes it.
+            Q("MEASUrement:IMMed:TYPe", set=lambda u, x: setattr(self, "meas_type", arg_enum(u, _MEAS_TYPES)),
+              query=lambda u, x: self._word(self.meas_type)),
+            Q("MEASUrement:IMMed:SOUrce1", set=self._meas_source, query=lambda u, x: self.meas_source),
+            Q("MEASUrement:IMMed:SOUrce", set=self._meas_source, query=lambda u, x: self.meas_source),
+            Q("MEASUrement:IMMed:UNIts", query=lambda u, x: f'"{self._meas_unit()}"'),
+            Q("MEASUrement:IMMed:VALue", query=lambda u, x: nr3(self._meas_value())),
         ]
         if self.mso:
             table += [
+                Q("CH<x>:PROBETYPE", query=lambda u, x: (ch(x), "ANALOG")[1]),
+                Q("LICense:APPID", query=lambda u, x: '""'),   # no options installed
                 Q("DISplay:GLObal:CH<x>:STATE", set=set_channel_attr("displayed", arg_bool),
                   query=lambda u, x: "1" if ch(x).displayed else "0"),
                 Q("CH<x>:PROBEFunc:EXTUnits", set=lambda u, x: setattr(ch(x), "ext_units",
@@ -499,6 +526,58 @@ class TekDialect(Dialect):
         return table
 
     # ------------------------------------------------------------ handlers
+
+    def _probe_type(self, numbers: list[int]) -> str:
+        n = self._channel_number(numbers)
+        return "TCP0030A" if n == self.probe_channel and self.probe == "current" else "1X"
+
+    def _set_cwd(self, unit: Unit, _: list[int]) -> None:
+        # A drive that is not there (no USB stick in the mock) is refused, as on the scope.
+        path = unquote(unit.args[0]) if unit.args else ""
+        if not path.upper().startswith(self.cwd[:2].upper()):
+            raise ScpiError(221, f"Settings conflict; no drive {path[:2] or path!r}")
+        self.cwd = path
+
+    def _meas_source(self, unit: Unit, _: list[int]) -> None:
+        text = (unit.args[0] if unit.args else "").strip().upper()
+        if not (text.startswith("CH") and text[2:].isdigit() and int(text[2:]) in self.s.channels):
+            raise ScpiError(102, f"Syntax error; measurement source {text!r}")
+        self.meas_source = f"CH{int(text[2:])}"
+
+    def _meas_unit(self) -> str:
+        kind = self.meas_type
+        if kind in ("FREQUENCY",):
+            return "Hz"
+        if kind in ("PERIOD", "RISE", "FALL", "PWIDTH", "NWIDTH"):
+            return "s"
+        return self.s.channels[int(self.meas_source[2:])].yunits or "V"
+
+    def _meas_values(self) -> tuple[np.ndarray, float]:
+        acq = self.engine.latest()
+        n = int(self.meas_source[2:])
+        c = self.s.channels.get(n)
+        if acq is None or n not in acq.frame.channels or c is None or not c.displayed:
+            raise ScpiError(221, f"Settings conflict; no waveform on {self.meas_source}")
+        fe = acq.frame.channels[n]
+        codes = transfer_codes(acq.adc[n], self.model.adc_bits, 1).astype(np.float64)
+        cpd = self.model.codes_per_div
+        return codes * (fe.scale / cpd) - fe.position_div * fe.scale + fe.offset, acq.frame.dt_s
+
+    def _meas_value(self) -> float:
+        v, dt = self._meas_values()
+        kind = self.meas_type
+        simple = {"MEAN": np.mean, "MAXIMUM": np.max, "MINIMUM": np.min, "PK2PK": np.ptp,
+                  "CRMS": lambda a: np.sqrt(np.mean(a * a)), "RMS": lambda a: np.sqrt(np.mean(a * a))}
+        if kind in simple:
+            return float(simple[kind](v))
+        if kind in ("FREQUENCY", "PERIOD"):
+            mid = (v.max() + v.min()) / 2
+            rises = np.flatnonzero((v[:-1] < mid) & (v[1:] >= mid))
+            if rises.size < 2 or v.max() == v.min():
+                return 9.9e37                # the manuals' "no measurement" value
+            period = (rises[-1] - rises[0]) * dt / (rises.size - 1)
+            return 1.0 / period if kind == "FREQUENCY" else period
+        return 9.9e37
 
     def _channel_number(self, numbers: list[int]) -> int:
         self._channel(numbers)

@@ -141,3 +141,48 @@ def test_tm_devices_sees_an_unknown_header_through_its_error_check(device_manage
             scope.expect_esr(0)
         esr, messages = scope.get_errors()  # the queue is empty once read
     assert esr == 0 and messages == ('0,"No events to report - queue empty"',)
+
+
+# ---------------------------------------------------------------- issue 24: what the clients ask
+
+@pytest.mark.parametrize("dialect, driver", [("tek-dpo4000", "DPO4K"), ("tek-dpo2000", "MSO2KB"),
+                                             ("tek-mdo", "MDO3K"), ("tek-mso5", "MSO5")])
+def test_tm_devices_connects_to_each_family_without_a_timeout(device_manager, dialect, driver):
+    with MockScopeServer(SawtoothSource(), dialect=dialect) as server:
+        scope = device_manager.add_scope("127.0.0.1", connection_type="SOCKET", port=server.port)
+        scope.visa_timeout = 1000     # a query the mock left unanswered would raise, not pass
+        assert type(scope).__name__ == driver
+        if driver != "MSO2KB":        # tm_devices' 2000-series driver takes the host from the address
+            assert scope.hostname.split()[-1] == "charz-mock"
+        if driver == "MSO5":          # the 4/5/6 Series driver's own connection queries
+            assert scope.channel["CH1"].probe.probetype == "ANALOG"
+            assert scope.license_list == () and scope.usb_drives == ()
+        esr = scope.query("*ESR?")
+    assert esr.split()[-1] == "0"
+
+
+def test_pymeasure_tds2000_measurement_reads_the_record_charz_fetched():
+    from pymeasure.instruments.tektronix import TDS2000
+
+    with MockScopeServer(SawtoothSource(), dialect="tek") as server:
+        record = charz_capture(server, width=1)
+        tds = TDS2000(server.resource, visa_library="@py", read_termination="\n", write_termination="\n",
+                      timeout=2000)
+        try:
+            tds.write("HEADer OFF")       # a TDS answers with headers after power-on, as the manual says
+            tds.measurement.source = "CH1"
+            got = {}
+            for kind in ("MEAN", "MAXI", "MINI", "PK2"):
+                tds.measurement.type = kind
+                got[kind] = tds.measurement.value[0]
+            unit = tds.measurement.unit
+            tds.measurement.type = "PHA"
+            phase = tds.measurement.value[0]
+        finally:
+            tds.adapter.close()
+    v = record.values()
+    step = record.y_mult
+    assert got["MEAN"] == pytest.approx(v.mean(), abs=step)
+    assert got["MAXI"] == pytest.approx(v.max(), abs=step) and got["MINI"] == pytest.approx(v.min(), abs=step)
+    assert got["PK2"] == pytest.approx(np.ptp(v), abs=2 * step) and got["PK2"] > 100 * step
+    assert unit == '"A"' and phase == 9.9e37    # no second source: the manuals' "no measurement"

@@ -32,6 +32,12 @@ def test_every_description_loads_and_matches_its_own_example_idn():
     ("TEKTRONIX", "DPO4104B", "tek_dpo4000"), ("TEKTRONIX", "MDO4104C", "tek_mdo3000"),
     ("TEKTRONIX", "MSO58", "tek_mso5"), ("AGILENT TECHNOLOGIES", "DSO-X 3024A", "keysight_dsox3000"),
     ("KEYSIGHT TECHNOLOGIES", "MSOX3104T", "keysight_dsox3000"), ("RIGOL TECHNOLOGIES", "DS1054Z", None),
+    # issue 24: the 2000-series Tek and the 1000/2000 X-Series share their family's commands
+    ("TEKTRONIX", "MSO2024B", "tek_dpo2000"), ("TEKTRONIX", "DPO2012", "tek_dpo2000"),
+    ("AGILENT TECHNOLOGIES", "DSO-X 2024A", "keysight_dsox1000_2000"),
+    ("KEYSIGHT TECHNOLOGIES", "DSOX1204G", "keysight_dsox1000_2000"),
+    ("KEYSIGHT TECHNOLOGIES", "DSOX1102G", "keysight_dsox1000_2000"),
+    ("TEKTRONIX", "TDS2024B", None), ("TEKTRONIX", "TBS1052C", None),   # no charz driver (docs/import.md reads their files)
 ])
 def test_idn_selects_the_family(maker, model, name):
     found = find_model(maker, model, load_models())
