@@ -81,6 +81,10 @@ _ENUM_WORDS = {  # reply keyword → manual mnemonic (for long/short forms)
 # WFMOutpre fields as the manual spells them (long form; the capitals are the short form).
 _FIELDS_DPO = ("BYT_Nr", "BIT_Nr", "ENCdg", "BN_Fmt", "BYT_Or", "WFId", "NR_Pt", "PT_Fmt",
                "XUNit", "XINcr", "XZEro", "PT_Off", "YUNit", "YMUlt", "YOFf", "YZEro")
+# TDS1000/2000, TPS2000, TBS1000 (WFMPre?): the same keys in another order, as their
+# programmer manual prints the HEADer OFF reply and QCoDeS' TPS2012 driver reads it.
+_FIELDS_TDS = ("BYT_Nr", "BIT_Nr", "ENCdg", "BN_Fmt", "BYT_Or", "NR_Pt", "WFId", "PT_Fmt",
+               "XINcr", "PT_Off", "XZEro", "XUNit", "YMUlt", "YZEro", "YOFf", "YUNit")
 _FIELDS_MDO = ("BYT_Nr", "BIT_Nr", "ENCdg", "BN_Fmt", "BYT_Or", "WFId", "NR_Pt", "PT_Fmt",
                "PT_ORder", "XUNit", "XINcr", "XZEro", "PT_Off", "YUNit", "YMUlt", "YOFf", "YZEro",
                "DOMain", "WFMTYPe", "CENTERFREQuency", "SPAN", "REFLEVel")
@@ -140,7 +144,8 @@ class _Settings:
     def __init__(self, model: ScopeModel, probe: str, probe_channel: int):
         self.channels = {n: _Channel(n, probe == "current" and n == probe_channel)
                          for n in range(1, model.channels + 1)}
-        self.record_length = 10_000
+        # 10 000 points where the family offers it (a TDS/TPS records 2500, always)
+        self.record_length = _nearest(10_000, model.record_lengths)
         self.hscale = 4e-6
         self.hposition = 50.0
         self.delay_mode = False
@@ -173,7 +178,8 @@ class TekDialect(Dialect):
         self.probe = probe
         self.probe_channel = probe_channel
         self.mso = model.family == "tek_mso"
-        self.fields = _FIELDS_DPO if model.preamble == "dpo3000" else _FIELDS_MDO
+        self.tds = model.preamble == "tds2000"
+        self.fields = {"dpo3000": _FIELDS_DPO, "tds2000": _FIELDS_TDS}.get(model.preamble, _FIELDS_MDO)
         self.header_on = True
         self.verbose = True
         self.data = _Data()
@@ -336,7 +342,8 @@ class TekDialect(Dialect):
             text = ";".join(v for _, v in pairs)
         else:
             key = (lambda f: f.upper()) if self.verbose else _short
-            prefix = ":WFMOUTPRE:" if self.verbose else ":WFMO:"
+            prefix = (":WFMPRE:" if self.verbose else ":WFMP:") if self.tds else (
+                ":WFMOUTPRE:" if self.verbose else ":WFMO:")
             text = prefix + ";".join(f"{key(f)} {v}" for f, v in pairs)
         return Reply(text.encode("latin-1"), "preamble", unit.text)
 
@@ -500,6 +507,23 @@ class TekDialect(Dialect):
             Q("MEASUrement:IMMed:UNIts", query=lambda u, x: f'"{self._meas_unit()}"'),
             Q("MEASUrement:IMMed:VALue", query=lambda u, x: nr3(self._meas_value())),
         ]
+        if self.tds:
+            # TDS/TPS 2000: the trigger is TRIGger:MAIn (one level, for the edge source), and
+            # SELect? lists every waveform's state.
+            table += [
+                Q("TRIGger:MAIn:TYPe", set=enum_set("trig_type", {"EDGE": "EDGe"}),
+                  query=lambda u, x: self._word(s().trig_type)),
+                Q("TRIGger:MAIn:EDGE:SOUrce", set=self._trigger_source, query=lambda u, x: f"CH{s().trig_source}"),
+                Q("TRIGger:MAIn:EDGE:SLOpe", set=enum_set("trig_slope", {"RISE": "RISe", "FALL": "FALL"}),
+                  query=lambda u, x: self._word(s().trig_slope)),
+                Q("TRIGger:MAIn:EDGE:COUPling", set=enum_set("trig_coupling", couplings),
+                  query=lambda u, x: self._word(s().trig_coupling)),
+                Q("TRIGger:MAIn:LEVel", set=lambda u, x: s().trig_levels.__setitem__(s().trig_source, arg_number(u)),
+                  query=lambda u, x: nr3(s().trig_levels[s().trig_source])),
+                Q("TRIGger:MAIn:MODe", set=enum_set("trig_mode", {"AUTO": "AUTO", "NORMAL": "NORMal"}),
+                  query=lambda u, x: self._word(s().trig_mode)),
+                Q("SELect", query=self._select_all, raw=True),
+            ]
         if self.mso:
             table += [
                 Q("CH<x>:PROBETYPE", query=lambda u, x: (ch(x), "ANALOG")[1]),
@@ -526,6 +550,14 @@ class TekDialect(Dialect):
         return table
 
     # ------------------------------------------------------------ handlers
+
+    def _select_all(self, unit: Unit, _: list[int]) -> str:
+        names = [f"CH{n}" for n in sorted(self.s.channels)] + ["MATH", "REFA", "REFB"]
+        states = ["1" if self.s.channels[n].displayed else "0" for n in sorted(self.s.channels)] + ["0"] * 3
+        if not self.header_on:
+            return ";".join(states)
+        head = ":SELECT:" if self.verbose else ":SEL:"
+        return head + ";".join(f"{n} {v}" for n, v in zip(names, states))
 
     def _probe_type(self, numbers: list[int]) -> str:
         n = self._channel_number(numbers)

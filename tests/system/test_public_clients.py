@@ -186,3 +186,37 @@ def test_pymeasure_tds2000_measurement_reads_the_record_charz_fetched():
     assert got["MAXI"] == pytest.approx(v.max(), abs=step) and got["MINI"] == pytest.approx(v.min(), abs=step)
     assert got["PK2"] == pytest.approx(np.ptp(v), abs=2 * step) and got["PK2"] > 100 * step
     assert unit == '"A"' and phase == 9.9e37    # no second source: the manuals' "no measurement"
+
+
+def test_qcodes_tps2012_connects_and_reads_one_waveform():
+    """QCoDeS' TPS2012 driver (its own WFMPre? order, RPBinary width 2, WAVFrm?) on the
+    TPS2000 dialect; the samples against the source's own closed form."""
+    qcodes_tek = pytest.importorskip("qcodes.instrument_drivers.tektronix")
+    source = SawtoothSource()
+    with MockScopeServer(source, dialect="tek-tps2000") as server:
+        tps = qcodes_tek.TektronixTPS2012("tps", server.resource, visalib="@py", timeout=3, terminator="\n")
+        try:
+            # The driver is written for GPIB/USB, where EOI ends a message and the LF stays in
+            # it (the driver cuts it off itself): over a socket, end reads at LF and keep it.
+            tps.visa_handle.read_termination = None
+            tps.visa_handle.set_visa_attribute(pyvisa.constants.VI_ATTR_TERMCHAR_EN, True)
+            tps.write("HEADer OFF")   # the driver parses bare replies; the scope starts with headers
+            tps.write("CH1:SCAle 0.1;POSition -3")
+            tps.horizontal_scale(1e-4)
+            tps.trigger_source("CH1")
+            tps.trigger_level(0.35)
+            tps.write("TRIGger:MAIn:MODe NORMal;:ACQuire:STOPAfter SEQuence;:ACQuire:STATE RUN")
+            assert tps.ask("TRIGger:STATE?").strip() == "READY"
+            io = server.host_io("write", 32768, 0)
+            assert io["triggered"]
+            assert tps.ask("*OPC?").strip() == "1"
+            tps.ch1.curvedata.prepare_curvedata()
+            amps = np.asarray(tps.ch1.curvedata.get())
+            pre = tps.ch1.curvedata._preambleparser(tps.ask("WFMPre?").strip())
+            esr = tps.ask("*ESR?").strip()
+        finally:
+            tps.close()
+    assert pre["no_of_points"] == amps.size == 2500 and pre["x_incr"] == 4e-7
+    expected = source.current_a(io["trigger_s"] + pre["x_zero"], pre["x_incr"], 2500)
+    assert np.abs(amps - expected).max() <= 0.1 / 25 / 2 + 1e-12      # half an 8-bit step
+    assert np.ptp(amps) > 0.4 and esr == "0"
