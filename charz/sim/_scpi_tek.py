@@ -177,7 +177,10 @@ class TekDialect(Dialect):
         self.idn = idn or model.example_idn
         self.probe = probe
         self.probe_channel = probe_channel
-        self.mso = model.family == "tek_mso"
+        # The DPO5000/7000/70000 share the 4/5/6 Series' manual horizontal (HORizontal:MODe) and
+        # keyed preamble; they add the commands below (self.dpo7k).
+        self.mso = model.family in ("tek_mso", "tek_dpo7k")
+        self.dpo7k = model.family == "tek_dpo7k"
         self.tds = model.preamble == "tds2000"
         self.fields = {"dpo3000": _FIELDS_DPO, "tds2000": _FIELDS_TDS}.get(model.preamble, _FIELDS_MDO)
         self.header_on = True
@@ -349,6 +352,10 @@ class TekDialect(Dialect):
 
     def _preamble_field(self, name: str):  # noqa: ANN202 - returns a handler
         def query(unit: Unit, _: list[int]) -> str:
+            if self.dpo7k and name in ("XUNit", "YUNit"):
+                # A DPO7000 names the units of a source even when it holds no waveform
+                # (QCoDeS' driver asks every channel's when it connects).
+                return '"s"' if name == "XUNit" else f'"{self._units(self.data.source)}"'
             return dict(self._preamble_values())[name]
         return query
 
@@ -523,6 +530,12 @@ class TekDialect(Dialect):
                 Q("TRIGger:MAIn:MODe", set=enum_set("trig_mode", {"AUTO": "AUTO", "NORMAL": "NORMal"}),
                   query=lambda u, x: self._word(s().trig_mode)),
                 Q("SELect", query=self._select_all, raw=True),
+            ]
+        if self.dpo7k:
+            # DPO5000/7000/70000 manual: the time base reports its unit (QCoDeS' DPO7000xx
+            # asks it when it connects, to name its sample-rate unit).
+            table += [
+                Q("HORizontal:MAIn:UNIts", query=lambda u, x: '"s"'),
             ]
         if self.mso:
             table += [

@@ -52,6 +52,7 @@ __all__ = ["MockScopeServer", "MockScopeControl", "DIALECTS", "FAULT_KINDS"]
 #: dialect name → default instrument description (instruments/<name>.toml)
 DIALECTS = {"tek": "tek_dpo3000", "tek-dpo2000": "tek_dpo2000", "tek-dpo4000": "tek_dpo4000",
             "tek-mdo": "tek_mdo3000", "tek-mso5": "tek_mso5", "tek-tps2000": "tek_tds2000",
+            "tek-dpo7000": "tek_dpo7000",
             "keysight": "keysight_dsox3000", "keysight-x2000": "keysight_dsox1000_2000"}
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _POLL_S = 0.2

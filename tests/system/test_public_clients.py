@@ -220,3 +220,40 @@ def test_qcodes_tps2012_connects_and_reads_one_waveform():
     expected = source.current_a(io["trigger_s"] + pre["x_zero"], pre["x_incr"], 2500)
     assert np.abs(amps - expected).max() <= 0.1 / 25 / 2 + 1e-12      # half an 8-bit step
     assert np.ptp(amps) > 0.4 and esr == "0"
+
+
+def test_qcodes_dpo7000xx_connects_and_reads_one_waveform():
+    """QCoDeS' DPO7000xx driver (MSO/DPO5000, DPO7000, DPO70000) on the DPO7000 dialect:
+    its connection queries (HORizontal:MAIn:UNIts?, every channel's units), its manual
+    horizontal mode and one binary CURVE?; the samples against the source's closed form."""
+    dpo7200xx = pytest.importorskip("qcodes.instrument_drivers.tektronix.DPO7200xx")
+    source = SawtoothSource()
+    with MockScopeServer(source, dialect="tek-dpo7000") as server:
+        dpo = dpo7200xx.TektronixDPO7000xx("dpo", server.resource, visalib="@py", timeout=2)
+        try:
+            # It connected to a scope answering with headers (the power-on state); its value
+            # parsers read bare numbers, so a user turns them off, as on the real scope.
+            assert dpo.ask("HEADer?") == ":HEADER 1"
+            dpo.write("HEADer OFF")
+            assert dpo.ask("*ESR?") == "0"                   # nothing it asked was undefined
+            ch = dpo.channel1
+            dpo.write("CH1:SCAle 0.1;POSition -3")
+            dpo.horizontal.mode("manual")
+            dpo.horizontal.record_length(10_000)
+            dpo.horizontal.sample_rate(5e5)
+            dpo.write("TRIGger:A:EDGE:SOUrce CH1;:TRIGger:A:LEVel:CH1 0.35;:TRIGger:A:MODe NORMal")
+            dpo.write("ACQuire:STOPAfter SEQuence;:ACQuire:STATE RUN")
+            assert dpo.ask("TRIGger:STATE?") == "READY"
+            io = server.host_io("write", 32768, 0)
+            assert io["triggered"] and dpo.ask("*OPC?") == "1"
+            dpo.write("DATa:ENCdg RIBinary;:DATa:WIDth 2")
+            amps = np.asarray(ch.waveform.trace())
+            xincr, n = ch.waveform.x_increment(), ch.waveform.length()
+            xzero = float(dpo.ask("WFMOutpre:XZEro?"))
+            esr = dpo.ask("*ESR?")
+        finally:
+            dpo.close()
+    assert n == amps.size == 10_000 and xincr == 2e-6
+    expected = source.current_a(io["trigger_s"] + xzero, xincr, n)
+    assert np.abs(amps - expected).max() <= 0.1 / 25 / 2 + 1e-12      # half an 8-bit step
+    assert np.ptp(amps) > 0.4 and esr == "0"
