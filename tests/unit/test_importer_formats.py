@@ -356,3 +356,29 @@ def test_exported_isf_reads_in_isfread(codes, dt, t0, mult, off):
 def test_numbers_as_scopes_print_them():
     assert [format_number(x) for x in (4e-10, 5e-7, -0.002, 128.0)] == [
         "400.0000E-12", "500.0000E-9", "-2.0000E-3", "128.0000E+0"]
+
+
+def _tiny_session(path, bench):
+    from charz.archive import ArchiveWriter, Capture, Channel, Scaling
+
+    codes = np.array([0, 3, 7, 120, -5, 2], np.int8)
+    ch = Channel("current", codes, Scaling(4e-3, 0, 0.01, "A"), source="CH1", code_min=-128, code_max=127)
+    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, sample_interval_s=2e-6,
+                  t_first_sample_s=-4e-6, time_reference="trigger", channels=[ch])
+    with ArchiveWriter.create(path, {"drive": {}, "bench": bench, "plan": {"steps": []}}) as w:
+        w.append(cap)
+    return (codes.astype(float)) * 4e-3 + 0.01
+
+
+def test_exported_tek_csv_names_the_sessions_scope(tmp_path):
+    from charz.importer import export_archive
+
+    want = _tiny_session(tmp_path / "s", {"kind": "real", "scope": "TEKTRONIX,DPO3014,C010101,FV:v2.14"})
+    assert export_archive(tmp_path / "s", tmp_path / "out", "tek-csv") == 1
+    path = next((tmp_path / "out").glob("*.csv"))
+    assert path.read_text().splitlines()[0] == "Model,DPO3014"
+    (w,) = read_records(path)
+    assert w.model == "DPO3014" and np.allclose(w.values, want, rtol=0, atol=1e-6)
+    _tiny_session(tmp_path / "s2", {"kind": "mock"})            # no scope named: no Model line
+    export_archive(tmp_path / "s2", tmp_path / "out2", "tek-csv")
+    assert not next((tmp_path / "out2").glob("*.csv")).read_text().startswith("Model,")
