@@ -156,7 +156,7 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
                           "the erases (--program-window) only if no programs are that long")
         else:
             errors.append(f"{above} pulses lie just above the program window's upper edge {b:g} µs, too many "
-                          "for erases: the window cuts a program mode; look at the width histogram and move "
+                          "for erases: the window cuts a mode of programs; look at the width histogram and move "
                           "the edge (--program-window)")
     if not settled:
         errors.append(f"R/B was not high for the settle time ({settle_s:g} s) when the stream ended: "
