@@ -43,11 +43,19 @@ _INSTALL_HINT = "install it: apt-get install sigrok-cli (Debian/Ubuntu), or name
 
 @dataclass(frozen=True)
 class LogicSpec:
-    """``DRIVER:CH`` from the command line: sigrok driver (with its own ``:key=value`` options) and channel."""
+    """``DRIVER:CH[,CH…]`` from the command line: sigrok driver (with its own ``:key=value``
+    options) and the R/B channel of one die or several (``channel``/``bit``: the first)."""
 
     driver: str
     channel: str
     bit: int
+    channels: tuple[str, ...] = ()
+    bits: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.channels:
+            object.__setattr__(self, "channels", (self.channel,))
+            object.__setattr__(self, "bits", (self.bit,))
 
 
 def channel_bit(name: str) -> int:
@@ -64,15 +72,21 @@ def channel_bit(name: str) -> int:
 
 
 def parse_logic_spec(spec: str) -> LogicSpec:
-    """``fx2lafw:D0`` or ``fx2lafw:conn=1.5:D2`` → driver and channel (the last ``:`` field).
+    """``fx2lafw:D0``, ``fx2lafw:conn=1.5:D2`` or ``fx2lafw:D0,D1,D2`` → driver and channel(s) (the last ``:`` field).
 
     >>> parse_logic_spec("fx2lafw:conn=1.5:D2")
-    LogicSpec(driver='fx2lafw:conn=1.5', channel='D2', bit=2)
+    LogicSpec(driver='fx2lafw:conn=1.5', channel='D2', bit=2, channels=('D2',), bits=(2,))
+    >>> parse_logic_spec("fx2lafw:D0,D3").bits
+    (0, 3)
     """
     driver, sep, ch = spec.rpartition(":")
-    if not sep or not driver or not ch:
-        raise UsageError(f"--logic wants DRIVER:CHANNEL (e.g. fx2lafw:D0), not {spec!r}")
-    return LogicSpec(driver, ch, channel_bit(ch))
+    names = tuple(x.strip() for x in ch.split(",") if x.strip())
+    if not sep or not driver or not names:
+        raise UsageError(f"--logic wants DRIVER:CHANNEL[,CHANNEL…] (e.g. fx2lafw:D0 or fx2lafw:D0,D1), not {spec!r}")
+    bits = tuple(channel_bit(x) for x in names)
+    if len(set(bits)) != len(bits):
+        raise UsageError(f"--logic names a channel twice: {ch!r}")
+    return LogicSpec(driver, names[0], bits[0], names, bits)
 
 
 def find_sigrok_cli(path: str | None = None) -> str:
@@ -87,6 +101,8 @@ def stream_argv(driver: str, channel: str, samplerate_hz: float, *, sigrok: str 
 
     >>> stream_argv("fx2lafw", "D0", 4e6, sigrok="sigrok-cli")
     ['sigrok-cli', '-d', 'fx2lafw', '--config', 'samplerate=4000000', '--continuous', '-C', 'D0', '-O', 'binary']
+
+    ``channel`` may be several, comma-separated (``D0,D1``): each keeps its bit.
     """
     if not (samplerate_hz > 0 and float(samplerate_hz).is_integer()):
         raise UsageError(f"the samplerate is a whole number of Hz, not {samplerate_hz}")
