@@ -119,19 +119,23 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
                       f"{counts.other} other); check the pin, the channel and the window against the histogram")
     modes = program_modes(counts)
     erase_mode = None
-    if len(modes) > 1:
-        top, rest = modes[-1], sum(n for _, _, n in modes[:-1])
-        if top[2] <= MAX_ERASE_SHARE * rest:
-            erase_mode = top
-            warnings.append(f"{top[2]} pulse{'s' if top[2] != 1 else ''} at {top[0]:g}–{top[1]:g} µs, a mode "
-                            f"above the programs and 1/{rest / top[2]:.0f} of their number (erases: one per "
+    # the largest group of modes at the top of the window, apart from the rest, with at most
+    # one pulse per 32 of the rest: erases (a sparse erase population splits into several)
+    for i in range(1, len(modes)):
+        top, rest = sum(n for _, _, n in modes[i:]), sum(n for _, _, n in modes[:i])
+        if top <= MAX_ERASE_SHARE * rest:
+            erase_mode = (modes[i][0], modes[-1][1], top)
+            warnings.append(f"{top} pulse{'s' if top != 1 else ''} at {erase_mode[0]:g}–{erase_mode[1]:g} µs, "
+                            f"apart above the programs and 1/{rest / top:.0f} of their number (erases: one per "
                             "block's programs, 000 §4.3), counted apart as erases (inferred)")
-            modes = modes[:-1]
+            modes = modes[:i]
+            break
+    if len(modes) > 1:
         biggest = max(n for _, _, n in modes)
         for lo, hi, n in modes:
-            if n < SMALL_MODE * biggest:
-                warnings.append(f"a small mode of {n} pulse{'s' if n != 1 else ''} at {lo:g}–{hi:g} µs inside the "
-                                "program window, counted as programs: check it is not another operation")
+            if n < SMALL_MODE * biggest and n >= max(5, 0.005 * counts.programs):
+                warnings.append(f"a small mode of {n} pulses at {lo:g}–{hi:g} µs inside the program window, "
+                                "counted as programs: check it is not another operation")
     programs = counts.programs - (erase_mode[2] if erase_mode else 0)
     # below the lower edge: reads reach up; a program mode cut there is an error
     near = _band(counts, a - edge_margin * a, a)

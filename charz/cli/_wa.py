@@ -233,10 +233,15 @@ def _bars(steps: int, enabled: bool):
             bars.add_task("  step", total=1.0, count="")
 
 
-def _run(archive, bench, quiet: bool):
+def _run(archive, bench, quiet: bool, *, json_out: bool = False):
+    """Run the plan with bars on stderr; with ``json_out`` stdout carries the JSON only (the
+    steps' errors go to stderr as they happen)."""
     from charz.session._wa_run import run_plan
     plan = archive.settings["plan"]
     todo = sum(1 for i in range(len(plan)) if i not in archive.records)
+    if json_out:
+        import sys
+        return run_plan(archive, bench, log=lambda t: print(_wrap(t), file=sys.stderr))
     with _bars(todo, not quiet) as ui:
         if ui is None:
             return run_plan(archive, bench, log=lambda t: console.print(_wrap(t)))
@@ -363,7 +368,7 @@ def run(
             geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
             settings.update(bench=bench.describe(), geometry=geo.to_dict())
             with WaArchive.create(out, settings) as archive:
-                summary = _run(archive, bench, quiet)
+                summary = _run(archive, bench, quiet, json_out=json_out)
         _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
         return
     if not logic:
@@ -381,7 +386,7 @@ def run(
         settings["notes"] += die_notes(len(spec.bits), geometry.dies)
         settings.update(bench=bench.describe(), geometry=geometry.to_dict())
         archive = stack.enter_context(WaArchive.create(out, settings))
-        summary = _run(archive, bench, quiet)
+        summary = _run(archive, bench, quiet, json_out=json_out)
     _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
 
 

@@ -129,7 +129,7 @@ def analyze(
                 "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
     from charz.cli._wa import _run
     with WaArchive.create(out, settings) as archive:
-        summary = _run(archive, bench, quiet or json_out)
+        summary = _run(archive, bench, quiet, json_out=json_out)
     _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
 
 

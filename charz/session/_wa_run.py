@@ -99,18 +99,22 @@ def _step_watcher(running, counter: PulseCounter, settle_s: float, report: Calla
     return on_chunk
 
 
-def _hidden_erases(wa: float, dies: list[dict], gc_wa: float = 1.1) -> str | None:
-    """WA above 1 means garbage collection, and collecting erases blocks: a count with no
-    erase anywhere (neither in the erase window, nor beyond it, nor counted apart) has them
-    hidden among the programs — the window holds them (000 §4.3)."""
+def _hidden_erases(wa: float, dies: list[dict], gc_wa: float = 1.1, copy_reads: float = 0.01) -> str | None:
+    """Garbage collection — WA above 1 *and* reads beside the programs (a copy reads the page
+    it programs) — erases blocks; a count with no erase anywhere (neither in the erase window,
+    nor beyond it, nor counted apart) has them among the programs: the window holds them
+    (000 §4.3).  WA above 1 alone is not enough: sub-page writes (read-modify-write, 000
+    Eq. 10) and data written before the count (000 Fig. 10's first sub-test) raise it too."""
     if wa <= gc_wa:
         return None
     seen = sum(d["counts"]["erases"] + d["counts"]["other"] + d["erases_in_window"] for d in dies)
-    if seen:
+    reads = sum(d["counts"]["reads"] for d in dies)
+    programs = sum(d["programs"] for d in dies)
+    if seen or reads < copy_reads * programs:
         return None
-    return (f"erases: WA {wa:.2f} means garbage collection ran, which erases blocks, but no erase pulse was "
-            "seen outside the program window: they are likely inside it, counted as programs (000 §4.3); "
-            "the count is an upper bound")
+    return (f"erases: WA {wa:.2f} with {reads} reads beside the programs looks like garbage collection, which "
+            "erases blocks, but no erase pulse was seen outside the program window: they are likely inside it, "
+            "counted as programs (000 §4.3); the count is an upper bound")
 
 
 def counters_record(texts: dict) -> dict:
