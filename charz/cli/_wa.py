@@ -276,6 +276,8 @@ def run(
     mock_ftl: Optional[str] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
                                                       "wolf (002 §5), fdp (002's baseline), nvm or cdm (an NVM cache, 004 §III)."),
     mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
+    mock_keep_sr: Optional[Path] = typer.Option(None, help="Keep the mock's sigrok session files (NNNN.sr) in "
+                                                           "this folder, e.g. for `charz wa analyze`."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),
@@ -363,7 +365,8 @@ def run(
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
-            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle, counters=mock_counters)
+            bench = MockWaBench(cfg, mock_keep_sr or Path(tmp), samplerate_hz=rate, settle_s=settle,
+                                counters=mock_counters, keep_sr=mock_keep_sr is not None)
             from charz.analysis._wa import WaGeometry
             geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
             settings.update(bench=bench.describe(), geometry=geo.to_dict())
