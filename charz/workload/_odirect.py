@@ -312,6 +312,7 @@ def _prepare_scratch(path: str, size_bytes: int) -> None:
         raise WorkloadError(f"create_size_bytes must be a positive int, got {size_bytes!r}")
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
         raise WorkloadError(f"create_size_bytes is for scratch files; {path} is not a regular file")
+    existed = os.path.exists(path)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as exc:
@@ -321,8 +322,11 @@ def _prepare_scratch(path: str, size_bytes: int) -> None:
             try:
                 os.posix_fallocate(fd, 0, size_bytes)
             except OSError as exc:
-                if _disk_full(exc):  # said now, before the drive or the scope is touched
-                    raise _no_space(path, f"the scratch file needs {size_bytes} bytes", exc.errno) from exc
+                if _disk_full(exc):  # said now, before anything is measured
+                    if not existed:  # ours, and empty: not left behind to take the space again
+                        os.unlink(path)
+                    raise _no_space(path, f"the scratch file needs {size_bytes / (1 << 20):.1f} MiB",
+                                    exc.errno) from exc
                 # file systems without fallocate still work, the first writes allocate
                 os.ftruncate(fd, size_bytes)
     finally:
