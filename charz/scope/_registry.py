@@ -33,7 +33,7 @@ def select_driver(identity: Identity, models: tuple[ScopeModel, ...] | None = No
     models = models if models is not None else load_models(models_dir)
     model = find_model(identity.manufacturer, identity.model, models)
     if model is None or model.family not in DRIVERS:
-        known = ", ".join(f"{m.name} ({m.model_pattern})" for m in models)
+        known = ", ".join(f"{m.name} ({m.model_pattern})" for m in models if m.family in DRIVERS)
         raise ScopeProtocolError(
             f"no charz driver for {identity.manufacturer} {identity.model} "
             f"(*IDN?: {identity})",
