@@ -1,6 +1,6 @@
-"""PyVisaTransport.query_binary / query_compound against a scripted loopback server, through real pyvisa-py:
-headers split across packets, replies that are not blocks, lengths nobody should allocate,
-and what is left for the next query after each."""
+"""query_binary / query_compound against a scripted loopback server, through charz's own socket
+and through real pyvisa-py: headers split across packets, replies that are not blocks,
+lengths nobody should allocate, and what is left for the next query after each."""
 
 from __future__ import annotations
 
@@ -12,19 +12,16 @@ import numpy as np
 import pytest
 
 from charz.errors import ScopeTransferError
-from charz.scope import PyVisaTransport
+from charz.scope import PyVisaTransport, SocketTransport
 
 pytestmark = pytest.mark.system
 
 
-@pytest.fixture(autouse=True, params=["socket", "visa"])
-def reader(request, monkeypatch):
-    """Every test twice: reading pyvisa-py's socket directly, and through VISA reads
-    (what NI / Keysight VISA, VXI-11 and USB get)."""
-    if request.param == "visa":
-        from charz.scope import _transport
-
-        monkeypatch.setattr(_transport.PyVisaTransport, "_reader", lambda self: _transport._VisaReader(self))
+@pytest.fixture(autouse=True, params=[SocketTransport, PyVisaTransport])
+def transport_cls(request):
+    """Every test twice: charz's own socket (a raw socket resource with @py), and pyvisa's
+    public API over pyvisa-py (what NI / Keysight VISA, VXI-11 and USB get)."""
+    Scripted.transport_cls = request.param
     return request.param
 
 
@@ -55,8 +52,10 @@ class Scripted:
                         conn.sendall(piece)
                         time.sleep(0.03)
 
-    def __enter__(self) -> PyVisaTransport:
-        self.transport = PyVisaTransport.open(f"TCPIP::127.0.0.1::{self.port}::SOCKET", timeout_s=1.0)
+    transport_cls: type = SocketTransport
+
+    def __enter__(self) -> PyVisaTransport | SocketTransport:
+        self.transport = self.transport_cls.open(f"TCPIP::127.0.0.1::{self.port}::SOCKET", timeout_s=1.0)
         return self.transport
 
     def __exit__(self, *exc) -> None:
