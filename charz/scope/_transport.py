@@ -9,7 +9,7 @@ Drivers speak only to :class:`Transport`.  :func:`open_transport` picks the real
   anywhere with ``visa_library="@socket"``.  pyvisa-py's socket session cannot be tuned
   through pyvisa's API (4096-byte receives, Nagle on, a closed peer read as a timeout),
   and charz no longer reaches into its private state; its own socket needs only the
-  standard library (see :mod:`charz.scope._socket`).
+  standard library (see :mod:`charz.scope._rawsocket`).
 
 :class:`charz.scope.ReplayTransport` replays recorded command/response pairs for protocol
 tests.  Every failure leaves a transport as a :class:`~charz.errors.ScopeError` subclass
@@ -43,7 +43,7 @@ from charz.scope._blocks import (
     BlockReading,
     CompoundReply,
 )
-from charz.scope._socket import SocketTransport, is_socket_resource
+from charz.scope._rawsocket import SocketTransport, is_socket_resource
 
 __all__ = ["Transport", "PyVisaTransport", "SocketTransport", "CompoundReply", "BlockExpectation",
            "open_transport", "visa_error"]
