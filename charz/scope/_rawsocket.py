@@ -80,6 +80,7 @@ class SocketTransport(BlockReading):
         self._pending = bytearray()
         self.resource = resource
         self.timeout_s = float(timeout_s)
+        self._deadline = 0.0  # of the operation under way (set by _guard)
         # A command written right after another would wait for the first one's ACK
         # (Nagle), and a delayed ACK makes that ~40 ms.
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

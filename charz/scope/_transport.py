@@ -225,7 +225,7 @@ class PyVisaTransport(BlockReading):
         resource.encoding = "latin-1"
         resource.chunk_size = self.chunk_bytes
         resource.timeout = self.timeout_s * 1000.0
-        self._raw_socket = self.resource.upper().endswith("::SOCKET")
+        self._raw_socket = is_socket_resource(self.resource)
         if self.resource.upper().startswith("TCPIP"):
             self._no_delay()
 
