@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Optional
 
@@ -45,8 +46,9 @@ def _guess(folder: Path, manifest: Path, amps_per_volt: float | None, quiet: boo
         console.print("op, size and repeat from the file names; * repeat counted in name order")
     if missed:
         shown = ", ".join(missed[:5]) + (f" and {len(missed) - 5} more" if len(missed) > 5 else "")
-        console.print(f"warning: no op and size in the name of {len(missed)} file{'s' if len(missed) != 1 else ''} "
-                      f"({shown}); left out of the manifest", style="yellow")
+        text = (f"warning: no op and size in the name of {len(missed)} file{'s' if len(missed) != 1 else ''} "
+                f"({shown}); left out of the manifest")
+        console.print(textwrap.fill(text, 80, subsequent_indent="  "), style="yellow")
     if len(missed) == len(guesses):
         raise UsageError(f"{folder}: no file name says its op and size",
                          hint="name files like write-4k-0.csv, or write the manifest by hand (docs/import.md)")
