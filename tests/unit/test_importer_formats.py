@@ -230,6 +230,9 @@ def test_tek_csv_tbs1000c_layout(tmp_path):
     (w,) = read_records(path)
     assert w.values.tolist() == [0.04, 0.02, 0.06, 0.04]          # tm_data_types 0.5 gives 0.04, 3e-7, 3e-7, 3e-7
     assert (w.sample_interval_s, w.t_first_s, w.model, w.source) == (4e-9, -8e-9, "TBS1052C", "CH1")
+    # the same file with CRLF line ends and truly empty lines between the header groups
+    path.write_bytes(_TBS1000C.replace(",\n,\n,\nLabel", "\n\n\nLabel").replace("\n", "\r\n").encode())
+    assert read_records(path)[0].values.tolist() == [0.04, 0.02, 0.06, 0.04]
 
 
 _MSO5_TWO = """Model,MSO54
