@@ -385,3 +385,38 @@ def test_exported_tek_csv_names_the_sessions_scope(tmp_path):
     _tiny_session(tmp_path / "s2", {"kind": "mock"})            # no scope named: no Model line
     export_archive(tmp_path / "s2", tmp_path / "out2", "tek-csv")
     assert not next((tmp_path / "out2").glob("*.csv")).read_text().startswith("Model,")
+
+
+def test_envelope_refused_math_flagged_logic_skipped_on_request(tmp_path):
+    from charz.archive import read_archive
+    from charz.importer import import_folder
+
+    man = 'amps_per_volt = 1.0\n[[capture]]\nfile = "{}"\nop = "write"\nsize = "4k"\n'
+    env = tmp_path / "env"
+    env.mkdir()
+    (env / "a.isf").write_bytes(_TDS_SHORT.replace(b"PT_F Y", b"PT_F ENV"))
+    (env / "manifest.toml").write_text(man.format("a.isf"))
+    with pytest.raises(UsageError, match="peak-detect"):
+        import_folder(env, tmp_path / "s1")
+    assert not (tmp_path / "s1").exists()
+
+    math = tmp_path / "math"
+    math.mkdir()
+    (math / "m.csv").write_text(_MSO5_TWO.replace("TIME,CH1,MATH1", "TIME,MATH1,CH2"))
+    (math / "manifest.toml").write_text('channel = "MATH1"\n' + man.format("m.csv"))
+    n, warnings = import_folder(math, tmp_path / "s2")
+    assert n == 1 and any("MATH1 is a Math/Reference trace" in w for w in warnings)
+    assert [c.name for c in read_archive(tmp_path / "s2").captures[0].channels] == ["current", "ch2"]
+
+    f32 = lambda xs: np.asarray(xs, "<f4").tobytes()  # noqa: E731
+    logic = tmp_path / "logic"
+    logic.mkdir()
+    (logic / "b.bin").write_bytes(_bin_multi([(1, b"Channel 1", 4, [(1, 4, f32([0.1, 0.2, 0.3]))]),
+                                              (6, b"D0-D7", 0, [(6, 1, bytes([1, 3, 2]))])]))
+    (logic / "manifest.toml").write_text(man.format("b.bin"))
+    with pytest.raises(UsageError, match="D0-D7 is a logic") as info:
+        import_folder(logic, tmp_path / "s3")
+    assert 'skip = ["D0-D7"]' in info.value.hint
+    (logic / "manifest.toml").write_text('skip = ["D0-D7"]\n' + man.format("b.bin"))
+    n, warnings = import_folder(logic, tmp_path / "s3")
+    assert n == 1 and any("D0-D7" in w for w in warnings)
