@@ -134,7 +134,7 @@ def import_folder(folder: Path, out: Path, *, manifest: Path | None = None,
             progress.advance()
     bench = {"kind": "real", **man.bench, "imported_from": str(folder)}
     if models and "scope" not in bench:    # the scope that saved the files, as the files say
-        bench["scope"] = ", ".join(sorted(models))
+        bench["scope"] = " / ".join(sorted(models))
     plan = {"steps": [{"id": c.step, "op": c.op, "size_bytes": c.size_bytes, "offset_bytes": c.offset_bytes,
                        "repeat": c.repeat} for c in captures]}
     with ArchiveWriter.create(out, {"drive": man.drive, "bench": bench, "plan": plan}) as writer:
