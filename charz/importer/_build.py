@@ -48,8 +48,15 @@ def channel_name(source: str) -> str:
     return name if name[:1].isalpha() else ("ch" + name)[:32]
 
 
+def _canonical(source: str) -> str:
+    """``CH2``, ``Channel 2``, ``chan2`` and a Keysight CSV's column ``2`` are one channel."""
+    name = channel_name(source)
+    m = re.fullmatch(r"(?:ch|chan|channel)_?(\d+)", name)
+    return f"ch{int(m.group(1))}" if m else name
+
+
 def _same(a: str, b: str) -> bool:
-    return channel_name(a) == channel_name(b) or a.strip().upper() == b.strip().upper()
+    return _canonical(a) == _canonical(b)
 
 
 def _pick(records: list[Waveform], path: Path, e: Entry, man: Manifest) -> tuple[Waveform, list[Waveform], list[str]]:
