@@ -7,6 +7,11 @@ and scaling must agree.  An unknown header, in either dialect, gets no reply and
 in the event queue, where each client's own error check (pymeasure ``check_errors``,
 tm_devices ``expect_esr``) reports it.  The mock is held to what these clients send,
 not to what charz sends.
+
+Issue 24 adds what the clients ask beyond that: tm_devices' connection queries on each Tek
+family it drives (DPO4000, MSO2000, MDO3000, 4/5/6 Series), PyMeasure's TDS2000
+``MEASUrement:IMMed``, and QCoDeS' TPS2012 (TPS2000 dialect) and DPO7000xx (DPO7000
+dialect) through connect and one waveform, checked against the source's closed form.
 """
 
 from __future__ import annotations
