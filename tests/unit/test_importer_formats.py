@@ -420,3 +420,45 @@ def test_envelope_refused_math_flagged_logic_skipped_on_request(tmp_path):
     (logic / "manifest.toml").write_text('skip = ["D0-D7"]\n' + man.format("b.bin"))
     n, warnings = import_folder(logic, tmp_path / "s3")
     assert n == 1 and any("D0-D7" in w for w in warnings)
+
+
+# An MDO3014 saving CH1 and its logic pod together (layout of a public file): one TIME
+# group per kind, side by side, each group's header keys in its own TIME column.
+_MDO_MIXED = """Model,MDO3014
+Firmware Version,1.20
+
+Waveform Type,ANALOG,,Waveform Type,DIGITAL,,
+Point Format,Y,,Point Format,Y,,
+Horizontal Units,s,,Horizontal Units,s,,
+Sample Interval,4e-09,,Sample Interval,4e-09,,
+Record Length,4,,Record Length,4,,
+Probe Attenuation,10,,,,,
+Vertical Units,V,,Vertical Units,V,V,V
+Vertical Offset,0,,Threshold Used,1.65,1.65,1.65
+,,,,,,
+Label,PCLK,,Label,FV,LV,D0
+TIME,CH1,,TIME,D2,D1,D0
+-8.000000e-09,0.68,,-8.000000e-09,0,1,0
+-4.000000e-09,0.28,,-4.000000e-09,0,1,1
+0.000000e+00,0.2,,0.000000e+00,1,1,0
+4.000000e-09,1.32,,4.000000e-09,1,0,0
+"""
+
+
+def test_mdo_analog_and_digital_groups(tmp_path):
+    from charz.importer import import_folder
+
+    recs = parse_tek_csv(_MDO_MIXED)
+    assert [(r.source, r.mode) for r in recs] == [("CH1", "sample"), ("D2", "digital"), ("D1", "digital"),
+                                                   ("D0", "digital")]
+    assert recs[0].values.tolist() == [0.68, 0.28, 0.2, 1.32] and recs[3].values.tolist() == [0, 1, 0, 0]
+    assert recs[0].sample_interval_s == 4e-9 and recs[0].model == "MDO3014"
+    (tmp_path / "write-4k-0.csv").write_text(_MDO_MIXED)
+    man = 'amps_per_volt = 10.0\n[[capture]]\nfile = "write-4k-0.csv"\nop = "write"\nsize = "4k"\n'
+    (tmp_path / "manifest.toml").write_text(man)
+    with pytest.raises(UsageError, match="D2, D1, D0 are logic channels") as info:
+        import_folder(tmp_path, tmp_path / "s")
+    assert 'skip = ["digital"]' in info.value.hint
+    (tmp_path / "manifest.toml").write_text('skip = ["digital"]\n' + man)
+    n, warnings = import_folder(tmp_path, tmp_path / "s")
+    assert n == 1 and any("D2, D1, D0" in w for w in warnings)
