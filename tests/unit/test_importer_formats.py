@@ -462,3 +462,17 @@ def test_mdo_analog_and_digital_groups(tmp_path):
     (tmp_path / "manifest.toml").write_text('skip = ["digital"]\n' + man)
     n, warnings = import_folder(tmp_path, tmp_path / "s")
     assert n == 1 and any("D2, D1, D0" in w for w in warnings)
+
+
+def test_keysight_csv_four_channels_as_published_and_segmented_refused():
+    # InfiniiVision "x-axis,1,2,3,4" / "second,Volt,…" with the scope's own number spelling.
+    text = ("x-axis,1,2,3,4\nsecond,Volt,Volt,Volt,Volt\n"
+            "-84.48E-06,0.0E+00,4.70E+00,4.99E+00,5.01E+00\n"
+            "-84.47E-06,+40.0E-03,4.70E+00,4.99E+00,5.01E+00\n"
+            "-84.46E-06,+80.0E-03,4.66E+00,5.03E+00,5.01E+00\n")
+    recs = parse_keysight_csv_records(text)
+    assert [r.source for r in recs] == ["1", "2", "3", "4"] and {r.unit for r in recs} == {"V"}
+    assert recs[0].values.tolist() == [0.0, 0.04, 0.08] and recs[0].sample_interval_s == pytest.approx(1e-8)
+    segmented = "points/segment = 3\n" + text + text.split("\n", 2)[2]
+    with pytest.raises(ValueError, match="segmented-memory"):
+        parse_keysight_csv_records(segmented)
