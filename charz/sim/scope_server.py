@@ -56,7 +56,7 @@ DIALECTS = {"tek": "tek_dpo3000", "tek-dpo2000": "tek_dpo2000", "tek-dpo4000": "
             "keysight": "keysight_dsox3000", "keysight-x2000": "keysight_dsox1000_2000"}
 #: the dialects a default charz session (10 000-point records, charz's drivers) runs on; the
 #: others are there for public clients (tek-tps2000, tek-dpo7000: no charz driver) or need
-#: their own record length (tek-dpo2000: 125 k or 1 M points).
+#: other sample intervals (tek-dpo2000: 125 k or 1.25 M points, samples 1.6 or 3.2 us apart).
 SESSION_DIALECTS = ("tek", "tek-dpo4000", "tek-mdo", "tek-mso5", "keysight", "keysight-x2000")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _POLL_S = 0.2
