@@ -111,12 +111,10 @@ def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float,
     """Could the rival's channel pattern, with some switch delay, start its packages where
     the best hypothesis did (each within :data:`SAME_START_US`)?"""
     want = np.asarray(best.program_starts_us)
-    for s in np.arange(0.0, 2 * t_xfer * best.dies_per_package + 60.0, 1.0):
-        _, prog = _starts(rival.channels_of_unit, rival.dies_per_package, best.t_first_us, s, t_xfer, host_page_us,
-                          rival.lead or None)
-        if float(np.max(np.abs(np.asarray(prog) - want))) < SAME_START_US:
-            return True
-    return False
+    s = np.arange(0.0, 2 * t_xfer * best.dies_per_package + 60.0, 1.0)  # every delay at once
+    prog, _ = _starts_batch(rival.channels_of_unit, rival.dies_per_package, np.full(s.size, best.t_first_us), s,
+                            t_xfer, host_page_us, rival.lead or None)
+    return bool(np.any(np.max(np.abs(prog - want), axis=1) < SAME_START_US))
 
 
 def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
@@ -201,12 +199,14 @@ def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.
     return np.minimum(r, 1.0, out=r)
 
 
-def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32):
+def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32, contiguous=None):
     """Transfer and program columns (K × T each) of :func:`_design` for K sets of program
     starts (K × P) and page transfer starts (K × P × dies).  float32 on the grid: it only
     ranks fits; the chosen point is refitted in float64."""
     dies = xs.shape[-1]
-    if dies == 1 or np.allclose(np.diff(xs, axis=-1), t_xfer):
+    if contiguous is None:
+        contiguous = dies == 1 or bool(np.allclose(np.diff(xs, axis=-1), t_xfer))
+    if contiguous:
         # a package's pages back to back: one window from its first transfer to its last
         xf = _ramps(t, xs[..., 0], width, f)
         xf -= _ramps(t, xs[..., 0] + dies * t_xfer, width, f)
@@ -381,7 +381,9 @@ def unit_rise(
             continue
         dies = unit_pages // ppu
         # page-gated only where the host is slower than a channel: else it is package-major
-        leads = (dies,) if dies == 1 else (dies, 1) + ((PAGE_GATED,) if host_page_us > t_xfer_page_us else ())
+        # (die-major for one package only shifts its start, which the fitted gap absorbs)
+        leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
+            (PAGE_GATED,) if host_page_us > t_xfer_page_us else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
                                          for ld in leads):
             best = None
@@ -410,7 +412,8 @@ def unit_rise(
                 inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
                 prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
                                          t_xfer_page_us, host_page_us, lead)
-                xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width)
+                xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
+                                        contiguous=lead != PAGE_GATED or dies == 1)
                 G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                              inv.ravel())
                 _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
