@@ -143,14 +143,17 @@ def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_b
     if durations_s is None:
         return None, ""
     d = np.asarray(durations_s, dtype=np.float64) * 1e6
-    if host_rate_bytes_per_s:
-        # the unit programs whole either way (padded or read first); what a smaller write
-        # saves is the host moving fewer bytes — added back, so only a read first remains
-        d = d + np.clip(unit_bytes - sizes, 0, None) / host_rate_bytes_per_s * 1e6
+    # The unit programs whole either way (padded or read first); a smaller write may save the
+    # host moving fewer bytes — up to all of that time on a host-bound drive, none where the
+    # pipeline hides it.  So a "yes" is judged on the raw durations (the saving can only hide a
+    # read), a "no" after adding the largest saving back (it must leave no room for a read).
+    saving = (np.clip(unit_bytes - sizes, 0, None) / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s
+              else np.zeros(sizes.size))
     below, whole = (sizes < unit_bytes) & np.isfinite(d), (sizes == unit_bytes) & np.isfinite(d)
     if below.sum() < 2 or whole.sum() < 2:
         return None, ""
     db, dw = float(np.median(d[below])), float(np.median(d[whole]))
+    most_saved = float(np.median(saving[below]))
 
     def se(x):
         return 1.4826 * float(np.median(np.abs(x - np.median(x)))) / np.sqrt(x.size)
@@ -163,7 +166,7 @@ def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_b
     least = max(floor, 0.5 * read_s * 1e6) if read_s else floor
     if db - dw > max(least, 5 * sigma):
         return True, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit: they read first"
-    if db - dw + 3 * sigma < floor:  # even the upper bound leaves no room for a flash read
+    if db - dw + most_saved + 3 * sigma < floor:  # even the upper bound leaves no room for a flash read
         return False, (f"writes below the unit take {db - dw:+.0f} µs beside one whole unit: too little for a "
                        f"flash read (≥ {floor:.0f} µs)")
     return None, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit, not clearly"
