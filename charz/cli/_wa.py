@@ -223,7 +223,7 @@ def _bars(steps: int, enabled: bool):
     if not enabled:
         yield None
         return
-    err = Console(stderr=True)
+    err = Console(stderr=True, emoji=False)
     err.width = min(err.width, 80)
     bars = Progress(TextColumn("{task.description:<30.30}"), BarColumn(bar_width=16),
                     TextColumn("{task.fields[count]:>6}"), TimeElapsedColumn(), TextColumn("eta"),
@@ -382,7 +382,7 @@ def run(
 
     spec = parse_logic_spec(logic)
     geometry = _geometry(channels, chips, dies, page_size, profile)
-    with contextlib.ExitStack() as stack:
+    with _stops(out), contextlib.ExitStack() as stack:
         bench = stack.enter_context(DeviceWaBench.open(device, spec, geometry, out=out, samplerate_hz=rate,
                                                        settle_s=settle, confirm_serial=confirm_serial,
                                                        confirm=_ask, sigrok=sigrok_cli))
@@ -422,6 +422,24 @@ def die_notes(counted: int, dies: int) -> list[str]:
     if counted > dies:
         raise UsageError(f"{counted} dies counted but the geometry has {dies}")
     return []
+
+
+@contextlib.contextmanager
+def _stops(out: Path):
+    """A bench run stops cleanly on Ctrl-C, SIGTERM and SIGHUP: the drive's settings are put
+    back on the way out (as characterize does), then the exit status says which signal."""
+    from charz.cli._stop import stoppable
+
+    try:
+        with stoppable():
+            yield
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
+            line = (f"stopped; the drive's settings are put back; continue with: charz wa resume {out}"
+                    if (Path(out) / "wa.json").exists() else "stopped before the run began; the drive's settings "
+                    "are put back")
+            Console(stderr=True, emoji=False, highlight=False).print(line, markup=False)
+        raise typer.Exit(getattr(exc, "exit_code", 130))
 
 
 def _geometry(channels, chips, dies, page_size, profile):
@@ -532,7 +550,7 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
     if todo:
         console.print(_wrap(f"step {todo[0]} restarts from its beginning; the drive keeps what an interrupted "
                             "run of it wrote"))
-    with DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
+    with _stops(out), DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
                             samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
                             confirm_serial=confirm_serial, confirm=_ask, expect_drive=before) as bench:
         return _run(archive, bench, quiet)
