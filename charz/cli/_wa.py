@@ -500,7 +500,9 @@ def resume(
     device: Optional[Path] = typer.Option(None, help="Bench: where the drive is now (default: where it was)."),
     logic: Optional[str] = typer.Option(None, help="Bench: sigrok DRIVER:CHANNEL now (default: as before)."),
     confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
-    quiet: bool = typer.Option(False, help="No progress bar."),
+    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
+                                             help="Bench: the sigrok-cli to run (default: the run's, else PATH's)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench)."""
     from charz.archive._wa import WaArchive
@@ -515,7 +517,7 @@ def resume(
                 raise UsageError("--device, --logic and --confirm-serial are for a bench run; this one is --mock")
             summary = _resume_mock(archive, quiet)
         else:
-            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet)
+            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet, sigrok_cli)
     _finish(out, s, summary, quiet)
 
 
@@ -531,7 +533,8 @@ def _resume_mock(archive, quiet: bool):
         return _run(archive, bench, quiet)
 
 
-def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool):
+def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool,
+                   sigrok_cli: str | None = None):
     """The same drive (its serial checked against the archive's) through the same guard,
     claim and confirmation as ``run``; the steps without a record run in plan order.  A
     step a kill interrupted starts again from its beginning, on a drive that step's
@@ -552,7 +555,8 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
                             "run of it wrote"))
     with _stops(out), DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
                             samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
-                            confirm_serial=confirm_serial, confirm=_ask, expect_drive=before) as bench:
+                            confirm_serial=confirm_serial, confirm=_ask, expect_drive=before,
+                            sigrok=sigrok_cli or a.get("sigrok")) as bench:
         return _run(archive, bench, quiet)
 
 
