@@ -293,6 +293,8 @@ def run(
     dies: Optional[int] = typer.Option(None, help="N_die per chip (bench)."),
     page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size (bench), e.g. 16k."),
     planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
+    pages_per_block: Optional[int] = typer.Option(None, min=2, help="Program pulses per erase block, if known: "
+                                                                    "erases are told by one per block."),
     profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
     program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
     read_window: str = typer.Option("2,200", help="Read pulse window µs."),
@@ -355,7 +357,7 @@ def run(
         notes = settle_notes(settle, min_gap)[2]
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
                 "settle_timeout_s": settle_timeout if settle_timeout is not None else settle + 300.0,
-                "m_p_given": mp, "planes": planes, "min_gap_us": min_gap, "notes": notes}
+                "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap, "notes": notes}
     if mock:
         from charz.sim._wa_bench import MockWaBench, mock_config
         from charz.sim._wa_bench import ftl_options

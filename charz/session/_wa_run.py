@@ -180,7 +180,8 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
         dies = []
         for name, cc in zip(names, res.all_counts or (c,)):
             chk = check_counts(cc, settled=cc.high_for_us >= s["settle_s"] * 1e6, settle_s=s["settle_s"],
-                               host_wrote=outcome.logical_bytes > 0, min_gap_us=s.get("min_gap_us"))
+                               host_wrote=outcome.logical_bytes > 0, min_gap_us=s.get("min_gap_us"),
+                               pages_per_block=s.get("pages_per_block"))
             tag = f"{name}: " if len(bits) > 1 else ""
             errors += [tag + e for e in chk.errors if tag + e not in errors]
             warnings += [tag + w for w in chk.warnings if tag + w not in warnings]
