@@ -128,13 +128,12 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
                       f"{counts.other} other); check the pin, the channel and the window against the histogram")
     modes = program_modes(counts)
     erase_mode = None
-    # the largest group of modes at the top of the window, apart from the rest, with at most
-    # one pulse per 32 of the rest (or per half a given block): erases (a sparse erase
-    # population splits into several modes)
+    # erases: at most one pulse per 32 programs (or two per given block)
     share = min(2.0 / pages_per_block, SMALL_MODE) if pages_per_block else MAX_ERASE_SHARE
     groups = [(sum(n for _, _, n in modes[i:]), sum(n for _, _, n in modes[:i]), modes[i][0], modes[-1][1], i)
               for i in range(1, len(modes))]
-    # the largest group at the top that is small beside the rest: erases, or not to be told
+    # the largest group of modes at the top that is small beside the rest (decided whole: a
+    # sparse erase population splits into several modes): erases, or not to be told
     cand = next((g for g in groups if g[0] <= SMALL_MODE * g[1]), None)
     if cand is not None:
         top, rest, lo_us, hi_us, i = cand
