@@ -80,7 +80,8 @@ class _Running:
         self._read_counters("before")
         self.stream = SigrokStream(stream_argv(bench.spec.driver, ",".join(bench.spec.channels), bench.samplerate_hz,
                                                sigrok=bench.sigrok),
-                                   unitsize=1 if max(bench.spec.bits) < 8 else 2)
+                                   unitsize=1 if max(bench.spec.bits) < 8 else 2,
+                                   strip_meta=True)  # a driver that sends its samplerate as META prints it first
         self.runner = _RecordingRunner(SubprocessRunner())
         self.error: BaseException | None = None
         self.report = None
