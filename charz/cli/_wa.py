@@ -455,7 +455,7 @@ def _geometry(channels, chips, dies, page_size, profile):
 
     if profile is None:
         if None in (channels, chips, dies, page_size):
-            raise UsageError("--device needs --channels, --chips, --dies and --page-size (Eq. 7's constants)",
+            raise UsageError("Eq. 7 needs --channels, --chips, --dies and --page-size (the drive's parallelism)",
                              hint="take them from the drive's teardown / NAND datasheet, or give --profile")
         return WaGeometry.given(channels, chips, dies, parse_size(page_size))
     from charz.profile import read_profile
