@@ -476,7 +476,9 @@ def profile_cmd(
     out: Path = typer.Argument(..., help="A WA archive."),
     into: Path = typer.Option(..., "--into", help="The charz profile to add the section to (rewritten)."),
 ) -> None:
-    """Add (or replace) the profile's ``write_amplification`` section from a WA archive."""
+    """Add (or replace) the profile's ``write_amplification`` section from a WA archive.
+
+    Exit codes: 0 written, 3 not a WA archive or a profile charz cannot read."""
     from charz.analysis._wa_profile import wa_section
     from charz.archive._wa import read_wa_archive
     from charz.profile import read_profile, validate_profile, write_profile
@@ -506,7 +508,10 @@ def resume(
                                              help="Bench: the sigrok-cli to run (default: the run's, else PATH's)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench)."""
+    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench).
+
+    Exit codes: 0 all steps trusted, 2 bad usage (another drive), 3 not a WA archive, 4 a
+    step is not trustworthy, 5 the analyser or sigrok-cli failed, 6 the drive was refused."""
     from charz.archive._wa import WaArchive
 
     with WaArchive.resume(out) as archive:
@@ -583,7 +588,9 @@ def report(
     out: Path = typer.Argument(..., help="A WA archive."),
     to: Optional[Path] = typer.Option(None, "--to", help="Folder for the PNGs (default OUT/report)."),
 ) -> None:
-    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms."""
+    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms.
+
+    Exit codes: 0 written, 3 not a WA archive (or damaged)."""
     from charz.archive._wa import read_wa_archive
     from charz.report._fig_wa import write_wa_figures
     settings, records = read_wa_archive(out)
