@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.console import Console
 
 from charz.cli._common import console
 from charz.errors import AnalysisError, UsageError
@@ -491,8 +492,9 @@ def profile_cmd(
 
 
 def _ask(text: str, token_name: str) -> str | None:
+    """The drive's confirmation, on stderr (stdout carries the result, JSON with --json)."""
     import sys
-    console.print(text)
+    Console(stderr=True, emoji=False, highlight=False, soft_wrap=True).print(_wrap(text), markup=False)
     if not sys.stdin.isatty():
         return None
     return typer.prompt(f"type the {token_name} to go on")

@@ -43,8 +43,15 @@ def sectors_written(stat_text: str) -> int:
     return int(fields[6])
 
 
+def _log_stderr(text: str) -> None:
+    import sys
+    import textwrap
+    lines = [w for line in text.splitlines() for w in (textwrap.wrap(line, 80, subsequent_indent="    ") or [""])]
+    print("\n".join(lines), file=sys.stderr)
+
+
 class _UI:
-    def __init__(self, confirm, log=print):
+    def __init__(self, confirm, log=_log_stderr):  # stdout carries the result (JSON with --json)
         self._confirm = confirm
         self._log = log
 
