@@ -1,8 +1,8 @@
-"""The retry policy of the scope link: ride out one glitch, never two in a row.
+"""The retry policy of the scope link: ride out glitches, a bounded number in a row.
 
 A bench session lasts hours; a real link drops a connection or loses a reply now
 and then.  This layer sits above the drivers' wire code and decides what may be
-repeated after such a glitch (see docs/retry-policy.md):
+repeated after such a glitch (see docs/session.md, "The scope link's retry policy"):
 
 * **Repeated after a reconnect** (they change nothing, or set what was already set):
   identify, configure (the same settings again), arm (before the request is sent:
