@@ -584,6 +584,17 @@ def plan_steps(plan: Mapping[str, Any]) -> dict[int, dict]:
     ...     print(exc)
     plan.steps[0].op must be 'write' or 'read' or 'idle' or 'fill', got 'trim'
     """
+    if isinstance(plan, Mapping):
+        # charz's own sweep plan: sizes resume allocates a request buffer for, spans it writes
+        for key, limit in (("write_sizes", MAX_REQUEST_BYTES), ("read_sizes", MAX_REQUEST_BYTES)):
+            if isinstance(plan.get(key), list):
+                for i, size in enumerate(plan[key]):
+                    _at_most(limit, " B", check=_count)(size, f"plan.{key}[{i}]")
+        for key in ("stride_bytes", "span_bytes"):
+            if key in plan:
+                _at_most(MAX_OFFSET_BYTES, " B", check=_count)(plan[key], f"plan.{key}")
+        if "repeats" in plan:
+            _at_most(MAX_REPEAT, check=_count)(plan["repeats"], "plan.repeats")
     steps = plan.get("steps") if isinstance(plan, Mapping) else None
     if not isinstance(steps, list) or not any(isinstance(s, Mapping) for s in steps):
         return {}  # a plan in another form than charz's steps (the plan is free form)

@@ -373,3 +373,15 @@ def test_a_capture_must_be_what_its_plan_step_asked_for():
         fmt.check_against_plan({"step": 0, "op": "write", "size_bytes": 8192}, steps, "capture")
     with pytest.raises(fmt.FormatError, match=r"capture.op must be 'write'"):
         fmt.check_against_plan({"step": 0, "op": "read", "size_bytes": 4096}, steps, "capture")
+
+
+@pytest.mark.parametrize(("plan", "problem"), [
+    ({"write_sizes": [4096, 10**15]}, r"plan.write_sizes\[1\]"),
+    ({"read_sizes": [-1]}, r"plan.read_sizes\[0\]"),
+    ({"span_bytes": 2**60}, r"plan.span_bytes"),
+    ({"repeats": 10**9}, r"plan.repeats"),
+])
+def test_the_plans_sizes_are_refused_out_of_range(plan, problem):
+    session = {**fmt.new_session({}, created_utc="t", tool_version="9.9"), "plan": plan}
+    with pytest.raises(fmt.FormatError, match=problem):
+        fmt.validate_session(session)
