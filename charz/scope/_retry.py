@@ -42,7 +42,7 @@ from charz.errors import ScopeConnectionError, ScopeError, ScopeProtocolError, S
 __all__ = ["RECONNECT_ATTEMPTS", "OPERATION_RECOVERIES", "BACKOFF_S", "RetryingScope", "is_glitch",
            "open_with_retry"]
 
-RECONNECT_ATTEMPTS = 3
+RECONNECT_ATTEMPTS = 4  # a scope that lost three *IDN? replies in a row is still reached
 OPERATION_RECOVERIES = 5  # rounds of reconnect (+ configure) + repeat, per operation, in a row
 BACKOFF_S = (0.25, 0.5, 1.0)  # before each reconnection attempt (and each recovery round)
 
