@@ -100,7 +100,9 @@ def test_missed_triggers_end_non_zero_and_resume_takes_them(tmp_path):
     assert captures(out) == 16
     assert json.loads((out / "session.json").read_text())["finished"] is True
     again = charz("resume", str(out))
-    assert again.returncode == 2 and "is finished: all 16 captures are taken" in again.stderr
+    assert again.returncode == 0 and "is finished: all 16 captures are taken; there is nothing to resume" \
+        in again.stderr and "charz analyze" in again.stderr
+    assert "captures:" not in again.stdout  # not analysed again unasked
 
 
 def test_a_scope_link_stop_keeps_the_captures_and_the_moved_session_resumes(tmp_path):
