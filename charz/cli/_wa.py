@@ -386,12 +386,17 @@ def run(
     spec = parse_logic_spec(logic)
     geometry = _geometry(channels, chips, dies, page_size, profile)
     with _stops(out), contextlib.ExitStack() as stack:
-        bench = stack.enter_context(DeviceWaBench.open(device, spec, geometry, out=out, samplerate_hz=rate,
-                                                       settle_s=settle, confirm_serial=confirm_serial,
-                                                       confirm=_ask, sigrok=sigrok_cli))
+        # The archive is made once the drive is initialized (its record goes into it), and
+        # closed only after the drive is restored, so the restore is recorded too.
+        made: list = []
+        stack.callback(lambda: made and made[0].close())
+        bench = stack.enter_context(DeviceWaBench.open(
+            device, spec, geometry, out=out, samplerate_hz=rate, settle_s=settle, confirm_serial=confirm_serial,
+            confirm=_ask, sigrok=sigrok_cli, journal=lambda record: made and made[0].record_initialization(record, [])))
         settings["notes"] += die_notes(len(spec.bits), geometry.dies)
         settings.update(bench=bench.describe(), geometry=geometry.to_dict())
-        archive = stack.enter_context(WaArchive.create(out, settings))
+        archive = WaArchive.create(out, settings)
+        made.append(archive)
         summary = _run(archive, bench, quiet, json_out=json_out)
     _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
 
@@ -562,10 +567,13 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
     if todo:
         console.print(_wrap(f"step {todo[0]} restarts from its beginning; the drive keeps what an interrupted "
                             "run of it wrote"))
+    earlier = s["bench"].get("initializations") or [s["bench"].get("initialization") or {}]
     with _stops(out), DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
-                            samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
-                            confirm_serial=confirm_serial, confirm=_ask, expect_drive=before,
-                            sigrok=sigrok_cli or a.get("sigrok")) as bench:
+                                          samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                                          confirm_serial=confirm_serial, confirm=_ask, expect_drive=before,
+                                          sigrok=sigrok_cli or a.get("sigrok"), earlier=earlier,
+                                          journal=lambda record: archive.record_initialization(record, earlier)) \
+            as bench:
         return _run(archive, bench, quiet)
 
 
