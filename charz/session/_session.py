@@ -391,13 +391,19 @@ def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: Ses
 
 
 class SessionFinished(UsageError):
-    """``charz resume`` on a session with every capture: nothing to resume (exit 2)."""
+    """``charz resume`` on a session with every capture: nothing to resume.  The CLI says so
+    and exits 0 — unless a run of it left drive settings changed (``pending``): then exit 6
+    with the way to put them back."""
+
+    exit_code = 6
 
     def __init__(self, out: Path, captures: int, pending: dict):
         hint = (f"analyze it again with: charz analyze {out}" if not pending else
-                f"a run of it left drive settings changed ({', '.join(pending)}): charz restore {out}")
+                f"a run of it left drive settings changed ({', '.join(pending)}); put them back with: "
+                f"charz restore {out}")
         super().__init__(f"{out} is finished: all {captures} captures are taken; there is nothing to resume",
                          hint=hint)
+        self.pending = pending
 
 
 def _move_scratch(writer, config: BenchConfig, scratch: Path, ui: SessionUI) -> BenchConfig:

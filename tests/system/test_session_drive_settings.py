@@ -165,16 +165,27 @@ def test_validate_refused_at_the_prompt_changes_nothing(drive):
     assert asked == ORIGINAL and getra(loop) == ORIGINAL and sha256(loop.image) == before
 
 
-def test_wa_run_refused_at_the_prompt_changes_nothing(drive, tmp_path):
+def wa_argv(loop: LoopDevice, out: Path) -> list[str]:
+    return ["wa", "run", "--device", loop.path, "--logic", "demo:analog_channels=0:D0", "--channels", "4",
+            "--chips", "1", "--dies", "1", "--page-size", "4k", "--mp", "1", "--volume", "4m", "--sizes", "4k",
+            "--files", "wa-w100-sq-align.fio", "--settle", "0.01", "--settle-timeout", "2", "--out", str(out)]
+
+
+def test_wa_run_refused_at_the_prompt_changes_nothing_and_a_run_records_its_restore(drive, tmp_path):
     need_tools("fio", "sigrok-cli")
     loop, _ = drive
     before = sha256(loop.image)
-    code, asked, text = at_the_prompt(["wa", "run", "--device", loop.path, "--logic", "demo:analog_channels=0:D0",
-                                       "--channels", "4", "--chips", "1", "--dies", "1", "--page-size", "4k",
-                                       "--mp", "1", "--volume", "4m", "--sizes", "4k", "--files",
-                                       "wa-w100-sq-align.fio", "--out", str(tmp_path / "wa")], loop, "not-it")
+    code, asked, text = at_the_prompt(wa_argv(loop, tmp_path / "wa"), loop, "not-it")
     assert code == 6, text
     assert asked == ORIGINAL and getra(loop) == ORIGINAL and sha256(loop.image) == before
+    # Confirmed, the run ends (the demo analyser has no program pulses: exit 4) with the
+    # drive put back, and the archive's record says so (it said "restored: []" before).
+    done = charz(*wa_argv(loop, tmp_path / "wa2"), "--confirm-serial", loop.kname)
+    assert done.returncode == 4, done.stderr
+    assert getra(loop) == ORIGINAL
+    record = json.loads((tmp_path / "wa2" / "wa.json").read_text())["bench"]["initialization"]
+    assert record["state"] == "restored"
+    assert [(r["key"], str(r["value"]), r["ok"]) for r in record["restored"]] == [("read_ahead", ORIGINAL, True)]
 
 
 # -- 2. every ending puts the drive back -------------------------------------------------------
@@ -240,7 +251,8 @@ def test_kill_9_then_resume_puts_back_what_the_first_initialization_found(drive,
     assert last["state"] == "restored" and last["restored"][0]["value"] == int(ORIGINAL)
     # A finished session is not re-run: resume says so.
     finished = charz("resume", str(out), "--confirm-serial", loop.kname)
-    assert finished.returncode == 2 and "is finished: all 30 captures are taken" in finished.stderr
+    assert finished.returncode == 0 and "is finished: all 30 captures are taken" in finished.stderr
+    assert getra(loop) == ORIGINAL
 
 
 def test_kill_9_then_restore_does_only_that(drive, tmp_path):
