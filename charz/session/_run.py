@@ -9,6 +9,7 @@ measurement.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -137,8 +138,18 @@ class CommitQueue:
 
     def submit(self, capture) -> None:
         self.flush()
-        self._thread = threading.Thread(target=self._commit, args=(capture,), name="charz-commit", daemon=False)
-        self._thread.start()
+        thread = threading.Thread(target=self._commit, args=(capture,), name="charz-commit", daemon=False)
+        # A stop signal inside start() (while it waits for the thread to begin) left a thread
+        # that flush() could not join ("cannot join thread before it is started"): the
+        # signals wait until it has started (and the thread, inheriting the mask, never takes
+        # one; Python runs handlers in the main thread anyway).
+        stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            thread.start()
+            self._thread = thread
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class Runner:
