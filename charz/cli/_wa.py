@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.console import Console
 
 from charz.cli._common import console
 from charz.errors import AnalysisError, UsageError
@@ -293,6 +294,8 @@ def run(
     dies: Optional[int] = typer.Option(None, help="N_die per chip (bench)."),
     page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size (bench), e.g. 16k."),
     planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
+    pages_per_block: Optional[int] = typer.Option(None, min=2, help="Program pulses per erase block, if known: "
+                                                                    "erases are told by one per block."),
     profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
     program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
     read_window: str = typer.Option("2,200", help="Read pulse window µs."),
@@ -355,7 +358,7 @@ def run(
         notes = settle_notes(settle, min_gap)[2]
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
                 "settle_timeout_s": settle_timeout if settle_timeout is not None else settle + 300.0,
-                "m_p_given": mp, "planes": planes, "min_gap_us": min_gap, "notes": notes}
+                "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap, "notes": notes}
     if mock:
         from charz.sim._wa_bench import MockWaBench, mock_config
         from charz.sim._wa_bench import ftl_options
@@ -460,7 +463,7 @@ def _geometry(channels, chips, dies, page_size, profile):
 
     if profile is None:
         if None in (channels, chips, dies, page_size):
-            raise UsageError("--device needs --channels, --chips, --dies and --page-size (Eq. 7's constants)",
+            raise UsageError("Eq. 7 needs --channels, --chips, --dies and --page-size (the drive's parallelism)",
                              hint="take them from the drive's teardown / NAND datasheet, or give --profile")
         return WaGeometry.given(channels, chips, dies, parse_size(page_size))
     from charz.profile import read_profile
@@ -481,7 +484,9 @@ def profile_cmd(
     out: Path = typer.Argument(..., help="A WA archive."),
     into: Path = typer.Option(..., "--into", help="The charz profile to add the section to (rewritten)."),
 ) -> None:
-    """Add (or replace) the profile's ``write_amplification`` section from a WA archive."""
+    """Add (or replace) the profile's ``write_amplification`` section from a WA archive.
+
+    Exit codes: 0 written, 3 not a WA archive or a profile charz cannot read."""
     from charz.analysis._wa_profile import wa_section
     from charz.archive._wa import read_wa_archive
     from charz.profile import read_profile, validate_profile, write_profile
@@ -494,8 +499,9 @@ def profile_cmd(
 
 
 def _ask(text: str, token_name: str) -> str | None:
+    """The drive's confirmation, on stderr (stdout carries the result, JSON with --json)."""
     import sys
-    console.print(text)
+    Console(stderr=True, emoji=False, highlight=False, soft_wrap=True).print(_wrap(text), markup=False)
     if not sys.stdin.isatty():
         return None
     return typer.prompt(f"type the {token_name} to go on")
@@ -507,9 +513,14 @@ def resume(
     device: Optional[Path] = typer.Option(None, help="Bench: where the drive is now (default: where it was)."),
     logic: Optional[str] = typer.Option(None, help="Bench: sigrok DRIVER:CHANNEL now (default: as before)."),
     confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
-    quiet: bool = typer.Option(False, help="No progress bar."),
+    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
+                                             help="Bench: the sigrok-cli to run (default: the run's, else PATH's)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
-    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench)."""
+    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench).
+
+    Exit codes: 0 all steps trusted, 2 bad usage (another drive), 3 not a WA archive, 4 a
+    step is not trustworthy, 5 the analyser or sigrok-cli failed, 6 the drive was refused."""
     from charz.archive._wa import WaArchive
 
     with WaArchive.resume(out) as archive:
@@ -522,7 +533,7 @@ def resume(
                 raise UsageError("--device, --logic and --confirm-serial are for a bench run; this one is --mock")
             summary = _resume_mock(archive, quiet)
         else:
-            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet)
+            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet, sigrok_cli)
     _finish(out, s, summary, quiet)
 
 
@@ -538,7 +549,8 @@ def _resume_mock(archive, quiet: bool):
         return _run(archive, bench, quiet)
 
 
-def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool):
+def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool,
+                   sigrok_cli: str | None = None):
     """The same drive (its serial checked against the archive's) through the same guard,
     claim and confirmation as ``run``; the steps without a record run in plan order.  A
     step a kill interrupted starts again from its beginning, on a drive that step's
@@ -559,10 +571,10 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
                             "run of it wrote"))
     earlier = s["bench"].get("initializations") or [s["bench"].get("initialization") or {}]
     with _stops(out), DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
-                                         samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
-                                         confirm_serial=confirm_serial, confirm=_ask, expect_drive=before,
-                                         earlier=earlier,
-                                         journal=lambda record: archive.record_initialization(record, earlier)) \
+                                          samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                                          confirm_serial=confirm_serial, confirm=_ask, expect_drive=before,
+                                          sigrok=sigrok_cli or a.get("sigrok"), earlier=earlier,
+                                          journal=lambda record: archive.record_initialization(record, earlier)) \
             as bench:
         return _run(archive, bench, quiet)
 
@@ -588,7 +600,9 @@ def report(
     out: Path = typer.Argument(..., help="A WA archive."),
     to: Optional[Path] = typer.Option(None, "--to", help="Folder for the PNGs (default OUT/report)."),
 ) -> None:
-    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms."""
+    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms.
+
+    Exit codes: 0 written, 3 not a WA archive (or damaged)."""
     from charz.archive._wa import read_wa_archive
     from charz.report._fig_wa import write_wa_figures
     settings, records = read_wa_archive(out)

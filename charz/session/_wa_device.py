@@ -43,8 +43,15 @@ def sectors_written(stat_text: str) -> int:
     return int(fields[6])
 
 
+def _log_stderr(text: str) -> None:
+    import sys
+    import textwrap
+    lines = [w for line in text.splitlines() for w in (textwrap.wrap(line, 80, subsequent_indent="    ") or [""])]
+    print("\n".join(lines), file=sys.stderr)
+
+
 class _UI:
-    def __init__(self, confirm, log=print):
+    def __init__(self, confirm, log=_log_stderr):  # stdout carries the result (JSON with --json)
         self._confirm = confirm
         self._log = log
 
@@ -80,7 +87,8 @@ class _Running:
         self._read_counters("before")
         self.stream = SigrokStream(stream_argv(bench.spec.driver, ",".join(bench.spec.channels), bench.samplerate_hz,
                                                sigrok=bench.sigrok),
-                                   unitsize=1 if max(bench.spec.bits) < 8 else 2)
+                                   unitsize=1 if max(bench.spec.bits) < 8 else 2,
+                                   strip_meta=True)  # a driver that sends its samplerate as META prints it first
         self.runner = _RecordingRunner(SubprocessRunner())
         self.error: BaseException | None = None
         self.report = None
