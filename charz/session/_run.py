@@ -277,15 +277,16 @@ class Runner:
         note = f"step {step.id}: {what} ({exc.message}); configured it again and took the capture anew"
         self.log(f"step {step.id}: {what}; configuring it again and taking the capture anew")
         self.stats.notes.append(note)
-        self._configured = None
-        try:
-            self._configure(step.op)
-        except ScopeInstrumentError as again:
-            if again.code != "settings-changed":
-                raise
-            # The power-on report is read (and so cleared) by that configure's error check.
+        # Configured again, a bounded number of times: each configure's error check reads
+        # (and so clears) the power-on report or the queued error that made it fail.
+        for attempt in range(1, MAX_ATTEMPTS + 1):
             self._configured = None
-            self._configure(step.op)
+            try:
+                self._configure(step.op)
+                break
+            except ScopeInstrumentError:
+                if attempt == MAX_ATTEMPTS:
+                    raise
         return note
 
     def link_retries(self, step: Step | None = None) -> list[str]:
