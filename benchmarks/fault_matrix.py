@@ -118,10 +118,12 @@ def main() -> int:
                 out = tmp / f"{name}-{times}-{stage.replace(' ', '_')}"
                 spec = f"{KINDS[name]}{',' if ':' in KINDS[name] else ':'}{TIMES[times]}{stages[stage]}"
                 r = run(base + ["--out", str(out), "--mock-fault", spec])
+                (tmp / f"{out.name}.stderr").write_text(r.stderr)  # what a failing cell said
                 trace = "Traceback" in r.stderr
                 outcome = "survived" if r.returncode == 0 else f"stopped (exit {r.returncode})"
                 if r.returncode and (out / "session.json").exists():
                     rr = run(["resume", str(out), "--quiet"])  # without faults (none unless given)
+                    (tmp / f"{out.name}.resume.stderr").write_text(rr.stderr)
                     trace = trace or "Traceback" in rr.stderr
                     outcome += ", resumed" if rr.returncode == 0 else f", resume {rr.returncode}"
                 if must_stop(name, stage):
