@@ -15,10 +15,12 @@ import warnings
 import typer
 from rich.console import Console
 
+from charz.cli._conventions import CharzRoot, apply as _apply_conventions
 from charz.errors import CharzError
 
 app = typer.Typer(
     name="charz",
+    cls=CharzRoot,  # main commands first, developer tools apart, exit codes in --help
     help="Read an SSD's hidden internals (dies, I/O unit, allocation scheme) from its supply current.",
     no_args_is_help=True,
     # --install-completion / --show-completion (bash, zsh, fish, PowerShell), Click's own mechanism.
@@ -82,6 +84,7 @@ def _register_all() -> None:
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(app)
     _whole_short_help(app)
+    _apply_conventions(app)
 
 
 _register_all()
@@ -94,6 +97,15 @@ def report_error(exc: CharzError) -> int:
     err_console.print(f"[bold red]error:[/] {escape(exc.message)}")
     if exc.hint:
         err_console.print(f"[yellow]what to do:[/] {escape(exc.hint)}")
+    from charz.cli import _common
+
+    if _common.verbosity > 0:  # -v: the layer below's code and the chain of causes
+        if exc.code is not None:
+            err_console.print(f"code: {escape(str(exc.code))}")
+        cause = exc.__cause__ or exc.__context__
+        while cause is not None:
+            err_console.print(f"cause: {type(cause).__name__}: {escape(str(cause))}")
+            cause = cause.__cause__ or cause.__context__
     return exc.exit_code
 
 
@@ -107,7 +119,16 @@ def main(argv: list[str] | None = None) -> None:
     announce_compiles()  # the first run after an install compiles for ~10 s: say so, not sit silent
     # Standalone mode lets Typer report its own usage errors (exit 2); charz's errors pass
     # through it untouched and are reported here.
+    import time
+
+    from charz.cli import _common
+
+    started = time.monotonic()
+    _common.verbosity = 0
     try:
         app(args=argv, standalone_mode=True)
     except CharzError as exc:
         sys.exit(report_error(exc))
+    finally:
+        if _common.verbosity > 0:
+            sys.stderr.write(f"took {time.monotonic() - started:.1f} s\n")

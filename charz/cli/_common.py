@@ -9,11 +9,24 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 console = Console(highlight=False, soft_wrap=True)
 
+# -1 with -q/--quiet, 0 by default, 1+ with -v/--verbose (set by charz.cli._conventions for
+# every command before it runs).
+verbosity = 0
+
+
+def note(text: str) -> None:
+    """A progress or log line on stderr (what the command is doing); silent with -q."""
+    if verbosity >= 0:
+        import sys
+
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
 
 @contextmanager
 def progress_bar(total: int, description: str, *, enabled: bool = True):
-    """A progress bar with ETA on stderr; a no-op object when disabled (scripts, --json)."""
-    if not enabled:
+    """A progress bar with ETA on stderr; a no-op object when disabled (scripts, --json, -q)."""
+    if not enabled or verbosity < 0:
         class _Null:
             def advance(self, n: int = 1) -> None:
                 pass
@@ -129,7 +142,7 @@ def _listen_to_compiles() -> None:
         def on_start(self, ev) -> None:
             if self.depth == 0:
                 self.started = time.perf_counter()
-                if not self.said:
+                if not self.said and verbosity >= 0:
                     sys.stderr.write("compiling charz's analysis kernel (numba; the first run after an install "
                                      "only,\nthen cached) ...\n")
                     sys.stderr.flush()
@@ -139,7 +152,8 @@ def _listen_to_compiles() -> None:
             self.depth -= 1
             if self.depth == 0 and not self.said:
                 self.said = True
-                sys.stderr.write(f"compiled in {time.perf_counter() - self.started:.1f} s\n")
+                if verbosity >= 0:
+                    sys.stderr.write(f"compiled in {time.perf_counter() - self.started:.1f} s\n")
                 sys.stderr.flush()
 
     event.register("numba:compile", Notice())

@@ -105,7 +105,7 @@ def test_report_with_a_named_profile(full_session, tmp_path):
 
 def test_a_named_profile_that_is_missing_is_an_error(full_session, tmp_path, capsys):
     capsys.readouterr()
-    assert run(["report", str(full_session), "--profile", str(tmp_path / "nope.toml"), "-o", str(tmp_path / "x")]) == 3
+    assert run(["report", str(full_session), "--profile", str(tmp_path / "nope.toml"), "-o", str(tmp_path / "x")]) == 8
     assert "cannot read profile" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 

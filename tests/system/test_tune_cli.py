@@ -90,12 +90,12 @@ def test_undetermined_unit_gives_a_flagged_fallback_and_no_invented_numbers(prof
     ('schema = "charz.profile/1"\n[results.n_step\nvalue = 4\n', "not valid TOML"),
     ('schema = "something/2"\n', "schema is 'something/2'"),
 ])
-def test_bad_profiles_exit_3_with_a_message(tmp_path, capsys, content, message):
+def test_bad_profiles_exit_8_with_a_message(tmp_path, capsys, content, message):
     path = tmp_path / "profile.toml"
     if content is not None:
         path.write_text(content)
     capsys.readouterr()
-    assert run(["tune", str(path), "--fs", "ext4"]) == 3
+    assert run(["tune", str(path), "--fs", "ext4"]) == 8  # ProfileError
     err = " ".join(capsys.readouterr().err.split())  # rich wraps long lines at the terminal width
     assert "error:" in err and message in err
 
@@ -107,7 +107,7 @@ def test_a_string_where_a_number_belongs_names_the_key_without_a_traceback(profi
     assert bad.read_text() != text
     proc = subprocess.run([sys.executable, "-m", "charz", "tune", str(bad), "--fs", "ext4"],
                           capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 3
+    assert proc.returncode == 8  # ProfileError
     assert "results/write_io_unit_bytes/value" in " ".join(proc.stderr.split())
     assert "Traceback" not in proc.stderr and proc.stdout == ""
 

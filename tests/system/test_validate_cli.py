@@ -147,7 +147,7 @@ def test_usage_errors(argv, code, message, capsys):
 def test_a_malformed_profile_fails_before_any_io(tmp_path, capsys):
     bad = tmp_path / "bad.toml"
     bad.write_text('schema = "charz.profile/1"\n[provenance]\ntool = "charz"\n')
-    assert run(["validate", "--mock", "--profile", str(bad), "--scratch-dir", str(tmp_path / "none")]) == 3
+    assert run(["validate", "--mock", "--profile", str(bad), "--scratch-dir", str(tmp_path / "none")]) == 8  # ProfileError
     err = capsys.readouterr().err
     assert "bad.toml" in err and "required property" in err
     assert not (tmp_path / "none").exists()
