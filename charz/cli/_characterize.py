@@ -11,6 +11,7 @@ from typing import List, Optional
 import typer
 
 from charz.cli._common import console, damage_hints, progress_bar
+from charz.cli._conventions import Dialect, EraseMethod, Preset
 from charz.cli._stop import kept_line, stoppable
 from charz.errors import UsageError
 
@@ -89,7 +90,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def characterize(
         mock: bool = typer.Option(False, help="Run against the mock bench (simulated SSD behind a simulated scope over TCP)."),
-        preset: str = typer.Option("mxp", help="Mock bench: the simulated drive (charz simulate --list)."),
+        preset: Preset = typer.Option("mxp", help="Mock bench: the simulated drive (charz simulate --list)."),
         device: Optional[Path] = typer.Option(None, help="Block device under test (a whole disk; checked, claimed, confirmed)."),
         scope: Optional[str] = typer.Option(None, help="VISA resource of the scope, e.g. TCPIP::192.168.1.20::4000::SOCKET."),
         out: Optional[Path] = typer.Option(None, help="Session directory to create (default runs/<drive>-<time>)."),
@@ -104,7 +105,7 @@ def register(app: typer.Typer) -> None:
         sizes: Optional[str] = typer.Option(None, help="Write sizes (default one page to 160 KB in page steps)."),
         read_sizes: Optional[str] = typer.Option(None, help="Read sizes (default page steps to 160 KB and 512 KB); 'none'."),
         repeats: int = typer.Option(5, min=1, help="Captures per size."),
-        erase: Optional[str] = typer.Option(None, help="Erase first: discard, secure-erase, enhanced-secure-erase or format."),
+        erase: Optional[EraseMethod] = typer.Option(None, help="Erase first (default: none)."),
         confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts (instead of typing it)."),
         allow_signatures: bool = typer.Option(False, help="Overwrite a drive that carries a file system or RAID signature."),
         rail_v: Optional[float] = typer.Option(None, help="Voltage of the rail the probe is on (energy figures; "
@@ -116,7 +117,7 @@ def register(app: typer.Typer) -> None:
         standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),
         write_cache: bool = typer.Option(False, help="Mock bench: leave the simulated write cache on (to see the warning)."),
         mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: inject a scope fault, e.g. no_trigger:count=1."),
-        mock_dialect: str = typer.Option("tek", help="Mock bench: the scope it plays (tek, tek-mdo, tek-mso5, keysight)."),
+        mock_dialect: Dialect = typer.Option("tek", help="Mock bench: the scope it plays."),
         analyze: bool = typer.Option(True, help="Analyze the session and write OUT/profile.toml at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
     ) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Literal
 
 from typer.core import TyperCommand, TyperGroup
 from typer.core import TyperOption as _Option
@@ -191,3 +192,18 @@ def preset_names() -> list[str]:
     """The simulated drives (profiles/*.toml presets) without importing the simulator (2 s)."""
     d = Path(__file__).resolve().parents[1] / "_data" / "profiles"
     return sorted(p.stem for p in d.glob("*.toml"))
+
+
+# Choices shown as choices (`--fs <ext4|xfs|...>`), checked by the parser (exit 2, the list
+# in the message).  Written here, not imported from the modules that own them, so `charz
+# --help` and shell completion stay fast; tests/unit/test_cli_choices.py checks each against
+# its owner.
+Preset = Literal[tuple(preset_names())]  # type: ignore[valid-type]
+MockScopePreset = Literal[tuple([*preset_names(), "pulse"])]  # type: ignore[valid-type]
+Dialect = Literal["tek", "tek-mdo", "tek-mso5", "keysight"]
+ExportFormat = Literal["tek-csv", "isf", "tek-wfm", "keysight-bin"]
+EraseMethod = Literal["discard", "secure-erase", "enhanced-secure-erase", "format"]
+TuneTarget = Literal["ext4", "xfs", "zfs", "btrfs", "mdadm", "lvm", "partition", "all"]
+Probe = Literal["current", "voltage"]
+WaCounters = Literal["micron", "intel", "nvme"]
+MockFtl = Literal["greedy", "cost-benefit", "wolf", "fdp", "nvm", "cdm"]

@@ -14,6 +14,7 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console
+from charz.cli._conventions import Dialect, MockScopePreset, Probe
 from charz.errors import UsageError
 
 __all__ = ["register", "format_check", "format_mock_banner"]
@@ -208,12 +209,12 @@ def register(app: typer.Typer) -> None:
     def mock_scope(
         port: int = typer.Option(0, help="SCPI port on 127.0.0.1 (0: a free one)."),
         control_port: int = typer.Option(0, help="Control port (JSON lines) on 127.0.0.1 (0: a free one)."),
-        preset: str = typer.Option("mxp", help="Simulated drive behind the probe (charz simulate --list), as "
+        preset: MockScopePreset = typer.Option("mxp", help="Simulated drive behind the probe (charz simulate --list), as "
                                                "characterize --mock; 'pulse' for a plain pulse train."),
         seed: int = typer.Option(0, help="Seed of the simulated drive."),
-        dialect: str = typer.Option("tek", help="tek, tek-mdo, tek-mso5 or keysight."),
+        dialect: Dialect = typer.Option("tek", help="The scope the mock plays."),
         fault: Optional[list[str]] = typer.Option(None, help="Fault to inject, kind[:key=value,...]; repeatable."),
-        probe: str = typer.Option("current", help="current (reports A) or voltage (a shunt)."),
+        probe: Probe = typer.Option("current", help="current (reports A) or voltage (a shunt)."),
         realtime: bool = typer.Option(False, help="Acquisitions, commands and transfers take as long as on "
                                       "the modelled scope (instruments/*.toml [timing])."),
     ) -> None:

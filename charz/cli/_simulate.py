@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console, damage_hints, progress_bar
+from charz.cli._conventions import Preset
 from charz.errors import UsageError
 
 
@@ -21,7 +22,7 @@ def format_preset_list(models) -> str:
 def register(app: typer.Typer) -> None:
     @app.command()
     def simulate(
-        preset: Optional[str] = typer.Option(None, help="Drive to simulate (see --list)."),
+        preset: Optional[Preset] = typer.Option(None, help="Drive to simulate (see --list)."),
         out: Optional[Path] = typer.Option(None, help="Session directory to create (must not exist or be empty)."),
         seed: int = typer.Option(0, help="Seed: same seed, same captures."),
         sizes: Optional[str] = typer.Option(None, help="Write sizes, e.g. '4k:160k:4k' or '4k,32k' (default: one page to 160 KB in page steps)."),

@@ -14,11 +14,12 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console
+from charz.cli._conventions import TuneTarget
 from charz.errors import UsageError
 
 __all__ = ["register", "parse_io_size"]
 
-_FS_HELP = "ext4, xfs, zfs, btrfs, mdadm, lvm, partition, or all."
+_FS_HELP = "What to print commands for (all: every target)."
 
 
 def parse_io_size(text: str, option: str) -> int:
@@ -70,7 +71,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def tune(
         profile: Path = typer.Argument(..., help="Profile from charz analyze (TOML, or .json), or a session directory."),
-        fs: str = typer.Option(..., "--fs", help=_FS_HELP),
+        fs: TuneTarget = typer.Option(..., "--fs", help=_FS_HELP),
         device: Optional[str] = typer.Option(None, help="Block device whose queue limits to read (read-only) and "
                                                         "to name in the commands, e.g. /dev/sda or nvme0n1."),
         min_io: Optional[str] = typer.Option(None, "--min-io", help="Use this minimum_io_size instead (e.g. 4k, or 0)."),

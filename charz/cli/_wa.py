@@ -13,6 +13,7 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console
+from charz.cli._conventions import MockFtl, WaCounters
 from charz.errors import AnalysisError, UsageError
 
 __all__ = ["register", "wa_app", "format_summary"]
@@ -217,9 +218,9 @@ def run(
     mock_lines: Optional[bool] = typer.Option(None, "--mock-lines/--mock-die-gc",
                                               help="Mock drive: GC on lines over every die (default for greedy "
                                                    "and cost-benefit), or on each die alone."),
-    mock_counters: str = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
+    mock_counters: WaCounters = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
                                                      "(32 MiB units) or nvme (Data Units + OCP C0h)."),
-    mock_ftl: Optional[str] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
+    mock_ftl: Optional[MockFtl] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
                                                       "wolf (002 §5), fdp (002's baseline), nvm or cdm (an NVM cache, 004 §III)."),
     mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
@@ -344,7 +345,7 @@ def profile_cmd(
     out: Path = typer.Argument(..., help="A WA archive."),
     into: Path = typer.Option(..., "--into", help="The charz profile to add the section to (rewritten)."),
 ) -> None:
-    """Add (or replace) the profile's ``write_amplification`` section from a WA archive."""
+    """Add (or replace) the profile's write_amplification section from a WA archive."""
     from charz.analysis._wa_profile import wa_section
     from charz.archive._wa import read_wa_archive
     from charz.profile import read_profile, validate_profile, write_profile
@@ -372,7 +373,7 @@ def resume(
     confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
     quiet: bool = typer.Option(False, help="No progress bar."),
 ) -> None:
-    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench)."""
+    """Run the steps an interrupted charz wa run has no record of (mock or bench)."""
     from charz.archive._wa import WaArchive
 
     with WaArchive.resume(out) as archive:

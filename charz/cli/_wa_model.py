@@ -100,7 +100,7 @@ def model(
     pages_per_block: Optional[int] = typer.Option(None, help="Pages per erase block (the greedy model)."),
     blocks_per_pool: Optional[int] = typer.Option(None, help="Blocks per GC pool (a die or a plane)."),
     held_blocks: Optional[str] = typer.Option(None, help="Blocks per pool the FTL keeps free, LOW,HIGH."),
-    mock: bool = typer.Option(False, "--mock", help="The geometry of `charz wa run --mock`'s drive."),
+    mock: bool = typer.Option(False, "--mock", help="The geometry of the drive of charz wa run --mock."),
     archive: Optional[Path] = typer.Option(None, help="A WA archive: its steady sub-tests beside the models "
                                                       "(and, from a mock run, its geometry)."),
 ) -> None:

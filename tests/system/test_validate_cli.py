@@ -137,7 +137,7 @@ def test_an_undetermined_unit_is_said(profiles, scratch_dir, capsys):
     (["validate"], 2, "choose the bench"),
     (["validate", "--mock", "--record-sizes", "3000"], 2, "not a multiple of 512 B"),
     (["validate", "--mock", "--record-sizes", "12k"], 2, "not a whole number of 12288 B records"),
-    (["validate", "--mock", "--preset", "nope", "--file-size", "64k", "--record-sizes", "4k"], 2, "no preset named"),
+    (["validate", "--mock", "--preset", "nope", "--file-size", "64k", "--record-sizes", "4k"], 2, "'nope' is not one of"),
 ])
 def test_usage_errors(argv, code, message, capsys):
     assert run(argv) == code
