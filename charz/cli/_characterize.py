@@ -78,9 +78,32 @@ def format_outcome(result) -> str:
     return "\n".join(lines)
 
 
-def _report(result) -> None:
+def outcome_dict(result, session: Path) -> dict:
+    """The --json document of characterize and resume (schema charz.characterize/1)."""
+    import json
+
+    from charz.profile import to_json
+
+    s = result.stats
+    return {
+        "schema": "charz.characterize/1",
+        "session": str(session),
+        "captures": {"taken": s.captured, "retried": s.retried, "kept_with_warnings": s.flagged,
+                     "never_captured": s.missed, "link_retries": getattr(s, "link_retries", 0)},
+        "notes": list(s.notes),
+        "profile_path": str(result.profile_path) if result.profile_path else None,
+        "profile": json.loads(to_json(result.profile)) if result.profile else None,
+    }
+
+
+def _report(result, session: Path, as_json: bool = False) -> None:
     from charz.cli._analyze import format_summary
 
+    if as_json:
+        import json
+
+        typer.echo(json.dumps(outcome_dict(result, session), indent=2))
+        return
     if result.profile:
         console.print(format_summary(result.profile), markup=False)
     console.print(format_outcome(result), markup=False)
@@ -120,6 +143,8 @@ def register(app: typer.Typer) -> None:
         mock_dialect: Dialect = typer.Option("tek", help="Mock bench: the scope it plays."),
         analyze: bool = typer.Option(True, help="Analyze the session and write OUT/profile.toml at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+        as_json: bool = typer.Option(False, "--json", help="Print the outcome and the profile as one JSON document "
+                                                           "(charz.characterize/1) instead of the summary."),
     ) -> None:
         """Characterize a drive: initialize it, sweep O_DIRECT writes and reads under capture, analyze."""
         from charz.session import SCRATCH_NAME, BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
@@ -183,7 +208,7 @@ def register(app: typer.Typer) -> None:
         except KeyboardInterrupt as exc:
             ui.err.print(kept_line(out), markup=False)
             raise typer.Exit(getattr(exc, "exit_code", 130))
-        _report(result)
+        _report(result, out, as_json)
 
     @app.command()
     def resume(
@@ -191,6 +216,8 @@ def register(app: typer.Typer) -> None:
         confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
         analyze: bool = typer.Option(True, help="Analyze the session at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+        as_json: bool = typer.Option(False, "--json", help="Print the outcome and the profile as JSON, as "
+                                                           "characterize --json."),
         mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: faults for this resume (none by default)."),
         scope: Optional[str] = typer.Option(None, help="The scope's VISA resource now, if it changed (recorded)."),
         channel: Optional[str] = typer.Option(None, help="The probe's scope channel now, if it changed (recorded)."),
@@ -215,4 +242,4 @@ def register(app: typer.Typer) -> None:
         except KeyboardInterrupt as exc:
             ui.err.print(kept_line(session), markup=False)
             raise typer.Exit(getattr(exc, "exit_code", 130))
-        _report(result)
+        _report(result, session, as_json)
