@@ -427,11 +427,18 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
 
 
 @wa_app.command("show")
-def show(out: Path = typer.Argument(..., help="A WA archive.")) -> None:
+def show(out: Path = typer.Argument(..., help="A WA archive."),
+         as_json: bool = typer.Option(False, "--json", help="Print the settings and every step's record as JSON "
+                                                            "(charz.wa-show/1).")) -> None:
     """The result table of a WA archive."""
     from charz.archive._wa import read_wa_archive
     settings, records = read_wa_archive(out)
-    console.print(_wrap(format_summary(settings, records)))
+    if as_json:
+        import json
+        typer.echo(json.dumps({"schema": "charz.wa-show/1", "archive": str(out), "settings": settings,
+                               "steps": [records[i] for i in sorted(records)]}, indent=2, default=str))
+        return
+    console.print(_wrap(format_summary(settings, records)), markup=False)
 
 
 @wa_app.command("report")
