@@ -76,7 +76,13 @@ def _whole_short_help(typer_app: typer.Typer) -> None:
         text = info.help or (info.callback.__doc__ if info.callback else None)
         if info.short_help is None and text:
             info.short_help = text.strip().split("\n\n")[0]
+    from typer.models import DefaultPlaceholder
+
     for group in typer_app.registered_groups:
+        info = group.typer_instance.info
+        text = next((t for t in (group.help, info.help) if t and not isinstance(t, DefaultPlaceholder)), None)
+        if (group.short_help is None or isinstance(group.short_help, DefaultPlaceholder)) and text:
+            group.short_help = text.strip().split("\n\n")[0]
         _whole_short_help(group.typer_instance)
 
 

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from charz.cli._common import console, damage_hints, progress_bar
+from charz.cli._common import console, damage_hints, emit_json, progress_bar
 from charz.cli._conventions import Dialect, EraseMethod, Preset
 from charz.cli._stop import kept_line, stoppable
 from charz.errors import UsageError
@@ -102,7 +102,7 @@ def _report(result, session: Path, as_json: bool = False) -> None:
     if as_json:
         import json
 
-        typer.echo(json.dumps(outcome_dict(result, session), indent=2))
+        emit_json(json.dumps(outcome_dict(result, session), indent=2))
         return
     if result.profile:
         console.print(format_summary(result.profile), markup=False)

@@ -14,6 +14,20 @@ console = Console(highlight=False, soft_wrap=True)
 verbosity = 0
 
 
+# With --json, stdout carries the JSON document alone: the command runs with stdout sent to
+# stderr (log lines, tables) and writes the document here (charz.cli._conventions sets it).
+json_stream = None
+
+
+def emit_json(text: str) -> None:
+    """Write the command's --json document to the real stdout."""
+    import sys
+
+    stream = json_stream or sys.stdout
+    stream.write(text if text.endswith("\n") else text + "\n")
+    stream.flush()
+
+
 def note(text: str) -> None:
     """A progress or log line on stderr (what the command is doing); silent with -q."""
     if verbosity >= 0:

@@ -97,7 +97,16 @@ class CharzCommand(TyperCommand):
         for name in self._injected:
             ctx.params.pop(name, None)
         _common.verbosity = -1 if quiet else verbose
-        return super().invoke(ctx)
+        if not any(ctx.params.get(p.name) for p in self.params if "--json" in getattr(p, "opts", ())):
+            return super().invoke(ctx)
+        import contextlib
+
+        _common.json_stream = sys.stdout
+        try:
+            with contextlib.redirect_stdout(sys.stderr):
+                return super().invoke(ctx)
+        finally:
+            _common.json_stream = None
 
     def format_epilog(self, ctx, formatter) -> None:
         super().format_epilog(ctx, formatter)

@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 
 _UNITS = {"s": (1e6, "µs"), "A": (1e3, "mA")}
 
@@ -142,7 +142,7 @@ def register(app: typer.Typer) -> None:
         da, db = read_profile(pa), read_profile(pb)
         rows = diff_profiles(da, db)
         if as_json:
-            typer.echo(json.dumps({"schema": "charz.diff/1", "a": str(pa), "b": str(pb), "coverage": COVERAGE,
+            emit_json(json.dumps({"schema": "charz.diff/1", "a": str(pa), "b": str(pb), "coverage": COVERAGE,
                                    "differences": rows}, indent=2))
         else:
             console.print(format_diff(str(pa), str(pb), da, db), markup=False)

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 from charz.cli._conventions import Dialect, MockScopePreset, Probe
 from charz.errors import UsageError
 
@@ -199,7 +199,7 @@ def register(app: typer.Typer) -> None:
         finally:
             scope.close()
         if as_json:
-            typer.echo(json.dumps(result.to_dict(), default=str, indent=2))
+            emit_json(json.dumps(result.to_dict(), default=str, indent=2))
         else:
             console.print(format_check(result, device), markup=False)
         if not result.ok:

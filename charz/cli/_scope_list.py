@@ -8,7 +8,7 @@ import warnings
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 
 # pip package for the module pyvisa-py says is missing ("No module named 'usb'")
 _PIP = {"usb": "pyusb", "serial": "pyserial", "gpib": "gpib-ctypes", "pyvicp": "pyvicp",
@@ -78,7 +78,7 @@ def register(scope_app: typer.Typer) -> None:
         if as_json:
             import json
 
-            typer.echo(json.dumps({"schema": "charz.scope-list/1", "pyvisa_py": info.get("Version"),
+            emit_json(json.dumps({"schema": "charz.scope-list/1", "pyvisa_py": info.get("Version"),
                                    "resources": list(resources),
                                    "missing": [{"fix": fix, "kinds": kinds} for fix, kinds in missing(info).items()]},
                                   indent=2))

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 
 
 def register(app: typer.Typer) -> None:
@@ -41,7 +41,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             import json
 
-            typer.echo(json.dumps(capture_facts(cap, out), indent=2))
+            emit_json(json.dumps(capture_facts(cap, out), indent=2))
             return
         console.print(capture_summary(cap), markup=False)
         console.print(f"figure   {out}", markup=False)

@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 from charz.cli._conventions import TuneTarget
 from charz.errors import UsageError
 
@@ -102,6 +102,6 @@ def register(app: typer.Typer) -> None:
                               device=_device_path(device) if device else None, profile_path=where)
         # format, print
         if json_out:
-            typer.echo(json.dumps(report.to_dict(), indent=2))
+            emit_json(json.dumps(report.to_dict(), indent=2))
         else:
             console.print(format_report(report), markup=False)

@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console, progress_bar
+from charz.cli._common import console, emit_json, progress_bar
 from charz.cli._conventions import Preset
 from charz.errors import UsageError
 
@@ -137,7 +137,7 @@ def register(app: typer.Typer) -> None:
         # format, print
         if json_out:
             doc = {**result.to_dict(), "profile_written": None if written is None else str(written)}
-            typer.echo(json.dumps(doc, indent=2, allow_nan=False))
+            emit_json(json.dumps(doc, indent=2, allow_nan=False))
         else:
             console.print(format_table(result), markup=False)
             if written is not None:

@@ -12,7 +12,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 from charz.cli._conventions import MockFtl, WaCounters
 from charz.errors import AnalysisError, UsageError
 
@@ -157,9 +157,12 @@ def _wrap(text: str, width: int = 80) -> str:
     return "\n".join(out)
 
 
-def _finish(out: Path, settings: dict, summary, quiet: bool) -> None:
-    console.print(_wrap(format_summary(settings, summary.records)))
-    console.print(f"archive   {out}")
+def _finish(out: Path, settings: dict, summary, quiet: bool, as_json: bool = False) -> None:
+    if as_json:
+        emit_json(_show_json(out, settings, summary.records))
+    else:
+        console.print(_wrap(format_summary(settings, summary.records)))
+        console.print(f"archive   {out}")
     if summary.untrusted:
         raise AnalysisError(f"{len(summary.untrusted)} of {len(summary.records)} steps are not trustworthy",
                             hint="see the errors above and the width histogram (charz wa report DIR)")
@@ -248,6 +251,8 @@ def run(
     settle_timeout: float = typer.Option(600.0, help="Give up waiting for the settle time after this long (s)."),
     confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
     quiet: bool = typer.Option(False, help="No progress bar."),
+    as_json: bool = typer.Option(False, "--json", help="Print the settings and every step's record as JSON, "
+                                                       "as wa show --json."),
 ) -> None:
     """Measure WA: M_p calibration, then 000 Table 3's micro-benchmarks (and sub-tests, OP sweep)."""
     from charz.analysis._pulses import PulseWindows
@@ -293,7 +298,7 @@ def run(
             settings.update(bench=bench.describe(), geometry=geo.to_dict())
             with WaArchive.create(out, settings) as archive:
                 summary = _run(archive, bench, quiet)
-        _finish(out, archive.settings, summary, quiet)
+        _finish(out, archive.settings, summary, quiet, as_json)
         return
     if not logic:
         raise UsageError("--device needs --logic DRIVER:CHANNEL (the analyser on the die's R/B pin)")
@@ -310,7 +315,7 @@ def run(
         settings.update(bench=bench.describe(), geometry=geometry.to_dict())
         archive = stack.enter_context(WaArchive.create(out, settings))
         summary = _run(archive, bench, quiet)
-    _finish(out, archive.settings, summary, quiet)
+    _finish(out, archive.settings, summary, quiet, as_json)
 
 
 def _geometry(channels, chips, dies, page_size, profile):
@@ -372,6 +377,7 @@ def resume(
     logic: Optional[str] = typer.Option(None, help="Bench: sigrok DRIVER:CHANNEL now (default: as before)."),
     confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
     quiet: bool = typer.Option(False, help="No progress bar."),
+    as_json: bool = typer.Option(False, "--json", help="Print the records as JSON, as wa show --json."),
 ) -> None:
     """Run the steps an interrupted charz wa run has no record of (mock or bench)."""
     from charz.archive._wa import WaArchive
@@ -387,7 +393,7 @@ def resume(
             summary = _resume_mock(archive, quiet)
         else:
             summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet)
-    _finish(out, s, summary, quiet)
+    _finish(out, s, summary, quiet, as_json)
 
 
 def _resume_mock(archive, quiet: bool):
@@ -434,11 +440,15 @@ def show(out: Path = typer.Argument(..., help="A WA archive."),
     from charz.archive._wa import read_wa_archive
     settings, records = read_wa_archive(out)
     if as_json:
-        import json
-        typer.echo(json.dumps({"schema": "charz.wa-show/1", "archive": str(out), "settings": settings,
-                               "steps": [records[i] for i in sorted(records)]}, indent=2, default=str))
+        emit_json(_show_json(out, settings, records))
         return
     console.print(_wrap(format_summary(settings, records)), markup=False)
+
+
+def _show_json(out: Path, settings: dict, records: dict[int, dict]) -> str:
+    import json
+    return json.dumps({"schema": "charz.wa-show/1", "archive": str(out), "settings": settings,
+                       "steps": [records[i] for i in sorted(records)]}, indent=2, default=str)
 
 
 @wa_app.command("report")

@@ -168,7 +168,10 @@ def model(
         if as_json:
             import json
 
-            text = json.dumps(model_dict(g, measured, str(archive) if archive else ""), indent=2)
+            from charz.cli._common import emit_json
+
+            emit_json(json.dumps(model_dict(g, measured, str(archive) if archive else ""), indent=2))
+            return
         else:
             text = format_model(g, measured, str(archive) if archive else "")
     except ValueError as exc:
