@@ -349,6 +349,8 @@ def _geometry(channels, chips, dies, page_size, profile):
 def profile_cmd(
     out: Path = typer.Argument(..., help="A WA archive."),
     into: Path = typer.Option(..., "--into", help="The charz profile to add the section to (rewritten)."),
+    allow_geometry_mismatch: bool = typer.Option(False, help="Add the section even when the WA run's geometry "
+                                                             "(channels, chips, dies, page) is not the profile's."),
 ) -> None:
     """Add (or replace) the profile's write_amplification section from a WA archive."""
     from charz.analysis._wa_profile import wa_section
@@ -357,9 +359,45 @@ def profile_cmd(
 
     settings, records = read_wa_archive(out)
     prof = read_profile(into)
+    differ = geometry_mismatch(settings, prof)
+    if differ:
+        text = "; ".join(f"{name}: run {a}, profile {b}" for name, a, b in differ)
+        if not allow_geometry_mismatch:
+            raise UsageError(f"{out} was measured with another geometry than {into} describes ({text}): "
+                             "its WA (Eq. 7 scales by N_channel · N_chip · N_die · P_a) belongs to another drive "
+                             "or another assumption; nothing was written",
+                             hint="run charz wa run with --profile on this drive, or add --allow-geometry-mismatch "
+                                  "to keep the run's own geometry in the section anyway")
+        console.print(_wrap(f"warning: geometry differs ({text}); the section keeps the run's own"), markup=False)
     prof["write_amplification"] = wa_section(settings, records)
     write_profile(validate_profile(prof, origin=str(into)), into)
     console.print(f"{into}: write_amplification from {out} ({len(records)} steps)")
+
+
+def geometry_mismatch(settings: dict, profile: dict) -> list[tuple[str, object, object]]:
+    """(name, the WA run's value, the profile's) for each of Eq. 7's constants the two disagree on.
+
+    A constant the profile does not know is not compared.
+
+    >>> s = {"geometry": {"channels": {"value": 4}, "chips_per_channel": {"value": 1},
+    ...                   "dies_per_chip": {"value": 1}, "page_size": {"value": 4096}}}
+    >>> p = {"given": {"channels": 10, "packages": 20, "page_size_bytes": 4096}, "results": {}}
+    >>> geometry_mismatch(s, p)
+    [('channels', 4, 10), ('chips per channel', 1, 2), ('packages', 4, 20)]
+    """
+    geo = settings.get("geometry") or {}
+    given, results = profile.get("given") or {}, profile.get("results") or {}
+    ch, pk = given.get("channels"), given.get("packages")
+    theirs = {"channels": ch, "chips per channel": pk // ch if ch and pk and pk % ch == 0 else None,
+              "dies per chip": (results.get("dies_per_package") or {}).get("value"),
+              "page": given.get("page_size_bytes")}
+    ours = {"channels": "channels", "chips per channel": "chips_per_channel", "dies per chip": "dies_per_chip",
+            "page": "page_size"}
+    run = {name: (geo.get(key) or {}).get("value") for name, key in ours.items()}
+    a_ch, a_chips = run["channels"], run["chips per channel"]
+    run["packages"], theirs["packages"] = (a_ch * a_chips if a_ch and a_chips else None), pk
+    return [(name, run[name], theirs[name]) for name in run
+            if run[name] is not None and theirs[name] is not None and int(run[name]) != int(theirs[name])]
 
 
 def _ask(text: str, token_name: str) -> str | None:

@@ -252,7 +252,11 @@ def test_profile_section_round_trips_through_charzs_profile_reader(tmp_path, tab
                    check=True, capture_output=True, timeout=600)
     prof = tmp_path / "p.toml"
     subprocess.run([*CHARZ, "analyze", str(sess), "-o", str(prof)], check=True, capture_output=True, timeout=600)
-    charz("wa", "profile", str(table3[0]), "--into", str(prof), check=0)
+    # the mock WA drive (4 channels × 1 chip) is not the MXP: refused, nothing written, unless allowed
+    refused = charz("wa", "profile", str(table3[0]), "-o", str(prof), check=2)
+    assert "another geometry" in refused.stderr and "channels: run 4, profile 8" in " ".join(refused.stderr.split())
+    assert "write_amplification" not in read_profile(prof)
+    charz("wa", "profile", str(table3[0]), "-o", str(prof), "--allow-geometry-mismatch", check=0)
     p = read_profile(prof)  # validated against charz.profile/1
     sec = p["write_amplification"]
     assert sec["m_p"]["value"] == 2 and len(sec["steps"]) == 40
