@@ -496,11 +496,13 @@ def report(
 ) -> None:
     """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms."""
     from charz.archive._wa import read_wa_archive
-    from charz.report._fig_wa import write_wa_figures
+    from charz.report._wa_report import write_wa_pngs
     settings, records = read_wa_archive(out)
-    paths = write_wa_figures(settings, records, to or out / "report")
+    paths, skipped = write_wa_pngs(settings, records, to or out / "report")
     for p in paths:
-        console.print(str(p))
+        console.print(str(p), markup=False)
+    for name, why in skipped:  # an empty placeholder figure would say less than this line
+        console.print(_wrap(f"not drawn: {name}: {why}"), markup=False)
 
 
 def register(app: typer.Typer) -> None:

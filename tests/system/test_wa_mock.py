@@ -118,10 +118,13 @@ def test_progress_bars_fit_80_columns_on_a_wide_terminal(tmp_path):
 
 def test_report_figures(table3, tmp_path):
     out = table3[0]
-    p = charz("wa", "report", str(out), "--to", str(tmp_path), check=0)
-    for name in ("wa-histogram.png", "wa-benchmarks.png", "wa-volume.png"):
+    p = charz("wa", "report", str(out), "-o", str(tmp_path), check=0)
+    for name in ("wa-histogram.png", "wa-benchmarks.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "wa-histogram.png" in p.stdout
+    # no sub-tests in this run: no empty placeholder figure, a line that says why
+    assert not (tmp_path / "wa-volume.png").exists() and not (tmp_path / "wa-models.png").exists()
+    assert "not drawn: wa-volume.png: no sub-tests" in p.stdout
 
 
 def test_walvd_first_subtest_carries_the_initial_data_and_op_sweep_orders(tmp_path):

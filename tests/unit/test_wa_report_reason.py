@@ -28,3 +28,12 @@ def test_a_mock_drive_with_another_manager_is_named(name, said):
 def test_without_a_series_the_reason_is_the_missing_series():
     assert "no steady sub-test series" in _no_models_why(_settings(**ftl_options("wolf", 0)), [])
     assert "no steady sub-test series" in _no_models_why({"bench": {"kind": "bench"}}, SERIES)
+
+
+def test_figures_with_nothing_to_show_are_not_drawn_but_said(tmp_path):
+    from charz.report._wa_report import write_wa_pngs
+
+    written, skipped = write_wa_pngs(_settings(), {}, tmp_path / "rep")
+    assert written == [] and list((tmp_path / "rep").iterdir()) == []
+    assert [name for name, _ in skipped] == ["wa-histogram.png", "wa-benchmarks.png", "wa-volume.png", "wa-models.png"]
+    assert all(why for _, why in skipped) and "no sub-tests" in dict(skipped)["wa-volume.png"]
