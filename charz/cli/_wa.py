@@ -64,30 +64,34 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
     lines.append("")
     mock = any(r.get("truth") for r in records.values())
     ctr = any(((r.get("counters") or {}).get("wa") or {}).get("value") for r in records.values())
-    head = f"{'#':>3}  {'benchmark':<28}{'pulses':>8}  {'WA ± u':<15}"
-    lines.append(head + (f"{'true':>6} {'|RE_WA|':>8}" if mock else "") + (f"{'SMART':>7}" if ctr else ""))
+    # Columns of fixed width, each after one space: the widest row is 79 columns, and no two
+    # columns touch however large WA grows (_num keeps a number within its column's width).
+    head = f"{'#':>3} {'benchmark':<26} {'pulses':>9} {'WA ± u':<14}"
+    lines.append(head + (f" {'true':>6} {'|RE_WA|':>7}" if mock else "") + (f" {'SMART':>6}" if ctr else ""))
     for i in sorted(records):
         r = records[i]
         n = r["counts"]["programs"]
         flag = "" if r.get("trusted") else " !"
+        label = r["label"] if len(r["label"]) <= 26 else r["label"][:25] + "…"
         if r["step"]["kind"] == "calibrate":
             mp = r.get("m_p", {})
-            wa1 = mp.get("details", {}).get("wa_mp1") or mp.get("details", {}).get("wa_mp1")
-            txt = (f"M_p {mp['value']} (WA₁ {wa1:.3f})" if mp.get("value") else "M_p ? (cannot tell)")
-            lines.append(f"{i:>3}  {r['label'][:28]:<28}{n:>8}  {txt}{flag}")
+            wa1 = mp.get("details", {}).get("wa_mp1")
+            txt = (f"M_p {mp['value']} (WA₁ {_num(wa1)})" if mp.get("value") and wa1 is not None
+                   else f"M_p {mp['value']}" if mp.get("value") else "M_p ? (cannot tell)")
+            lines.append(f"{i:>3} {label:<26} {n:>9} {txt}{flag}")
             continue
         est = r.get("estimate")
-        wa = f"{est['wa']['value']:.3f} ± {est['wa']['uncertainty']:.3f}" if est else "—"
-        row = f"{i:>3}  {r['label'][:28]:<28}{n:>8}  {wa:<15}"
+        wa = f"{_num(est['wa']['value'])} ± {_num(est['wa']['uncertainty'])}" if est else "—"
+        row = f"{i:>3} {label:<26} {n:>9} {wa:<14}"
         if mock and r.get("truth"):
             re = r.get("re_wa")
-            row += f"{r['truth']['true_wa']:>6.3f} {(f'{100 * re:.2f} %' if re is not None else '—'):>8}"
+            row += f" {_num(r['truth']['true_wa']):>6} {(_percent(re) if re is not None else '—'):>7}"
         elif mock:
             row += " " * 15
         if ctr:
             cw = (r.get("counters") or {}).get("wa") or {}
-            row += f"{cw['value']:>7.3f}" if cw.get("value") else f"{'—':>7}"
-        lines.append(row + flag)
+            row += f" {_num(cw['value']):>6}" if cw.get("value") else f" {'—':>6}"
+        lines.append(row.rstrip() + flag)
     lines.append("")
     bench = [r for r in records.values() if r["step"]["kind"] == "benchmark" and r.get("re_wa") is not None]
     if bench:
@@ -113,11 +117,69 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
         for i in bad:
             for e in records[i]["errors"]:
                 lines.append(f"  {i}: {e}")
-    nwarn = sum(len(r.get("warnings", [])) for r in records.values())
-    if nwarn:
-        first = next(r["warnings"][0] for r in records.values() if r.get("warnings"))
-        lines.append(f"{nwarn} warning{'s' if nwarn != 1 else ''}, e.g.: {first}")
+    lines += _warning_lines(records)
     return "\n".join(lines)
+
+
+def _num(v: float) -> str:
+    """A WA-sized number in at most 6 characters: 3 decimals below 10, 2 below 100, then fewer."""
+    if v is None:
+        return "—"
+    for limit, digits in ((10, 3), (100, 2), (1000, 1)):
+        if abs(v) < limit:
+            return f"{v:.{digits}f}"
+    return f"{v:.0f}"
+
+
+def _percent(fraction: float) -> str:
+    p = 100 * fraction
+    return f"{p:.2f} %" if p < 100 else f"{p:.0f} %"
+
+
+def _steps(indices: list[int]) -> str:
+    """``0–3, 7`` for [0, 1, 2, 3, 7]."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
+def _warning_lines(records: dict[int, dict]) -> list[str]:
+    """Every warning of every step, each said once: a warning's explanation (after "; ") once per kind,
+    then what each step measured; steps with the same text share one line."""
+    import re
+
+    kinds: dict[str, dict[str, list[int]]] = {}   # kind (digits masked) → text before "; " → steps
+    tails: dict[str, str] = {}
+    for i in sorted(records):
+        for w in records[i].get("warnings") or []:
+            head, _, tail = w.partition("; ")
+            kind = re.sub(r"\d+(?:[.,]\d+)*", "#", head) + "|" + tail
+            tails[kind] = tail
+            steps = kinds.setdefault(kind, {}).setdefault(head, [])
+            if i not in steps:
+                steps.append(i)
+    if not kinds:
+        return []
+    n = sum(len(s) for heads in kinds.values() for s in heads.values())
+    out = [f"{n} warning{'s' if n != 1 else ''}:"]
+    for kind, heads in kinds.items():
+        tail = tails[kind]
+        if len(heads) == 1:
+            (head, steps), = heads.items()
+            s = "s" if len(steps) > 1 else ""
+            out.append(f"  step{s} {_steps(steps)}: {head}" + (f"; {tail}" if tail else ""))
+            continue
+        every = sorted(i for steps in heads.values() for i in steps)
+        if tail:
+            out.append(f"  steps {_steps(every)}: {tail}")
+        for head, steps in heads.items():
+            s = "s" if len(steps) > 1 else ""
+            out.append(f"    step{s} {_steps(steps)}: {head}")
+    return out
 
 
 def _counter_notes(records: dict[int, dict]) -> list[str]:
