@@ -96,3 +96,17 @@ def test_control_channel_messages_and_errors():
         with socket.create_connection(("127.0.0.1", server.control_port)) as raw:
             raw.sendall(b"not json\n")
             assert json.loads(raw.recv(4096))["ok"] is False
+
+
+def test_stopping_while_clients_connect_raises_in_no_thread(monkeypatch):
+    # stop() once closed a client's socket before its thread had set the socket's timeout:
+    # "OSError: [Errno 9] Bad file descriptor" in serve, reported by pytest as a thread exception
+    seen = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: seen.append(repr(args.exc_value)))
+    for _ in range(20):
+        with MockScopeServer() as server:
+            for _ in range(3):
+                socket.create_connection(("127.0.0.1", server.port)).close()
+                socket.create_connection(("127.0.0.1", server.control_port)).close()
+        assert all(not t.is_alive() for t in server._threads), "a server thread outlived stop()"
+    assert seen == []
