@@ -48,6 +48,9 @@ def progress_bar(total: int, description: str, *, enabled: bool = True):
             def describe(self, text: str) -> None:
                 pass
 
+            def total(self, n: int) -> None:
+                pass
+
         yield _Null()
         return
     progress = Progress(
@@ -69,6 +72,9 @@ def progress_bar(total: int, description: str, *, enabled: bool = True):
 
             def describe(self, text: str) -> None:
                 progress.update(task, description=text)
+
+            def total(self, n: int) -> None:
+                progress.update(task, total=n)
 
         yield _Bar()
 
