@@ -135,6 +135,27 @@ def main(argv: list[str] | None = None) -> None:
         app(args=argv, standalone_mode=True)
     except CharzError as exc:
         sys.exit(report_error(exc))
+    except SystemExit as done:
+        if done.code in (0, None) and _common.compiled_now:
+            _warm_the_rest()
+        raise
     finally:
         if _common.verbosity > 0:
             sys.stderr.write(f"took {time.monotonic() - started:.1f} s\n")
+
+
+def _warm_the_rest() -> None:
+    """After a first run that compiled a kernel: compile charz's others now (one wait per install)."""
+    import os
+    import time
+
+    from charz.cli import _common
+
+    if os.environ.get("CHARZ_WARM", "1") == "0":
+        return
+    _common.note("compiling charz's other kernels too, once, so that no later command waits ...")
+    t0 = time.monotonic()
+    from charz.cli._warm import warm_kernels
+
+    warm_kernels()
+    _common.note(f"done in {time.monotonic() - t0:.1f} s")

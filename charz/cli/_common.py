@@ -28,6 +28,10 @@ def emit_json(text: str) -> None:
     stream.flush()
 
 
+# Set when numba compiled something in this process (a first run after an install).
+compiled_now = False
+
+
 def note(text: str) -> None:
     """A progress or log line on stderr (what the command is doing); silent with -q."""
     if verbosity >= 0:
@@ -170,6 +174,9 @@ def _listen_to_compiles() -> None:
 
         def on_end(self, ev) -> None:
             self.depth -= 1
+            if self.depth == 0:
+                global compiled_now
+                compiled_now = True
             if self.depth == 0 and not self.said:
                 self.said = True
                 if verbosity >= 0:
