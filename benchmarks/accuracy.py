@@ -1,14 +1,29 @@
 """How often charz is right, undetermined or wrong on drives it was not written around.
 
-The drives come from the independent generator in ``tests/independent`` (written from
-003's text with a real bench's nuisances; it shares nothing with ``charz.sim``).  Each
-drive is rendered at noise ×0.5, ×1 and ×2, analysed the way ``charz analyze`` does,
-and every field a profile states is graded against the drive's truth.
+Two generator families, written apart from charz and from each other:
 
-    .venv/bin/python benchmarks/accuracy.py [--drives 100] [--first-seed 0] [--noise 0.5,1,2]
+* ``independent`` — tests/independent: 003's text with a real bench's nuisances
+  (issue 22's transfer current, read shoulders, per-page reads, interleaved dies, 2/4 µs
+  sampling, bench noise, coarse 8-bit screens, each drawn at random);
+* ``datasheet`` — tests/independent_datasheet: NAND datasheet currents and a
+  page-at-a-time controller with cache program / cache read, drawn wider.
 
-Wrong answers are listed with their seed: ``python -m tests.independent --seed S --out D
---noise K`` draws the same session again.
+Each drive is rendered at every noise scale (×0.5, ×1, ×2 by default), analysed the
+way ``charz analyze`` does, and every field a profile states is graded against the
+drive's truth.  Printed per family: the fields (right / undetermined / wrong / n/a),
+the calibration of each confidence level (answers and the fraction right), and the
+share of all answers right — dies, write unit, read unit, and the allocation where the
+walks' durations differ by more than the program-time spread (each family's own
+``contrast.walks_differ``).
+
+    .venv/bin/python benchmarks/accuracy.py [--drives 40] [--first-seed 0] [--noise 0.5,1,2]
+        [--family independent,datasheet] [--jobs 2] [--quick]
+
+``--quick``: 6 drives per family at noise ×1.  Wrong answers and crashes are listed
+with their seed; ``python -m tests.independent --seed S --out D --noise K`` (or
+``python -m tests.independent_datasheet ...``) draws the same session again.
+A full run (40 drives per family, 3 noise scales, 240 sessions) takes about
+25 minutes on 2 busy cores with --jobs 2.
 """
 
 from __future__ import annotations
@@ -18,92 +33,152 @@ import os
 import shutil
 import sys
 import tempfile
+import time
+import traceback
 from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.independent.archive import write_session  # noqa: E402
-from tests.independent.contrast import walks_differ  # noqa: E402
-from tests.independent.drive import random_drive  # noqa: E402
 from tests.independent.score import FIELDS, RIGHT, UNDEFINED, UNDETERMINED, WRONG, grade_session  # noqa: E402
 
+FAMILIES = ("independent", "datasheet")
+LEVELS = ("high", "medium", "low")
+HEADLINE = ("dies_per_package", "write_io_unit_bytes", "read_io_unit_bytes", "allocation_scheme")
 
-def run_one(job: tuple[int, float]) -> tuple[int, float, list]:
-    seed, noise = job
+
+def _render(family: str, seed: int, noise: float, out: Path) -> tuple[Path, Path | None]:
+    if family == "independent":
+        from tests.independent.archive import write_session
+        from tests.independent.drive import random_drive
+
+        return write_session(random_drive(seed), out, noise=noise), None
+    from tests.independent_datasheet.archive import truth_path, write_session
+    from tests.independent_datasheet.ssd import random_ssd
+
+    path = write_session(random_ssd(seed), out, noise=noise)
+    return path, truth_path(path)
+
+
+def run_one(job: tuple[str, int, float]) -> tuple[str, int, float, list]:
+    family, seed, noise = job
     tmp = Path(tempfile.mkdtemp(prefix="charz-acc-"))
     try:
-        path = write_session(random_drive(seed), tmp / "s", noise=noise)
+        path, truth = _render(family, seed, noise, tmp / "s")
         try:
-            grades = grade_session(path)
-        except Exception as exc:  # a crash is a finding, not a reason to stop counting
-            return seed, noise, [("crash", type(exc).__name__ + ": " + str(exc)[:200])]
-        return seed, noise, grades
+            return family, seed, noise, grade_session(path, truth)
+        except Exception:  # a crash is a finding, not a reason to stop counting
+            return family, seed, noise, [("crash", traceback.format_exc(limit=6))]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _walks_differ(seed: int) -> bool:
-    return bool(walks_differ(random_drive(seed)))
+def decidable(job: tuple[str, int]) -> tuple[str, int, bool]:
+    family, seed = job
+    if family == "independent":
+        from tests.independent.contrast import walks_differ
+        from tests.independent.drive import random_drive
+
+        return family, seed, bool(walks_differ(random_drive(seed)))
+    from tests.independent_datasheet.contrast import walks_differ
+    from tests.independent_datasheet.ssd import random_ssd
+
+    return family, seed, bool(walks_differ(random_ssd(seed)))
+
+
+def _nuisances(seed: int) -> str:
+    from tests.independent.drive import nuisances_of, random_drive
+
+    return ", ".join(n for n, on in nuisances_of(random_drive(seed)).items() if on) or "none"
+
+
+def _pct(a: int, n: int) -> str:
+    return f"{a / n:6.1%}" if n else "   n/a"
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--drives", type=int, default=100)
+    ap.add_argument("--drives", type=int, default=40, help="drives (seeds) per family (default 40)")
     ap.add_argument("--first-seed", type=int, default=0)
-    ap.add_argument("--noise", default="0.5,1,2")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--noise", default="0.5,1,2", help="noise scales, comma-separated (default 0.5,1,2)")
+    ap.add_argument("--family", default=",".join(FAMILIES), help="independent, datasheet or both (default)")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
+    ap.add_argument("--quick", action="store_true", help="6 drives per family at noise ×1")
     a = ap.parse_args()
+    if a.quick:
+        a.drives, a.noise = 6, "1"
+    families = [f.strip() for f in a.family.split(",") if f.strip()]
+    bad = [f for f in families if f not in FAMILIES]
+    if bad:
+        ap.error(f"unknown family {bad}; choose from {', '.join(FAMILIES)}")
     noises = [float(x) for x in a.noise.split(",")]
-    jobs = [(s, k) for k in noises for s in range(a.first_seed, a.first_seed + a.drives)]
-    table: dict[float, dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
-    by_conf: dict[float, Counter] = defaultdict(Counter)
-    wrong, crashes = [], []
     seeds = list(range(a.first_seed, a.first_seed + a.drives))
-    subset: dict[float, Counter] = defaultdict(Counter)
+    jobs = [(f, s, k) for f in families for k in noises for s in seeds]
+    t0 = time.monotonic()
+
+    fields = defaultdict(Counter)  # (family, noise, field) → verdicts
+    conf = defaultdict(Counter)  # (family, noise, level) → verdicts
+    headline = defaultdict(Counter)  # (family, noise) → verdicts
+    wrong, crashes = [], []
     with ProcessPoolExecutor(a.jobs) as pool:
-        differ = dict(zip(seeds, pool.map(_walks_differ, seeds)))
-        for seed, noise, grades in pool.map(run_one, jobs):
+        differ = {(f, s): d for f, s, d in pool.map(decidable, [(f, s) for f in families for s in seeds])}
+        for family, seed, noise, grades in pool.map(run_one, jobs):
             for g in grades:
                 if isinstance(g, tuple):
-                    crashes.append((seed, noise, g[1]))
+                    crashes.append((family, seed, noise, g[1]))
                     continue
-                table[noise][g.field][g.verdict] += 1
-                if g.field == "allocation_scheme" and differ[seed]:
-                    subset[noise][g.verdict] += 1
+                fields[family, noise, g.field][g.verdict] += 1
                 if g.verdict in (RIGHT, WRONG):
-                    by_conf[noise][(g.confidence, g.verdict)] += 1
+                    conf[family, noise, g.confidence][g.verdict] += 1
                 if g.verdict == WRONG:
-                    wrong.append((seed, noise, g))
-    print(f"{a.drives} drives from the independent generator (seeds {a.first_seed}–{a.first_seed + a.drives - 1})")
-    for noise in noises:
-        print(f"\nnoise ×{noise:g}          right  undetermined  wrong   n/a")
-        for f in FIELDS:
-            c = table[noise][f]
-            print(f"  {f:<20} {c[RIGHT]:5d}  {c[UNDETERMINED]:12d}  {c[WRONG]:5d}  {c[UNDEFINED]:4d}")
-    print("\nallocation where no other walk imitates the durations within the program-time")
-    print("spread at any switch delay (the acceptance's subset; tests/independent/contrast.py):")
-    for noise in noises:
-        c = subset[noise]
-        n = sum(c.values())
-        share = f"{c[RIGHT] / n:.0%}" if n else "n/a"
-        print(f"  noise ×{noise:g}: {c[RIGHT]} right / {c[UNDETERMINED]} undetermined / {c[WRONG]} wrong "
-              f"of {n} ({share} right)")
-    print("\nwhat a confidence meant (answers given, all fields):")
-    for noise in noises:
-        c = by_conf[noise]
-        parts = [f"{conf} {c[(conf, RIGHT)]} right / {c[(conf, WRONG)]} wrong" for conf in ("high", "medium", "low")
-                 if c[(conf, RIGHT)] or c[(conf, WRONG)]]
-        print(f"  noise ×{noise:g}: " + "; ".join(parts))
+                    wrong.append((family, seed, noise, g))
+                counts = g.field in HEADLINE and g.verdict != UNDEFINED
+                if counts and (g.field != "allocation_scheme" or differ[family, seed]):
+                    headline[family, noise][g.verdict] += 1
+    elapsed = time.monotonic() - t0
+
+    print(f"{a.drives} drives per family (seeds {seeds[0]}–{seeds[-1]}), noise ×{', ×'.join(f'{k:g}' for k in noises)}")
+    for family in families:
+        print(f"\n== family: {family} ==")
+        for noise in noises:
+            print(f"\nnoise ×{noise:g}          right  undetermined  wrong   n/a")
+            for f in FIELDS:
+                c = fields[family, noise, f]
+                print(f"  {f:<20} {c[RIGHT]:5d}  {c[UNDETERMINED]:12d}  {c[WRONG]:5d}  {c[UNDEFINED]:4d}")
+        dec = sum(differ[family, s] for s in seeds)
+        print(f"\n  allocation counted in the share below on {dec} of {len(seeds)} drives (walks differ by more")
+        print("  than the program-time spread; the rest have no scheme or walks that imitate each other)")
+    print("\ncalibration: answers given at each confidence, and the fraction right (all fields)")
+    head = "  family       noise " + "".join(f"  {lvl:>6} n   right" for lvl in LEVELS)
+    print(head)
+    for family in families:
+        for noise in noises:
+            row = f"  {family:<12} ×{noise:<4g}"
+            for lvl in LEVELS:
+                c = conf[family, noise, lvl]
+                n = c[RIGHT] + c[WRONG]
+                row += f"  {n:8d} {_pct(c[RIGHT], n)}"
+            print(row)
+    print("\nshare of all answers right (dies, write unit, read unit, allocation where decidable)")
+    for family in families:
+        for noise in noises:
+            c = headline[family, noise]
+            n = sum(c.values())
+            print(f"  {family:<12} ×{noise:<4g} {c[RIGHT]:4d} right / {c[UNDETERMINED]:4d} undetermined / "
+                  f"{c[WRONG]:3d} wrong of {n:4d}  {_pct(c[RIGHT], n)} right")
     print(f"\nwrong answers: {len(wrong)}")
-    for seed, noise, g in wrong:
-        print(f"  seed {seed} ×{noise:g} {g.field}: said {g.said} ({g.confidence}), truth {g.truth}")
+    for family, seed, noise, g in sorted(wrong, key=lambda w: (w[0], w[1], w[2])):
+        print(f"  {family} seed {seed} ×{noise:g} {g.field}: said {g.said} ({g.confidence}), truth {g.truth}")
+        if family == "independent":
+            print(f"      nuisances: {_nuisances(seed)}")
         print(f"      {g.evidence[:150]}")
     if crashes:
         print(f"\ncrashes: {len(crashes)}")
-        for seed, noise, msg in crashes:
-            print(f"  seed {seed} ×{noise:g}: {msg}")
+        for family, seed, noise, tb in crashes:
+            print(f"  {family} seed {seed} ×{noise:g}:")
+            print("    " + "\n    ".join(tb.strip().splitlines()[-4:]))
+    print(f"\n{len(jobs)} sessions in {elapsed / 60:.1f} min with {a.jobs} jobs")
     return 0
 
 

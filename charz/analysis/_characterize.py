@@ -368,8 +368,10 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=steps.best and steps.best.n_levels)
         q["step_pages"] = Quantity.undetermined("pages", MEASURED, steps.reason, best_guess=steps.best and steps.best.tread_pages)
     else:
-        q["n_step"] = Quantity(steps.n_step, "steps", MEASURED, confidence=steps_conf, evidence=steps.reason)
-        q["step_pages"] = Quantity(steps.step_pages, "pages", MEASURED, confidence=steps_conf, evidence=steps.reason)
+        q["n_step"] = Quantity(steps.n_step, "steps", MEASURED, confidence=steps_conf, evidence=steps.reason,
+                               details={"decided_by": "staircase"})
+        q["step_pages"] = Quantity(steps.step_pages, "pages", MEASURED, confidence=steps_conf, evidence=steps.reason,
+                                   details={"decided_by": "staircase"})
 
     n_step, step_pages, step_evidence = steps.n_step, steps.step_pages, "peak staircase"
     if n_step == 1:
@@ -386,7 +388,8 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
             steps_conf = combine_confidence(steps_conf, from_durations.confidence)
             step_evidence = "duration staircase (peaks are flat: the unit spans every package, 003 Fig. 3c)"
             q["step_pages"] = Quantity(step_pages, "pages", INFERRED, confidence=steps_conf,
-                                       evidence=f"{step_evidence}: {from_durations.reason}")
+                                       evidence=f"{step_evidence}: {from_durations.reason}",
+                                       details={"decided_by": "durations"})
 
     if n_step is None or step_pages is None:
         for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
@@ -400,6 +403,14 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         # show the same tread before the unit stands.
         q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=n_step)
         top = TopCheck(False, False, "the level count is in doubt (" + steps.reason + ")")
+    unit_views = "staircase" if n_step != 1 else "durations"
+    if top.even and n_step != 1:
+        by_time = unit_from_durations(size_pages, durations)
+        if by_time.unit_pages == step_pages:
+            unit_views = "both"
+            step_evidence = f"peak treads and duration treads agree ({by_time.reason})"
+            q["step_pages"] = replace(q["step_pages"], confidence=combine_confidence(steps_conf, by_time.confidence),
+                                      evidence=f"{steps.reason}; {step_evidence}", details={"decided_by": "both"})
     if not top.even:
         # Uneven steps: units overlap in part, or two treads merged.  The durations tell the
         # two apart — every unit adds a jump in duration, merged treads or not — so when their
@@ -416,21 +427,25 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         if by_time.unit_pages == step_pages:
             steps_conf = combine_confidence(steps_conf, by_time.confidence)
             step_evidence = f"peak treads, uneven, and duration treads agree ({by_time.reason})"
+            unit_views = "both"
         else:
             # Units issued to parallel channels finish together, so durations may rise in
             # pairs of units; the peaks rose at every tread, inside the wider ones too.
             steps_conf = combine_confidence(steps_conf, MEDIUM)
             step_evidence = (f"peak treads, uneven, each seen inside the wider treads ({steps.reason}); the "
                              f"durations pair them ({by_time.reason})")
-        q["step_pages"] = Quantity(step_pages, "pages", MEASURED, confidence=steps_conf, evidence=step_evidence)
+            unit_views = "staircase"
+        q["step_pages"] = Quantity(step_pages, "pages", MEASURED, confidence=steps_conf, evidence=step_evidence,
+                                   details={"decided_by": unit_views})
         top = replace(top, all_busy=False, reason="the peak staircase is uneven (" + top.reason + ")")
     rise = _rise_of_unit(traces, table, step_pages, given) if given.packages else None
     if top.all_busy is not True:
         # Each unit still adds one step, so the tread is the unit (Eq. 2 without Eq. 1);
         # what the top does not show is how many packages there are per step — the rise can.
         q["n_step"] = Quantity.undetermined("steps", MEASURED, f"{steps.reason}; but {top.reason}", best_guess=n_step)
-        q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=steps_conf,
-                                            evidence=f"D_step = {step_pages} pages ({step_evidence}): each unit adds one step")
+        q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
+                                            evidence=f"D_step = {step_pages} pages ({step_evidence}): each unit adds one step",
+                                            details={"decided_by": unit_views})
         if rise is None or rise.packages_per_unit is None:
             why = "Eq. 1 needs the top step to be every package busy: " + top.reason
             why += "; the rise of a one-unit write: " + (rise.reason if rise is not None else
@@ -440,18 +455,35 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
             return _finish(q, steps, allocation, from_durations, table, warnings, rise)
         ppu = rise.packages_per_unit
         dies = step_pages // ppu
+        if steps.count_sure and top.even and ppu * n_step > given.packages:
+            # The staircase rose n_step times, one unit of ppu packages each: more packages than
+            # the drive has.  Its top is a lower bound on the dies, and the rise falls below it.
+            why = (f"the rise says {ppu} package(s) per unit ({rise.reason}), but the staircase's {n_step} "
+                   f"steps of that many would need {ppu * n_step} packages of the {given.packages} given")
+            warnings.append("dies per package: the staircase and the rise of a one-unit write disagree")
+            for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
+                q[key] = Quantity.undetermined(unit, INFERRED, why, decided_by="neither")
+            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
         conf = combine_confidence(steps_conf, rise.confidence)
         q["dies_per_package"] = Quantity(dies, "dies", INFERRED, confidence=conf,
                                          evidence=f"D_step = {step_pages} pages over {ppu} package(s) per unit: {rise.reason}",
                                          details={"decided_by": "rise"})
         q["packages_per_unit"] = Quantity(ppu, "packages", INFERRED, confidence=conf, evidence=rise.reason)
+        if given.packages % ppu == 0 and (n_step is None or given.packages // ppu >= n_step):
+            # N_step is the steps to every package busy (003 Eq. 1): the staircase stopped short of
+            # it, the rise says how many packages each step would add.
+            q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
+                                   evidence=f"{given.packages} packages / {ppu} per unit from the rise (the peak "
+                                            f"staircase stopped after {n_step} steps: {top.reason})",
+                                   details={"decided_by": "rise"})
         unit_pages = step_pages
     else:
         if not given.packages:
             for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B")):
                 q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 and 2 need the package count (give --packages)")
-            q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=steps_conf,
-                                                evidence=f"Eq. 2: I/O unit = D_step = {step_pages} pages ({step_evidence})")
+            q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
+                                                evidence=f"Eq. 2: I/O unit = D_step = {step_pages} pages ({step_evidence})",
+                                                details={"decided_by": unit_views})
             q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the package count")
             return _finish(q, steps, allocation, from_durations, table, warnings, rise)
 
@@ -465,8 +497,10 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
             return _finish(q, steps, allocation, from_durations, table, warnings, rise)
         eq1 = f"Eq. 1: N_die = {n_step} steps × {step_pages} pages / {given.packages} packages"
         q["write_io_unit_bytes"] = Quantity(
-            du.write_io_unit_pages * page, "B", INFERRED, confidence=steps_conf,
-            evidence=f"Eq. 2: I/O unit = {given.packages}/{n_step} packages × {du.dies_per_package} dies = {du.write_io_unit_pages} pages",
+            du.write_io_unit_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
+            evidence=f"Eq. 2: I/O unit = {given.packages}/{n_step} packages × {du.dies_per_package} dies = "
+                     f"{du.write_io_unit_pages} pages" + ("; " + step_evidence if unit_views == "both" else ""),
+            details={"decided_by": unit_views},
         )
         if rise is not None and rise.packages_per_unit is not None and rise.packages_per_unit != du.packages_per_unit:
             # Two readings of the same drive disagree: neither is trusted.
@@ -484,6 +518,9 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         )
         q["packages_per_unit"] = Quantity(du.packages_per_unit, "packages", INFERRED, confidence=steps_conf,
                                           evidence=f"{given.packages} packages / {n_step} steps")
+        if agree and q["n_step"].known:
+            q["n_step"] = replace(q["n_step"], evidence=q["n_step"].evidence + f"; the rise shows {rise.packages_per_unit} "
+                                  f"package(s) per unit, {given.packages} / {n_step}", details={"decided_by": "both"})
         dies, unit_pages = du.dies_per_package, du.write_io_unit_pages
         conf = steps_conf
     if not given.channels:
@@ -515,11 +552,26 @@ _ALWAYS = {
 }
 
 
+def one_view_at_most_medium(q: Quantity) -> Quantity:
+    """"High" needs two independent views that agree (``decided_by == "both"``); one view
+    alone, however clear, is at most "medium" (issue 22: the rise alone once said "high" and
+    was wrong — a bench nuisance it did not model fooled it, and nothing else looked)."""
+    if q.confidence == HIGH and (q.details or {}).get("decided_by") != "both":
+        return replace(q, confidence=MEDIUM)
+    return q
+
+
 def _finish(q, steps, allocation, from_durations, table, warnings, rise=None) -> Characterization:
     # Every result key is present; what could not be reached says why (the last warning).
     reason = warnings[-1] if warnings else "not reached"
     for key, (unit, origin) in _ALWAYS.items():
         q.setdefault(key, Quantity.undetermined(unit, origin, reason))
+        q[key] = one_view_at_most_medium(q[key])
+    if "packages_per_unit" in q:
+        # the packages per unit is the dies' other face: the same views decided it
+        q["packages_per_unit"] = one_view_at_most_medium(
+            replace(q["packages_per_unit"], details={**q["packages_per_unit"].details,
+                                                     "decided_by": q["dies_per_package"].details.get("decided_by")}))
     return Characterization(q, steps, allocation, from_durations, table, tuple(warnings), rise=rise)
 
 

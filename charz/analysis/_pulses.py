@@ -10,7 +10,14 @@ shows.
 
 Glitches: a low stretch shorter than ``glitch_us`` is not a pulse, and a high
 stretch shorter than ``glitch_us`` inside a pulse does not split it (open-drain
-ringing on a long probe lead); both are counted as glitches.
+ringing on a long probe lead); both are counted as glitches (high blips also
+apart, in ``high_glitches``).  The glitch time is resolved in *samples*, worst
+case: a blip shorter than ``glitch_us`` covers at most ``ceil(glitch_us · rate)``
+sample instants, so every stretch of that many samples or fewer is a glitch, at
+any samplerate (at 250 kS/s a 1.9 µs blip shows as 0 or 1 sample: 1 sample is a
+glitch).  The price: a real high gap between two operations that short merges
+them — ``charz.analysis._wa_checks.resolution`` says when the samplerate cannot
+tell the two apart.
 
 A pulse already low when the stream starts has no known start: it is counted as
 ``partial`` and classified nowhere.  A pulse still low when counts are read is
@@ -29,17 +36,17 @@ from dataclasses import dataclass, field
 import numba
 import numpy as np
 
-__all__ = ["PulseWindows", "PulseCounts", "PulseCounter", "count_pulses", "WINDOWS_MLC", "WINDOWS_SLC"]
+__all__ = ["PulseWindows", "PulseCounts", "PulseCounter", "count_pulses", "glitch_samples", "WINDOWS_MLC", "WINDOWS_SLC"]
 
 _jit = numba.njit(cache=True, nogil=True)
 
 # Slots of the state vector (int64); kept in one array so the kernel allocates nothing.
 S_POS, S_STATE, S_LOW_START, S_RISE, S_PARTIAL_FIRST = range(5)
-S_PROGRAMS, S_READS, S_ERASES, S_GLITCHES, S_OTHER, S_PARTIAL, S_PULSES = range(5, 12)
-N_STATE = 12
+S_PROGRAMS, S_READS, S_ERASES, S_GLITCHES, S_OTHER, S_PARTIAL, S_PULSES, S_HIGH_GLITCHES = range(5, 13)
+N_STATE = 13
 UNKNOWN, HIGH, LOW, PENDING = 0, 1, 2, 3  # PENDING: high again, but not yet for a glitch width
 
-# Slots of the configuration vector (float64, widths in samples).
+# Slots of the configuration vector (float64, widths in samples; C_GLITCH a whole number of samples).
 C_GLITCH, C_PROG_LO, C_PROG_HI, C_READ_LO, C_READ_HI, C_ERASE_LO, C_ERASE_HI, C_BIN = range(8)
 N_CFG = 8
 
@@ -117,6 +124,7 @@ class PulseCounts:
     high_for_us: float
     windows: PulseWindows
     histogram: np.ndarray = field(repr=False)
+    high_glitches: int = 0  # of ``glitches``: high blips that did not split a pulse
 
     @property
     def duration_s(self) -> float:
@@ -132,7 +140,7 @@ class PulseCounts:
                 "reads": self.reads, "erases": self.erases, "glitches": self.glitches, "other": self.other,
                 "partial": self.partial, "pulses": self.pulses, "open_us": self.open_us,
                 "high_for_us": self.high_for_us, "windows": self.windows.to_dict(),
-                "histogram": [int(x) for x in self.histogram]}
+                "histogram": [int(x) for x in self.histogram], "high_glitches": self.high_glitches}
 
     @classmethod
     def from_dict(cls, d: dict) -> "PulseCounts":
@@ -140,7 +148,8 @@ class PulseCounts:
         return cls(**{k: int(d[k]) for k in keys}, samplerate_hz=float(d["samplerate_hz"]),
                    open_us=float(d["open_us"]), high_for_us=float(d["high_for_us"]),
                    windows=PulseWindows.from_dict(d["windows"]),
-                   histogram=np.asarray(d["histogram"], dtype=np.int64))
+                   histogram=np.asarray(d["histogram"], dtype=np.int64),
+                   high_glitches=int(d.get("high_glitches", 0)))
 
 
 @_jit
@@ -155,7 +164,7 @@ def _finish_pulse(width, state, cfg, hist):
         k = hist.shape[0] - 1
     hist[k] += 1
     state[S_PULSES] += 1
-    if w < cfg[C_GLITCH]:
+    if w <= cfg[C_GLITCH]:
         state[S_GLITCHES] += 1
     elif cfg[C_PROG_LO] < w < cfg[C_PROG_HI]:
         state[S_PROGRAMS] += 1
@@ -199,19 +208,29 @@ def _feed(buf, mask, cfg, state, hist):
             if i < n:
                 k = pos + i
                 if st == PENDING:
-                    if k - state[S_RISE] < glitch:
+                    if k - state[S_RISE] <= glitch:
                         state[S_GLITCHES] += 1  # a high blip inside a pulse: the pulse goes on
+                        state[S_HIGH_GLITCHES] += 1
                         st = LOW
                         continue
                     _finish_pulse(state[S_RISE] - state[S_LOW_START], state, cfg, hist)
                 st = LOW
                 state[S_LOW_START] = k
     pos += n
-    if st == PENDING and pos - state[S_RISE] >= glitch:
+    if st == PENDING and pos - state[S_RISE] > glitch:
         _finish_pulse(state[S_RISE] - state[S_LOW_START], state, cfg, hist)
         st = HIGH
     state[S_POS] = pos
     state[S_STATE] = st
+
+
+def glitch_samples(glitch_us: float, samplerate_hz: float) -> int:
+    """The most sample instants a stretch shorter than ``glitch_us`` can cover: ``ceil(glitch_us · rate)``.
+
+    >>> glitch_samples(2.0, 250e3), glitch_samples(2.0, 1e6), glitch_samples(2.0, 24e6), glitch_samples(0, 1e6)
+    (1, 2, 48, 0)
+    """
+    return int(np.ceil(glitch_us * samplerate_hz / 1e6 - 1e-9))
 
 
 def _arg_samples(chunk) -> np.ndarray:
@@ -237,7 +256,7 @@ class PulseCounter:
     bit : int
         Which bit of each sample byte is R/B (sigrok's first channel is bit 0).
 
-    Memory is the histogram and a 12-slot state, whatever the stream's length.
+    Memory is the histogram and a 13-slot state, whatever the stream's length.
 
     Example
     -------
@@ -258,7 +277,7 @@ class PulseCounter:
         self.bit = bit
         per_us = self.samplerate_hz / 1e6
         w = windows
-        self._cfg = np.array([w.glitch_us * per_us, w.program_us[0] * per_us, w.program_us[1] * per_us,
+        self._cfg = np.array([glitch_samples(w.glitch_us, self.samplerate_hz), w.program_us[0] * per_us, w.program_us[1] * per_us,
                               w.read_us[0] * per_us, w.read_us[1] * per_us, w.erase_us[0] * per_us,
                               w.erase_us[1] * per_us, w.bin_us * per_us], dtype=np.float64)
         self._state = np.zeros(N_STATE, dtype=np.int64)
@@ -283,7 +302,7 @@ class PulseCounter:
             erases=int(s[S_ERASES]), glitches=int(s[S_GLITCHES]), other=int(s[S_OTHER]),
             partial=int(s[S_PARTIAL]) + int(s[S_PARTIAL_FIRST] and st == LOW),
             pulses=int(s[S_PULSES]), open_us=float(open_us), high_for_us=float(high_for_us),
-            windows=self.windows, histogram=self._hist.copy())
+            windows=self.windows, histogram=self._hist.copy(), high_glitches=int(s[S_HIGH_GLITCHES]))
 
 
 def count_pulses(samples, samplerate_hz: float, windows: PulseWindows = WINDOWS_MLC, *, bit: int = 0) -> PulseCounts:

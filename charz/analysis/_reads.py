@@ -30,6 +30,8 @@ DECISIVE = 10.0
 SUGGESTIVE = 6.0
 PROMINENCE_SHARE = 0.35
 SPIKE_MEDIAN = 5  # samples; longer than a spike, shorter than a burst
+# Below this share of sizes fitted by any unit, the burst counts are noise, not a view.
+BURSTS_UNREADABLE = 0.5
 
 
 @dataclass(frozen=True)
@@ -173,11 +175,17 @@ def fit_read_unit(
         unit, conf = burst_best, HIGH
     elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < SUGGESTIVE):
         unit, conf = burst_best, MEDIUM
-    elif dur_decides and bursts is None:
-        # Bursts that were counted but fit no unit clearly are a second view that does not
-        # agree: then the durations alone are not enough (they mistook 112 KiB for 128 KiB
-        # on drives the simulator did not draw).
+    elif dur_decides and bursts is not None and burst_best == dur_best:
+        # the bursts lean the same way without deciding: the durations decide, one view
         unit, conf = dur_best, MEDIUM
+    elif dur_decides and (bursts is None or agree < BURSTS_UNREADABLE):
+        # Bursts that fit no unit at all (below half the sizes) were not counted: a host-transfer
+        # shoulder after each burst, or bursts closer than the averaging, leave nothing to count,
+        # and the view abstains.  Bursts that fit one unit well but not clearly are a view that
+        # does not agree: then the durations alone are not enough (they mistook 112 KiB for
+        # 128 KiB on drives the simulator did not draw).
+        unit, conf = dur_best, MEDIUM
+        why += " (the bursts are not countable: that view abstains)" if bursts is not None else ""
     else:
         return ReadUnitResult(None, None, UNDETERMINED, why + " — the two views do not agree", **base)
     if unit is None:

@@ -152,6 +152,117 @@ def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return best if best is not None else (coef, float(np.sum((y - X @ coef) ** 2)))
 
 
+def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
+    """:func:`_starts` for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
+    program starts (K × P).  The recurrence runs over the unit's packages (≤ 16), each step
+    vectorised over every grid point."""
+    t0 = np.asarray(t0, dtype=np.float64)
+    s = np.broadcast_to(np.asarray(s, dtype=np.float64), t0.shape)
+    chan_free: dict[int, np.ndarray] = {}
+    cursor = t0
+    prog = np.empty(t0.shape + (len(channels_of_unit),))
+    for k, c in enumerate(channels_of_unit):
+        start = np.maximum(cursor, t0 + (k + 1) * dies * host_page_us)
+        if c in chan_free:
+            start = np.maximum(start, chan_free[c])
+        chan_free[c] = start + dies * t_xfer
+        cursor = start + s
+        prog[..., k] = start + t_xfer
+    return prog
+
+
+def _ramps(t: np.ndarray, at: np.ndarray, width: float) -> np.ndarray:
+    """:func:`_ramp_up` of every step in ``at`` (K × P) on ``t``: K × T × P, clipped in place."""
+    r = t[None, :, None] - at[:, None, :]
+    r *= 1.0 / width
+    r += 0.5
+    np.maximum(r, 0.0, out=r)
+    return np.minimum(r, 1.0, out=r)
+
+
+def _columns_batch(t, prog, dies, t_xfer, t_prog, width):
+    """Transfer and program columns (K × T each) of :func:`_design` for K sets of program starts."""
+    # a transfer runs from start to start + dies·t_xfer, and the program starts t_xfer after start
+    x0 = prog - t_xfer
+    xf = _ramps(t, x0, width)
+    xf -= _ramps(t, x0 + dies * t_xfer, width)
+    # the package's last die ends within ±spread of its program time: a fall centred on that end
+    fall = _ramps(t, prog + (dies - 1) * t_xfer + t_prog, 2 * PROG_SPREAD * t_prog)
+    on = _ramps(t, prog, width)
+    on *= 1.0 - fall
+    return xf.sum(axis=2), on.sum(axis=2)
+
+
+def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Batched ``M x = v`` (K × n × n, n ≤ 3); a singular system (a column of zeros) gets the
+    least-norm answer, as lstsq does."""
+    out = np.zeros_like(v)
+    scale = np.maximum(1.0, np.abs(M).max(axis=(1, 2))) ** M.shape[1]
+    ok = np.abs(np.linalg.det(M)) > 1e-12 * scale
+    if ok.all():
+        return np.linalg.solve(M, v[..., None])[..., 0]
+    if ok.any():
+        out[ok] = np.linalg.solve(M[ok], v[ok][..., None])[..., 0]
+    out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
+    return out
+
+
+_SUBSETS = tuple(np.array(E, dtype=np.float64) for E in (
+    [[1, 0], [0, 0], [0, 1]],  # no transfer current
+    [[1, 0], [0, 1], [0, 1]],  # transfer current as large as a program's
+    [[0, 0], [1, 0], [0, 1]],  # no busy current
+    [[0], [0], [1]],
+    [[0], [1], [1]],
+))
+
+
+def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fit` for K designs at once from their normal equations (Gram matrices G, K × 3 × 3,
+    and b = Xᵀy, K × 3; yy = yᵀy): amplitudes (K × 3) and residual sums of squares (K).  The same
+    bounds, the same fall-back subsets, each a smaller set of normal equations."""
+
+    def rss(c):
+        return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,kij,kj->k", c, G, c), 0.0)
+
+    coef = _solve(G, b)
+    best_c, best_r = coef.copy(), rss(coef)
+    feasible = (coef[:, 0] >= 0) & (coef[:, 1] >= 0) & (coef[:, 1] <= coef[:, 2])
+    if feasible.all():
+        return best_c, best_r
+    found = feasible.copy()
+    todo = ~feasible
+    Gt, bt = G[todo], b[todo]
+    for E in _SUBSETS:
+        c = _solve(np.einsum("ia,kij,jb->kab", E, Gt, E), bt @ E) @ E.T
+        ok = (c[:, 0] >= 0) & (c[:, 1] >= 0) & (c[:, 1] <= c[:, 2] + 1e-12)
+        r = np.maximum(yy - 2 * np.einsum("ki,ki->k", c, bt) + np.einsum("ki,kij,kj->k", c, Gt, c), 0.0)
+        idx = np.flatnonzero(todo)
+        take = ok & (~found[idx] | (r < best_r[idx]))
+        best_c[idx[take]], best_r[idx[take]] = c[take], r[take]
+        found[idx[take]] = True
+    return best_c, best_r
+
+
+def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray,
+                      which_busy: np.ndarray, which_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gram matrices and Xᵀy of every grid point, from the products of the distinct busy
+    columns (one per busy start) and the distinct transfer/program columns (one per set of
+    program starts): the K designs are never formed."""
+    bb = np.einsum("it,it->i", busy_of, busy_of)
+    bx, bo = busy_of @ xf.T, busy_of @ on.T
+    xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
+    i, u = which_busy, which_starts
+    G = np.empty((i.size, 3, 3))
+    G[:, 0, 0] = bb[i]
+    G[:, 0, 1] = G[:, 1, 0] = bx[i, u]
+    G[:, 0, 2] = G[:, 2, 0] = bo[i, u]
+    G[:, 1, 1] = xx[u]
+    G[:, 1, 2] = G[:, 2, 1] = xo[u]
+    G[:, 2, 2] = oo[u]
+    b = np.column_stack([(busy_of @ y)[i], (xf @ y)[u], (on @ y)[u]])
+    return G, b
+
+
 def _patterns(channels: int, packages: int, ppu: int, dies: int):
     """Distinct channel patterns of a unit's packages (channels relabelled by first use)."""
     ways = packages // channels
@@ -219,6 +330,8 @@ def unit_rise(
     n_eff = max(4.0, (t[-1] - t[0]) / width)
     host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
 
+    # the controller's busy current ends with each repeat (the mean falls by 1/R at each end)
+    busy_off = _ramps(t, ends_us[None, :], width)[0].mean(axis=1)
     hyps: list[RiseHypothesis] = []
     for ppu in (1, 2, 4, 8, 16):
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
@@ -226,24 +339,29 @@ def unit_rise(
         dies = unit_pages // ppu
         for pattern, schemes in _patterns(channels, packages, ppu, dies).items():
             best = None
-            # coarse grid, then a finer one around the best point
-            grids = [(np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0), np.arange(2.0, 63.0, 6.0))]
+            # coarse grid, then a finer one around the best point; every point of a grid is
+            # fitted at once (batched normal equations)
+            grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0), np.arange(2.0, 63.0, 6.0))
             for rnd in range(2):
                 if rnd == 1:
                     _, tb0, g0, s0 = best
-                    grids = [(np.arange(tb0 - onset - 4, tb0 - onset + 4.1, 2.0), np.arange(max(0, g0 - 4), g0 + 4.1, 2.0),
-                              np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))]
-                for tbs, gs, ss in grids:
-                    for tb in tbs:
-                        t_b = onset + tb
-                        busy = _busy(t, t_b, ends_us, width)
-                        for g in gs:
-                            for s in (ss if ppu > 1 else ss[:1]):
-                                xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
-                                X = _design(t, busy, xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
-                                coef, rss = _fit(X, y)
-                                if best is None or rss < best[0]:
-                                    best = (rss, t_b, g, s)
+                    grid = (np.arange(tb0 - onset - 4, tb0 - onset + 4.1, 2.0), np.arange(max(0, g0 - 4), g0 + 4.1, 2.0),
+                            np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))
+                tbs, gs, ss = grid
+                ss = ss if ppu > 1 else ss[:1]
+                TB, G, S = (a.ravel() for a in np.meshgrid(tbs, gs, ss, indexing="ij"))
+                busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - busy_off
+                # the starts depend on the busy start and the gap only through their sum: the
+                # transfer and program columns are drawn once per distinct (first start, switch delay)
+                key, inv = np.unique(np.round(np.column_stack([TB + G, S]), 9), axis=0, return_inverse=True)
+                prog = _starts_batch(pattern, dies, onset + key[:, 0], key[:, 1], t_xfer_page_us, host_page_us)
+                xf, on = _columns_batch(t, prog, dies, t_xfer_page_us, t_prog_us, width)
+                G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
+                                             inv.ravel())
+                _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
+                i = int(np.argmin(rss_k))
+                if best is None or rss_k[i] < best[0]:
+                    best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
             rss, t_b, g, s = best
             xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
             X = _design(t, _busy(t, t_b, ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)

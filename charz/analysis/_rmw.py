@@ -110,7 +110,8 @@ def detect_rmw(
         if slower is False:
             return RmwResult(None, (), UNDETERMINED, why + " — the heads and the durations disagree", **base)
         affected = tuple(int(s) for s, p, r in zip(u, partial, looks_like_read) if p and r)
-        return RmwResult(True, affected, HIGH if separation >= 10 else MEDIUM, why, **base)
+        # "high" needs the second view too: the writes below the unit take a read longer
+        return RmwResult(True, affected, HIGH if separation >= 10 and slower else MEDIUM, why, **base)
     if slower:
         affected = tuple(int(s) for s, p in zip(u, partial) if p and s < unit_bytes)
         return RmwResult(True, affected, MEDIUM, why, **base)

@@ -26,6 +26,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from charz.analysis._quantity import HIGH, INFERRED, MEASURED, MEDIUM, Quantity
 
 __all__ = ["WaGeometry", "WaEstimate", "wa_eq7", "calibrate_mp", "re_wa", "count_uncertainty"]
@@ -85,15 +87,29 @@ class WaEstimate:
                 "m_p": self.m_p.to_dict(), "u_counting": self.u_counting, "u_volume": self.u_volume}
 
 
-def count_uncertainty(n: int, dies: int, cut_pulses: int = 0) -> float:
-    """Standard error of one die's count as the per-die mean (see the module docstring).
+def count_uncertainty(n: float, dies: int, cut_pulses: int = 0, die_counts=None) -> float:
+    """Standard error of the per-die mean from one die's count, or from several dies' counts.
+
+    One die: √(n·(1 − 1/D) + cut), the binomial scatter of dies sharing pulses at random.
+    k ≥ 2 dies counted (``die_counts``): their own spread s (sample standard deviation),
+    never taken below the binomial one, as the scatter of one die; the mean of k of D
+    dies then scatters by that · √((D − k)/((D − 1)·k)) (drawn without replacement: 0
+    when every die is counted), plus the cut pulses.
 
     >>> round(count_uncertainty(10000, 4), 2), count_uncertainty(500, 1, cut_pulses=1)
     (86.6, 1.0)
+    >>> round(count_uncertainty(1000, 8, die_counts=[900, 1100]), 1), count_uncertainty(1000, 2, die_counts=[900, 1100])
+    (92.6, 0.0)
     """
     if n < 0 or dies < 1 or cut_pulses < 0:
         raise ValueError("need n ≥ 0, dies ≥ 1, cut_pulses ≥ 0")
-    return math.sqrt(n * (1.0 - 1.0 / dies) + cut_pulses)
+    k = len(die_counts) if die_counts is not None else 1
+    if k < 2:
+        return math.sqrt(n * (1.0 - 1.0 / dies) + cut_pulses)
+    if k > dies:
+        raise ValueError(f"{k} dies counted but the geometry has {dies}")
+    var = max(float(np.var(die_counts, ddof=1)), n * (1.0 - 1.0 / dies))
+    return math.sqrt(var * (dies - k) / ((dies - 1) * k) + cut_pulses / k)
 
 
 def _arg_positive(x: float, name: str) -> float:
@@ -102,9 +118,9 @@ def _arg_positive(x: float, name: str) -> float:
     return x
 
 
-def wa_eq7(n_tprogram: int, m_p: Quantity | int, geometry: WaGeometry, logical_bytes: float, *,
+def wa_eq7(n_tprogram: float, m_p: Quantity | int, geometry: WaGeometry, logical_bytes: float, *,
            u_logical_bytes: float = 0.0, volume_evidence: str = "fio's JSON",
-           cut_pulses: int = 0) -> WaEstimate:
+           cut_pulses: int = 0, die_counts=None) -> WaEstimate:
     """WA = N_channel · N_chip · N_die · P_a · (N_Tprogram · M_p) / L_Volume_Data (000 Eq. 7).
 
     Example (the DESIGN table's case: 8 ch · 4 chips · 2 dies · 16 KiB · 100 000 · M_p 2, 100 GiB):
@@ -113,8 +129,13 @@ def wa_eq7(n_tprogram: int, m_p: Quantity | int, geometry: WaGeometry, logical_b
     >>> e = wa_eq7(100_000, 2, g, 100 * 2**30)
     >>> e.physical_bytes.value, e.wa.value
     (209715200000, 1.953125)
+
+    ``die_counts``: the counts of several dies (``n_tprogram`` is then their mean); their
+    spread goes into the counting uncertainty (:func:`count_uncertainty`).
     """
-    if not (isinstance(n_tprogram, int) and n_tprogram >= 0):
+    if die_counts is not None and len(die_counts) > 1:
+        n_tprogram = float(np.mean(die_counts))
+    elif not (isinstance(n_tprogram, int) and n_tprogram >= 0):
         raise ValueError(f"n_tprogram must be a count ≥ 0, not {n_tprogram!r}")
     _arg_positive(logical_bytes, "logical_bytes")
     if not isinstance(m_p, Quantity):
@@ -125,13 +146,15 @@ def wa_eq7(n_tprogram: int, m_p: Quantity | int, geometry: WaGeometry, logical_b
     pa = int(geometry.page_size.value)
     mp = int(m_p.value)
     phys = d * pa * n_tprogram * mp
+    if isinstance(phys, float) and phys.is_integer():
+        phys = int(phys)
     wa = phys / logical_bytes
-    u_n = count_uncertainty(n_tprogram, d, cut_pulses)
+    u_n = count_uncertainty(n_tprogram, d, cut_pulses, die_counts)
     u_count = wa * (u_n / n_tprogram) if n_tprogram else d * pa * mp / logical_bytes
     u_vol = wa * (u_logical_bytes / logical_bytes)
     u = math.hypot(u_count, u_vol)
     parts = (f"Eq. 7: {geometry.channels.value} ch × {geometry.chips_per_channel.value} chips × "
-             f"{geometry.dies_per_chip.value} dies × {pa} B × ({n_tprogram} pulses × M_p {mp}) / {logical_bytes:.0f} B")
+             f"{geometry.dies_per_chip.value} dies × {pa} B × ({n_tprogram:g} pulses × M_p {mp}) / {logical_bytes:.0f} B")
     conf = HIGH if m_p.confidence == HIGH and u <= 0.02 * wa else MEDIUM
     origins = {geometry.channels.origin, geometry.chips_per_channel.origin, geometry.dies_per_chip.origin,
                geometry.page_size.origin, m_p.origin}
@@ -142,12 +165,15 @@ def wa_eq7(n_tprogram: int, m_p: Quantity | int, geometry: WaGeometry, logical_b
                                 evidence="Eq. 6"),
         logical_bytes=Quantity(logical_bytes, "B", MEASURED, uncertainty=u_logical_bytes, evidence=volume_evidence),
         n_tprogram=Quantity(n_tprogram, "pulses", MEASURED, uncertainty=u_n,
-                            evidence=f"R/B low pulses in the program window on one die of {d}"),
+                            evidence=(f"mean of {len(die_counts)} dies' R/B program pulses ({', '.join(map(str, die_counts))}) of {d}"
+                                      if die_counts is not None and len(die_counts) > 1 else
+                                      f"R/B low pulses in the program window on one die of {d}")),
         m_p=m_p, u_counting=u_count, u_volume=u_vol)
 
 
-def calibrate_mp(n_tprogram: int, geometry: WaGeometry, logical_bytes: float, *, planes: int | None = None,
-                 tolerance: float = 0.1, u_logical_bytes: float = 0.0, cut_pulses: int = 0) -> Quantity:
+def calibrate_mp(n_tprogram: float, geometry: WaGeometry, logical_bytes: float, *, planes: int | None = None,
+                 tolerance: float = 0.1, u_logical_bytes: float = 0.0, cut_pulses: int = 0,
+                 die_counts=None) -> Quantity:
     """M_p from a sequential incompressible run (000 §3.5): WA with M_p = 1 ≈ 1 → 1, ≈ 0.5 → 2.
 
     ``tolerance`` is relative (0.1: 0.9–1.1 reads as 1, 0.45–0.55 as 0.5), widened by
@@ -160,7 +186,8 @@ def calibrate_mp(n_tprogram: int, geometry: WaGeometry, logical_bytes: float, *,
     >>> calibrate_mp(12000, g, 256 * 2**20).value is None
     True
     """
-    e = wa_eq7(n_tprogram, 1, geometry, logical_bytes, u_logical_bytes=u_logical_bytes, cut_pulses=cut_pulses)
+    e = wa_eq7(n_tprogram, 1, geometry, logical_bytes, u_logical_bytes=u_logical_bytes, cut_pulses=cut_pulses,
+               die_counts=die_counts)
     wa1, u = e.wa.value, e.wa.uncertainty or 0.0
     cands = sorted({1, 2} | ({planes} if planes and planes > 2 else set()))
     for k in cands:

@@ -1,26 +1,44 @@
-"""Can a pulse count be trusted?  Checks on the width histogram and the stream's end (pure).
+"""Can a pulse count be trusted?  Checks on the width histogram, the samplerate and the stream's end (pure).
 
 * no pulse in the program window although the host wrote: wrong pin, wrong window,
   or the analyser saw nothing — untrustworthy;
-* a population of pulses just outside a window edge (within 10 % of the edge) while
-  the window holds programs: the window cuts a mode, so some programs fall outside
-  it — untrustworthy;
-* two or more separate modes inside the program window: expected for MLC (lower and
-  upper pages program at different speeds, 000 §4.3), but also what a window wide
-  enough to take in another kind of operation looks like — a warning naming them;
+* the samplerate cannot tell a glitch from a real high gap between two operations
+  (:func:`resolution`): operations may merge — untrustworthy, with the samplerate
+  that would;
+* erases (000 §4.3: tBERS ≈ 2 ms lies inside MLC's 200–2200 µs program window):
+  a separate mode at the top of the window, fewer than one pulse per
+  ``MAX_ERASE_SHARE⁻¹`` programs (a block holds ≥ 32 pages, so a drive erases at most
+  one block per 32 programs), is taken as erases and counted apart
+  (:attr:`CountCheck.erases_in_window`); erases that begin just above the upper edge
+  are tested for an excess of pulses just inside it — none: they are erases outside
+  the window, fine; some: untrustworthy, naming the erases (never a hint to widen the
+  window onto them).  Erases that overlap the programs' widths cannot be told by
+  width; ``charz.session._wa_run`` flags a count with GC (WA > 1) but no erase anywhere;
+* a population just outside a window edge that is not erase-like (within 10 % of the
+  edge, ≥ 1 % of the programs): the window cuts a program mode — untrustworthy;
+* a small mode inside the window that is not at its top: a warning naming it (modes
+  of comparable size — MLC's lower and upper pages, 000 §4.3 — say nothing);
 * R/B not high for the settle time at the end (000 §4.2): programs may still have
   been queued — untrustworthy; an open or cut pulse is noted.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from charz.analysis._pulses import PulseCounts
+from charz.analysis._pulses import PulseCounts, glitch_samples
 
-__all__ = ["CountCheck", "check_counts", "program_modes"]
+__all__ = ["CountCheck", "check_counts", "program_modes", "resolution", "STANDARD_RATES", "MAX_ERASE_SHARE"]
+
+# Samplerates logic analysers offer (fx2lafw's list up to its 24 MHz), for "record at ≥ R".
+STANDARD_RATES = (20e3, 25e3, 50e3, 100e3, 200e3, 250e3, 500e3, 1e6, 2e6, 3e6, 4e6, 6e6, 8e6, 12e6, 16e6, 24e6)
+# Erases per program pulse at most: one block per 32 pages (SLC 64, MLC 128-256, TLC more).
+MAX_ERASE_SHARE = 1 / 32
+# A small mode is one under this share of the largest mode.
+SMALL_MODE = 1 / 8
 
 
 @dataclass(frozen=True)
@@ -29,6 +47,28 @@ class CountCheck:
     errors: tuple[str, ...]
     warnings: tuple[str, ...]
     modes_us: tuple[float, ...]
+    erases_in_window: int = 0          # pulses of the program window taken as erases (counted apart)
+    erase_mode_us: tuple[float, float] | None = None
+
+
+def resolution(samplerate_hz: float, glitch_us: float, min_gap_us: float) -> tuple[bool, float | None]:
+    """Can ``samplerate_hz`` tell a glitch (< ``glitch_us``) from the shortest real high gap?
+
+    A glitch covers at most ``ceil(glitch·rate)`` samples and is dropped; a real gap of
+    ``min_gap_us`` covers at least ``floor(gap·rate)``.  Resolved when the second is
+    larger.  Returns (resolved, the lowest standard samplerate that resolves, or None).
+
+    >>> resolution(250e3, 2, 10), resolution(100e3, 2, 10), resolution(1e6, 2, 5)
+    ((True, 200000.0), (False, 200000.0), (True, 500000.0))
+    """
+    def ok(r: float) -> bool:
+        gap = math.floor(min_gap_us * r / 1e6 + 1e-9)
+        return gap >= max(glitch_samples(glitch_us, r) + 1, 1)
+
+    need = next((r for r in STANDARD_RATES if ok(r)), None)
+    if need is None and min_gap_us > glitch_us:
+        need = float(math.ceil(2e6 / (min_gap_us - glitch_us)))
+    return ok(samplerate_hz), need
 
 
 def program_modes(counts: PulseCounts, *, min_gap_bins: int = 3) -> list[tuple[float, float, int]]:
@@ -49,31 +89,79 @@ def program_modes(counts: PulseCounts, *, min_gap_bins: int = 3) -> list[tuple[f
     return out
 
 
+def _band(counts: PulseCounts, lo_us: float, hi_us: float) -> int:
+    edges = counts.bin_edges_us
+    centres = (edges[:-1] + edges[1:]) / 2
+    return int(counts.histogram[(centres > lo_us) & (centres < hi_us)].sum())
+
+
 def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wrote: bool = True,
-                 edge_margin: float = 0.1, edge_fraction: float = 0.01) -> CountCheck:
+                 edge_margin: float = 0.1, edge_fraction: float = 0.01,
+                 min_gap_us: float | None = None) -> CountCheck:
+    """The checks of the module docstring.  ``min_gap_us``: the shortest high gap expected
+    between two operations (None: the samplerate is not checked)."""
     errors: list[str] = []
     warnings: list[str] = []
     w = counts.windows
     a, b = w.program_us
+    rate = counts.samplerate_hz
+    if min_gap_us is not None:
+        ok, need = resolution(rate, w.glitch_us, min_gap_us)
+        if not ok:
+            better = f"record at {need / 1e3:g} kS/s or more" if need else "no samplerate can: lower --glitch"
+            errors.append(f"at {rate / 1e3:g} kS/s a glitch (< {w.glitch_us:g} µs, up to "
+                          f"{glitch_samples(w.glitch_us, rate)} sample) and the shortest high gap between two "
+                          f"operations ({min_gap_us:g} µs, --min-gap) look alike: operations may merge into one "
+                          f"pulse; {better}")
     if host_wrote and counts.programs == 0:
         errors.append(f"no R/B low pulse in the program window ({a:g}, {b:g}) µs although the host wrote: "
                       f"{counts.pulses} pulses seen ({counts.reads} reads, {counts.erases} erases, "
                       f"{counts.other} other); check the pin, the channel and the window against the histogram")
-    edges = counts.bin_edges_us
-    centres = (edges[:-1] + edges[1:]) / 2
-    for edge, side in ((a, -1), (b, +1)):
-        band = (centres > edge - edge_margin * edge) & (centres < edge) if side < 0 else \
-               (centres > edge) & (centres < edge + edge_margin * edge)
-        near = int(counts.histogram[band].sum())
-        if counts.programs and near > edge_fraction * counts.programs:
-            errors.append(f"{near} pulses lie just {'below' if side < 0 else 'above'} the program window's "
-                          f"{'lower' if side < 0 else 'upper'} edge {edge:g} µs: the window cuts a mode; "
-                          "widen it (--program-window) after looking at the histogram")
     modes = program_modes(counts)
+    erase_mode = None
+    # the largest group of modes at the top of the window, apart from the rest, with at most
+    # one pulse per 32 of the rest: erases (a sparse erase population splits into several)
+    for i in range(1, len(modes)):
+        top, rest = sum(n for _, _, n in modes[i:]), sum(n for _, _, n in modes[:i])
+        if top <= MAX_ERASE_SHARE * rest:
+            erase_mode = (modes[i][0], modes[-1][1], top)
+            warnings.append(f"{top} pulse{'s' if top != 1 else ''} at {erase_mode[0]:g}–{erase_mode[1]:g} µs, "
+                            f"apart above the programs and 1/{rest / top:.0f} of their number (erases: one per "
+                            "block's programs, 000 §4.3), counted apart as erases (inferred)")
+            modes = modes[:i]
+            break
     if len(modes) > 1:
-        txt = ", ".join(f"{lo:g}–{hi:g} µs ({n} pulses)" for lo, hi, n in modes)
-        warnings.append(f"{len(modes)} program modes: {txt}; MLC lower and upper pages do that (000 §4.3), "
-                        "but check no other operation sits in the window")
+        biggest = max(n for _, _, n in modes)
+        for lo, hi, n in modes:
+            if n < SMALL_MODE * biggest and n >= max(5, 0.005 * counts.programs):
+                warnings.append(f"a small mode of {n} pulses at {lo:g}–{hi:g} µs inside the program window, "
+                                "counted as programs: check it is not another operation")
+    programs = counts.programs - (erase_mode[2] if erase_mode else 0)
+    # below the lower edge: reads reach up; a program mode cut there is an error
+    near = _band(counts, a - edge_margin * a, a)
+    if programs and near > edge_fraction * programs:
+        errors.append(f"{near} pulses lie just below the program window's lower edge {a:g} µs: the window "
+                      "cuts a mode; look at the width histogram and move the edge (--program-window)")
+    above = _band(counts, b, b + edge_margin * b)
+    if programs and above > edge_fraction * programs:
+        width = edge_margin * b
+        inside = _band(counts, b - width, b)
+        ref = _band(counts, b - 3 * width, b - width) / 2
+        excess = inside - ref
+        if above <= MAX_ERASE_SHARE * 4 * programs and excess <= 2 * math.sqrt(ref + 1):
+            # few (erase-like) and nothing piles up just inside: erases starting above the window
+            warnings.append(f"{above} pulses lie just above the program window's upper edge {b:g} µs, "
+                            f"1/{programs / above:.0f} of the programs and none in excess just inside "
+                            f"({inside} vs {ref:.0f} expected): taken as erases outside the window (inferred)")
+        elif above <= MAX_ERASE_SHARE * 4 * programs:
+            errors.append(f"erases reach into the program window: {above} erase-like pulses just above its "
+                          f"upper edge {b:g} µs and about {excess:.0f} more than expected just inside it, "
+                          "counted as programs (000 §4.3); the count is an upper bound — lower the edge below "
+                          "the erases (--program-window) only if no programs are that long")
+        else:
+            errors.append(f"{above} pulses lie just above the program window's upper edge {b:g} µs, too many "
+                          "for erases: the window cuts a mode of programs; look at the width histogram and move "
+                          "the edge (--program-window)")
     if not settled:
         errors.append(f"R/B was not high for the settle time ({settle_s:g} s) when the stream ended: "
                       "programs may still have been queued (000 §4.2)")
@@ -82,6 +170,9 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
     if counts.partial:
         warnings.append("the stream began inside a pulse (not counted)")
     if counts.glitches:
-        warnings.append(f"{counts.glitches} glitches shorter than {w.glitch_us:g} µs ignored")
+        warnings.append(f"{counts.glitches} glitches (up to {glitch_samples(w.glitch_us, rate)} sample"
+                        f"{'s' if glitch_samples(w.glitch_us, rate) != 1 else ''}, < {w.glitch_us:g} µs) ignored, "
+                        f"{counts.high_glitches} of them high blips inside a pulse")
     return CountCheck(not errors, tuple(errors), tuple(warnings),
-                      tuple((lo + hi) / 2 for lo, hi, _ in modes))
+                      tuple((lo + hi) / 2 for lo, hi, _ in modes), erase_mode[2] if erase_mode else 0,
+                      (erase_mode[0], erase_mode[1]) if erase_mode else None)

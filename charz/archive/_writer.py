@@ -123,6 +123,10 @@ class ArchiveWriter:
                 _atomic.fsync_dir(root.parent)
                 _write_json(root / SESSION_FILE, session)
             except OSError as exc:
+                if is_disk_full(exc):
+                    raise ArchiveError(f"disk full: no space left to create the session {root} ({free_text(root)})",
+                                       hint="free some space, or give --out on a larger disk",
+                                       code=exc.errno) from exc
                 raise ArchiveError(f"cannot create the session {root}: {exc.strerror or exc}") from exc
             writer = cls(root, lock, session, _Resumed(0, (), (), ()))
             done = True
@@ -250,6 +254,14 @@ class ArchiveWriter:
                     f"{exc.strerror or exc}",
                     hint="It reads back now but may not survive a power cut; check the disk.",
                 ) from exc
+            if is_disk_full(exc):
+                raise ArchiveError(
+                    f"disk full: no space left for capture {index} in {self._captures} "
+                    f"({free_text(self._captures)})",
+                    hint=f"free some space on that file system (or move the session directory to a larger "
+                    f"disk: it is movable); captures before {index} are intact: "
+                    f"continue with: charz resume {self.path}", code=exc.errno,
+                ) from exc
             raise ArchiveError(
                 f"cannot write capture {index} to {self._captures}: {exc.strerror or exc}",
                 hint=f"Free some space (or fix the permissions); captures before {index} are intact: "
@@ -273,6 +285,11 @@ class ArchiveWriter:
         try:
             _write_json(self._root / SESSION_FILE, session)
         except OSError as exc:
+            if is_disk_full(exc):
+                raise ArchiveError(f"disk full: no space left to update {self._root / SESSION_FILE} "
+                                   f"({free_text(self._root)})",
+                                   hint=f"free some space on that file system, then: charz resume {self._root}",
+                                   code=exc.errno) from exc
             raise ArchiveError(f"cannot update {self._root / SESSION_FILE}: {exc.strerror or exc}") from exc
         self._metadata = session
         return self.metadata
@@ -465,3 +482,27 @@ def _remove_quietly(paths: list[Path]) -> None:
         except OSError:
             pass  # best effort: an uncommitted file is an orphan that resume removes anyway
 
+
+
+def is_disk_full(exc: OSError) -> bool:
+    """ENOSPC (no space) or EDQUOT (the quota is used up): both are a full disk to the user."""
+    import errno
+
+    return getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT)
+
+
+def free_text(path: str | os.PathLike) -> str:
+    """"0 B free of 64 MiB on /mnt/x" for the file system holding ``path`` (or its parent)."""
+    p = Path(path)
+    while not p.exists() and p != p.parent:
+        p = p.parent
+    try:
+        st = os.statvfs(p)
+    except OSError:
+        return "its free space could not be read"
+    free, size = st.f_bavail * st.f_frsize, st.f_blocks * st.f_frsize
+
+    def mib(n: int) -> str:
+        return f"{n / (1 << 20):.1f} MiB" if n < 1 << 30 else f"{n / (1 << 30):.1f} GiB"
+
+    return f"{mib(free)} free of {mib(size)} on the file system holding {p}"

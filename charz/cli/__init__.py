@@ -48,7 +48,7 @@ _COMMAND_MODULES = (
 )
 
 # soft_wrap: a long path in a message stays one piece, to copy from a terminal or a CI log.
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # SCPI ":A:" is no emoji
 
 
 def _version(value: bool) -> None:

@@ -23,7 +23,8 @@ class CliUI:
         from rich.console import Console
 
         self.quiet = quiet
-        self.err = Console(stderr=True, highlight=False, soft_wrap=True)
+        # emoji=False: SCPI such as TRIGger:A:EDGE:SLOpe? must not become an emoji (":A:")
+        self.err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
     def log(self, text: str) -> None:
         if not self.quiet:
@@ -103,10 +104,52 @@ def _report(result, session: Path, as_json: bool = False) -> None:
         import json
 
         emit_json(json.dumps(outcome_dict(result, session), indent=2))
-        return
-    if result.profile:
-        console.print(format_summary(result.profile), markup=False)
-    console.print(format_outcome(result), markup=False)
+    else:
+        if result.profile:
+            console.print(format_summary(result.profile), markup=False)
+        console.print(format_outcome(result), markup=False)
+    if result.stats.missed:
+        # Not a finished run: said on stderr and in the exit status, not only in the archive.
+        from charz.session import captures_kept
+
+        kept, total = captures_kept(result.out)
+        UI_ERR().print(f"incomplete: {kept} of {total} captures kept, {len(result.stats.missed)} never captured "
+                       f"(no trigger); continue with: charz resume {result.out}", markup=False)
+        raise typer.Exit(INCOMPLETE_EXIT)
+
+
+#: A run that ended with captures missing (the scope never triggered on some steps): a scope
+#: problem to the shell, as the scope errors are.
+INCOMPLETE_EXIT = 5
+
+
+def UI_ERR():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
+
+
+@contextlib.contextmanager
+def _session_stops(ui: CliUI, out: Path):
+    """Every way a session stops with its archive kept says so, and how to go on: a signal
+    (exit 128 + N) or an error after the archive exists (the error, then the line)."""
+    from charz.cli import report_error
+    from charz.errors import CharzError, UsageError as _Usage
+    from charz.session._session import SessionFinished
+
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
+            ui.err.print(kept_line(out), markup=False)
+        raise typer.Exit(getattr(exc, "exit_code", 130))
+    except CharzError as exc:
+        if isinstance(exc, (_Usage, SessionFinished)) or not (Path(out) / "session.json").exists():
+            raise
+        code = report_error(exc)
+        with contextlib.suppress(OSError, ValueError):
+            ui.err.print(kept_line(out), markup=False)
+        raise typer.Exit(code)
 
 
 def register(app: typer.Typer) -> None:
@@ -200,14 +243,10 @@ def register(app: typer.Typer) -> None:
         mock_provider = None
         if mock:
             from charz.sim import mock_bench as mock_provider
-        try:
-            with stoppable():
-                result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
-                                       device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
-                                                            allow_signatures=allow_signatures, standby=standby))
-        except KeyboardInterrupt as exc:
-            ui.err.print(kept_line(out), markup=False)
-            raise typer.Exit(getattr(exc, "exit_code", 130))
+        with _session_stops(ui, out), stoppable():
+            result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
+                                   device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
+                                                        allow_signatures=allow_signatures, standby=standby))
         _report(result, out, as_json)
 
     @app.command()
@@ -224,6 +263,8 @@ def register(app: typer.Typer) -> None:
         visa_library: Optional[str] = typer.Option(None, help="The VISA library on this host, if it changed (recorded)."),
         device: Optional[Path] = typer.Option(None, help="The drive's device path now, if it changed (its serial "
                                                          "is checked; recorded)."),
+        scratch: Optional[Path] = typer.Option(None, help="Mock bench: the scratch file's path now, e.g. on a disk "
+                                                          "with space (recorded)."),
     ) -> None:
         """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
         from charz.session import DeviceOptions, resume_session
@@ -231,15 +272,26 @@ def register(app: typer.Typer) -> None:
         from charz.sim import mock_bench
 
         ui = CliUI(quiet)
-        try:
-            # The provider is only used if the session was recorded on the mock bench.
-            with damage_hints(reading=False), stoppable():
-                result = resume_session(session, ui=ui, analyze=analyze,
-                                        device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
-                                        mock_faults=tuple(mock_fault or ()),
-                                        changes={"scope": scope, "channel": channel, "visa_library": visa_library,
-                                                 "device": str(device) if device else None})
-        except KeyboardInterrupt as exc:
-            ui.err.print(kept_line(session), markup=False)
-            raise typer.Exit(getattr(exc, "exit_code", 130))
+        # The provider is only used if the session was recorded on the mock bench.
+        with _session_stops(ui, session), damage_hints(reading=False), stoppable():
+            result = resume_session(session, ui=ui, analyze=analyze,
+                                    device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
+                                    mock_faults=tuple(mock_fault or ()), scratch=scratch,
+                                    changes={"scope": scope, "channel": channel, "visa_library": visa_library,
+                                             "device": str(device) if device else None})
         _report(result, session, as_json)
+
+    @app.command()
+    def restore(
+        session: Path = typer.Argument(..., help="Session directory of a charz characterize on a drive."),
+        device: Optional[Path] = typer.Option(None, help="The drive's device path now, if it changed (checked "
+                                                         "to be the same drive)."),
+        quiet: bool = typer.Option(False, "--quiet", "-q", help="Print nothing but errors."),
+    ) -> None:
+        """Put back the drive settings a session changed and never restored (after kill -9 or a power
+        loss), with the values its first initialization found; nothing else is done."""
+        from charz.session._restore import restore_session
+
+        ui = CliUI(quiet)
+        with stoppable():  # a restore is short; a signal during it stops it like any other
+            restore_session(session, log=ui.log, device=str(device) if device else None)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-console = Console(highlight=False, soft_wrap=True)
+console = Console(highlight=False, soft_wrap=True, emoji=False)  # SCPI ":A:" and paths are no emoji codes
 
 # -1 with -q/--quiet, 0 by default, 1+ with -v/--verbose (set by charz.cli._conventions for
 # every command before it runs).
@@ -64,7 +64,7 @@ def progress_bar(total: int, description: str, *, enabled: bool = True):
         TimeElapsedColumn(),
         TextColumn("eta"),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=Console(stderr=True, emoji=False),
         transient=False,
     )
     with progress:

@@ -67,20 +67,18 @@ class CharzCommand(TyperCommand):
         self._old_out: tuple[str, ...] = ()
         self._injected: set[str] = set()
         params = []
+        own = {p.name for p in self.params if isinstance(p, _Option) and p.name in ("quiet", "verbose")}
         for p in self.params:
-            if isinstance(p, _Option) and p.name == "quiet":
-                continue  # replaced below by -q/--quiet (was --quiet/--no-quiet)
+            if isinstance(p, _Option) and p.name in ("quiet", "verbose"):
+                continue  # replaced below by the shared -q/--quiet and -v/--verbose (the value still reaches it)
             if isinstance(p, _Option) and p.name in _OUT_NAMES:
                 old = tuple(o for o in p.opts if o in _OLD_OUT)
                 if old or "--out" in p.opts:
                     self._old_out = old
                     p.opts = ["-o", "--out"]
             params.append(p)
-        had_quiet = any(isinstance(p, _Option) and p.name == "quiet" for p in self.params)
         quiet, verbose = _shared_options()
-        if not had_quiet:
-            self._injected.add("quiet")
-        self._injected.add("verbose")
+        self._injected |= {"quiet", "verbose"} - own
         # before -h/--help, which Click appends last
         self.params = params + [quiet, verbose]
 

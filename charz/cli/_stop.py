@@ -1,10 +1,12 @@
-"""Ctrl-C and SIGTERM during a session: stop cleanly once, at once the second time.
+"""Ctrl-C, SIGTERM and SIGHUP during a session: stop cleanly once, at once the second time.
 
 The first signal raises :class:`Stopped` (a KeyboardInterrupt) in the session's
 thread: the request in flight finishes or is abandoned, the capture being committed
 is committed, the bench and the drive are restored, and the CLI prints how many
-captures are kept and how to go on (exit 130 for SIGINT, 143 for SIGTERM, as a shell
-reports a process killed by that signal).  A second signal while that clean-up runs
+captures are kept and how to go on (exit 130 for SIGINT, 143 for SIGTERM, 129 for
+SIGHUP, as a shell reports a process killed by that signal).  SIGHUP — the terminal or
+the ssh session closed — is a stop like SIGTERM: the drive is restored all the same,
+though the line may have no terminal left to reach.  A second signal while that clean-up runs
 exits at once: the archive's commit protocol makes even that safe (a kill loses at
 most the capture in flight).
 """
@@ -29,18 +31,19 @@ class Stopped(KeyboardInterrupt):
 
 @contextlib.contextmanager
 def stoppable():
-    """Within: SIGINT / SIGTERM raise :class:`Stopped` once, then exit at once."""
+    """Within: SIGINT / SIGTERM / SIGHUP raise :class:`Stopped` once, then exit at once."""
     state = {"stopping": False}
 
     def handler(signum, frame):
         if state["stopping"]:
-            sys.stderr.write("stopped at once (second signal); continue with charz resume\n")
-            sys.stderr.flush()
+            with contextlib.suppress(OSError, ValueError):  # no terminal left (SIGHUP)
+                sys.stderr.write("stopped at once (second signal); continue with charz resume\n")
+                sys.stderr.flush()
             os._exit(128 + signum)
         state["stopping"] = True
         raise Stopped(signum)
 
-    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         yield
     finally:

@@ -51,9 +51,14 @@ def _header(profile: dict[str, Any]) -> list[str]:
     elif dev.get("note"):  # the mock bench's scratch file: say what it is instead of "serial ?"
         drive += f" ({dev['note']})"
     used, total = prov.get("captures_used", 0), prov.get("captures_total", 0)
+    planned = prov.get("captures_planned", total)
+    # A stopped session: the plan's count, not the archive's, is what "of" is out of.
+    missing = (f"; {planned - total} never taken — the session was stopped: charz resume "
+               f"{prov.get('archive', 'DIR')} takes them") if isinstance(planned, int) and planned > total else ""
     lines = [fold(drive, first="drive    "),
              fold(f"{prov.get('archive', '?')} ({prov.get('bench_kind', '?')} bench, {used} of "
-                  f"{count(total, 'captures')} used)", first="source   ")]
+                  f"{count(max(planned, total) if isinstance(planned, int) else total, 'captures')} used{missing})",
+                  first="source   ")]
     given = profile.get("given") or {}
     if given:
         whence = ""

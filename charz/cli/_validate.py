@@ -126,11 +126,23 @@ def register(app: typer.Typer) -> None:
             settings = averaging_settings(channel=channel, vertical_scale_a=vertical_scale,
                                           record_length=scope_points, sample_interval_s=scope_interval)
             out_dir = profile.parent if profile is not None else Path.cwd()
-            result = run_bench(device=str(device), scope_resource=str(scope), record_sizes_bytes=sizes,
-                               file_size_bytes=file_size_bytes, unit=unit, rail=rail, settings=settings,
-                               runner=runner, ask=ui.confirm, confirm_serial=confirm_serial,
-                               allow_signatures=allow_signatures, drive_settings=not keep_drive_settings,
-                               output_dir=out_dir, visa_library=visa_library, log=ui.log)
+            from charz.cli._stop import stoppable
+
+            try:
+                # Ctrl-C, SIGTERM, SIGHUP: fio and the scope stop, the drive's settings are put back.
+                with stoppable():
+                    result = run_bench(device=str(device), scope_resource=str(scope), record_sizes_bytes=sizes,
+                                       file_size_bytes=file_size_bytes, unit=unit, rail=rail, settings=settings,
+                                       runner=runner, ask=ui.confirm, confirm_serial=confirm_serial,
+                                       allow_signatures=allow_signatures, drive_settings=not keep_drive_settings,
+                                       output_dir=out_dir, visa_library=visa_library, log=ui.log)
+            except KeyboardInterrupt as exc:
+                import contextlib
+
+                with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
+                    ui.err.print("stopped: the drive's settings are put back; nothing to resume (validate "
+                                 "measures every record size anew)", markup=False)
+                raise typer.Exit(getattr(exc, "exit_code", 130))
         written = None
         if profile is not None:
             written = write_profile(with_validation(profile_data, result, origin=str(profile)), profile)

@@ -44,8 +44,37 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def format_summary(settings: dict, records: dict[int, dict]) -> str:
-    """The result table and notes (pure; ≤ 80 columns)."""
+def format_json(settings: dict, records: dict[int, dict], out=None) -> dict:
+    """The result as one JSON document (pure): per step its counts per die, WA with its
+    uncertainty and origin, trust, errors and warnings; the run's notes once."""
+    steps = []
+    for i in sorted(records):
+        r = records[i]
+        est = r.get("estimate") or {}
+        steps.append({
+            "index": i, "label": r.get("label"), "kind": r["step"]["kind"], "file": r["step"].get("file"),
+            "trusted": bool(r.get("trusted")), "errors": r.get("errors", []), "warnings": r.get("warnings", []),
+            "programs": [d["programs"] for d in r.get("dies", [])] or [r["counts"]["programs"]],
+            "channels": [d["channel"] for d in r.get("dies", [])],
+            "erases_counted_apart": [d["erases_in_window"] for d in r.get("dies", [])],
+            "die_spread": (r.get("die_spread") or {}).get("spread"),
+            "samplerate_hz": r["counts"]["samplerate_hz"], "settled": r.get("settled"),
+            "logical_bytes": r.get("logical_bytes"), "volume_evidence": r.get("volume_evidence"),
+            "m_p": (r.get("m_p") or {}).get("value"),
+            "wa": est.get("wa"), "u_counting": est.get("u_counting"), "u_volume": est.get("u_volume"),
+            "true_wa": (r.get("truth") or {}).get("true_wa"), "re_wa": r.get("re_wa")})
+    return {"archive": str(out) if out is not None else None, "schema": settings.get("schema"),
+            "geometry": settings.get("geometry"), "windows": settings.get("windows"),
+            "settle_s": settings.get("settle_s"), "min_gap_us": settings.get("min_gap_us"),
+            "notes": settings.get("notes", []), "steps": steps,
+            "untrusted": [s["index"] for s in steps if not s["trusted"]]}
+
+
+def format_summary(settings: dict, records: dict[int, dict], *, verbose: bool = False) -> str:
+    """The result table and notes (pure; ≤ 80 columns once folded by ``_wrap``).
+
+    Every warning is listed, each once (``verbose`` is kept for callers; it adds nothing now).
+    """
     geo = settings.get("geometry", {})
     lines = []
     if geo:
@@ -54,9 +83,14 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
         origin = geo["channels"]["origin"]
         lines.append(f"geometry  {' × '.join(parts)}, page {_fmt_bytes(geo['page_size']['value'])} ({origin})")
     w = settings["windows"]
+    rates = sorted({r["counts"]["samplerate_hz"] for r in records.values()}) or \
+        ([settings["samplerate_hz"]] if settings.get("samplerate_hz") else [])
     lines.append(f"windows   program ({w['program_us'][0]:g}, {w['program_us'][1]:g}) µs, read "
                  f"({w['read_us'][0]:g}, {w['read_us'][1]:g}), erase ({w['erase_us'][0]:g}, "
-                 f"{w['erase_us'][1]:g}); {settings['samplerate_hz'] / 1e3:g} kS/s")
+                 f"{w['erase_us'][1]:g}); {', '.join(f'{x / 1e3:g}' for x in rates) or '?'} kS/s")
+    if settings.get("settle_s") is not None:
+        lines.append(f"stop rule R/B high {settings['settle_s']:g} s at the end (000 §4.2: 300 s)"
+                     + (f"; shortest gap {settings['min_gap_us']:g} µs" if settings.get("min_gap_us") else ""))
     ftl = settings.get("bench", {}).get("ftl")
     if ftl:
         from charz.archive._wa import ftl_label
@@ -70,7 +104,8 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
     lines.append(head + (f" {'true':>6} {'|RE_WA|':>7}" if mock else "") + (f" {'SMART':>6}" if ctr else ""))
     for i in sorted(records):
         r = records[i]
-        n = r["counts"]["programs"]
+        dies = r.get("dies") or []
+        n = round(sum(d["programs"] for d in dies) / len(dies)) if dies else r["counts"]["programs"]
         flag = "" if r.get("trusted") else " !"
         label = r["label"] if len(r["label"]) <= 26 else r["label"][:25] + "…"
         if r["step"]["kind"] == "calibrate":
@@ -109,6 +144,14 @@ def format_summary(settings: dict, records: dict[int, dict]) -> str:
             lines.append(line)
     lines.append("WA = Eq. 7 (inferred from measured pulses and volume); u = one standard error "
                  "(counting and volume).")
+    for i in sorted(records):
+        sp = records[i].get("die_spread")
+        if sp:
+            per = ", ".join(f"{d['channel']} {d['programs']}" for d in records[i]["dies"])
+            lines.append(f"  {i}: dies {per}; mean {sp['mean']:.1f}, spread {100 * (sp['spread'] or 0):.2f} % "
+                         "(in u)")
+    for note in settings.get("notes", []):
+        lines.append(f"note: {note}")
     lines += _counter_notes(records)
     bad = [i for i in sorted(records) if not records[i].get("trusted")]
     if bad:
@@ -219,11 +262,13 @@ def _wrap(text: str, width: int = 80) -> str:
     return "\n".join(out)
 
 
-def _finish(out: Path, settings: dict, summary, quiet: bool, as_json: bool = False) -> None:
-    if as_json:
-        emit_json(_show_json(out, settings, summary.records))
+def _finish(out: Path, settings: dict, summary, quiet: bool, *, json_out: bool = False,
+            verbose: bool = False) -> None:
+    if json_out:
+        import json
+        emit_json(json.dumps(format_json(settings, summary.records, out), indent=1))
     else:
-        console.print(_wrap(format_summary(settings, summary.records)))
+        console.print(_wrap(format_summary(settings, summary.records, verbose=verbose)))
         console.print(f"archive   {out}")
     if summary.untrusted:
         raise AnalysisError(f"{len(summary.untrusted)} of {len(summary.records)} steps are not trustworthy",
@@ -240,7 +285,7 @@ def _bars(steps: int, enabled: bool):
     if not enabled:
         yield None
         return
-    err = Console(stderr=True)
+    err = Console(stderr=True, emoji=False)
     err.width = min(err.width, 80)
     bars = Progress(TextColumn("{task.description:<30.30}"), BarColumn(bar_width=16),
                     TextColumn("{task.fields[count]:>6}"), TimeElapsedColumn(), TextColumn("eta"),
@@ -250,10 +295,15 @@ def _bars(steps: int, enabled: bool):
             bars.add_task("  step", total=1.0, count="")
 
 
-def _run(archive, bench, quiet: bool):
+def _run(archive, bench, quiet: bool, *, json_out: bool = False):
+    """Run the plan with bars on stderr; with ``json_out`` stdout carries the JSON only (the
+    steps' errors go to stderr as they happen)."""
     from charz.session._wa_run import run_plan
     plan = archive.settings["plan"]
     todo = sum(1 for i in range(len(plan)) if i not in archive.records)
+    if json_out:
+        import sys
+        return run_plan(archive, bench, log=lambda t: print(_wrap(t), file=sys.stderr))
     with _bars(todo, not quiet) as ui:
         if ui is None:
             return run_plan(archive, bench, log=lambda t: console.print(_wrap(t)))
@@ -288,9 +338,11 @@ def run(
     mock_ftl: Optional[MockFtl] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
                                                       "wolf (002 §5), fdp (002's baseline), nvm or cdm (an NVM cache, 004 §III)."),
     mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
+    mock_keep_sr: Optional[Path] = typer.Option(None, help="Keep the mock's sigrok session files (NNNN.sr) in "
+                                                           "this folder, e.g. for `charz wa analyze`."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
-    out: Optional[Path] = typer.Option(None, help="WA archive to create (default runs/wa-<time>)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),
     volume: str = typer.Option("128m", help="Bytes each benchmark writes (000: 2g)."),
     sizes: str = typer.Option("512,4k,8k,16k,32k", help="Request sizes of 000 Table 3."),
     files: Optional[str] = typer.Option(None, help="Job files (default: the 8 wa-w*.fio of Table 3)."),
@@ -308,15 +360,25 @@ def run(
     read_window: str = typer.Option("2,200", help="Read pulse window µs."),
     erase_window: str = typer.Option("2200,20000", help="Erase pulse window µs."),
     glitch: float = typer.Option(2.0, help="Low or high stretches shorter than this (µs) are glitches."),
+    min_gap: Optional[float] = typer.Option(None, help="Shortest high gap (µs) expected between two operations "
+                                                       "(bench default 10; the mock's 20): the samplerate must "
+                                                       "tell it from a glitch."),
     samplerate: str = typer.Option("250k", help="Analyser samplerate (Hz; k/M suffixes)."),
-    settle: float = typer.Option(0.05, help="R/B high this long (s) before a count is read (000: 300)."),
-    settle_timeout: float = typer.Option(600.0, help="Give up waiting for the settle time after this long (s)."),
+    settle: Optional[float] = typer.Option(None, help="R/B high this long (s) before a count is read "
+                                                      "(000 §4.2: 300, the bench default; the mock's replay 0.05)."),
+    settle_timeout: Optional[float] = typer.Option(None, help="Give up waiting for the settle time after this "
+                                                              "long (s; default settle + 300)."),
     confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
-    quiet: bool = typer.Option(False, help="No progress bar."),
-    as_json: bool = typer.Option(False, "--json", help="Print the settings and every step's record as JSON, "
-                                                       "as wa show --json."),
+    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
+                                             help="The sigrok-cli to run (default: the one on PATH)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout (no table, no bars)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every warning of every step."),
 ) -> None:
-    """Measure WA: M_p calibration, then 000 Table 3's micro-benchmarks (and sub-tests, OP sweep)."""
+    """Measure WA: M_p calibration, then 000 Table 3's micro-benchmarks (and sub-tests, OP sweep).
+
+    Exit codes: 0 all steps trusted, 2 bad usage, 4 a step is not trustworthy (its
+    counts are kept), 5 the analyser or sigrok-cli failed, 6 the drive was refused."""
     from charz.analysis._pulses import PulseWindows
     from charz.archive._wa import WaArchive
     from charz.logic._srzip import parse_samplerate
@@ -343,8 +405,19 @@ def run(
         raise UsageError("nothing to run: no benchmarks, no sub-tests, M_p given")
     import datetime
     out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+    quiet = quiet or json_out
+    if mock:
+        from charz.sim._wa_bench import MIN_GAP_US, SETTLE_S
+        settle = SETTLE_S if settle is None else settle
+        min_gap = MIN_GAP_US if min_gap is None else min_gap
+        notes = [f"the mock's replay: R/B high {settle:g} s after its last pulse is its stop rule (000 §4.2 waits "
+                 "300 s on a drive); its |RE_WA| checks charz against its own simulator (a self-check)"]
+    else:
+        settle, min_gap = settle_notes(settle, min_gap)[:2]
+        notes = settle_notes(settle, min_gap)[2]
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
-                "settle_timeout_s": settle_timeout, "m_p_given": mp, "planes": planes}
+                "settle_timeout_s": settle_timeout if settle_timeout is not None else settle + 300.0,
+                "m_p_given": mp, "planes": planes, "min_gap_us": min_gap, "notes": notes}
     if mock:
         from charz.sim._wa_bench import MockWaBench, mock_config
         from charz.sim._wa_bench import ftl_options
@@ -354,13 +427,14 @@ def run(
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
-            bench = MockWaBench(cfg, Path(tmp), samplerate_hz=rate, settle_s=settle, counters=mock_counters)
+            bench = MockWaBench(cfg, mock_keep_sr or Path(tmp), samplerate_hz=rate, settle_s=settle,
+                                counters=mock_counters, keep_sr=mock_keep_sr is not None)
             from charz.analysis._wa import WaGeometry
             geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
             settings.update(bench=bench.describe(), geometry=geo.to_dict())
             with WaArchive.create(out, settings) as archive:
-                summary = _run(archive, bench, quiet)
-        _finish(out, archive.settings, summary, quiet, as_json)
+                summary = _run(archive, bench, quiet, json_out=json_out)
+        _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
         return
     if not logic:
         raise UsageError("--device needs --logic DRIVER:CHANNEL (the analyser on the die's R/B pin)")
@@ -370,14 +444,64 @@ def run(
 
     spec = parse_logic_spec(logic)
     geometry = _geometry(channels, chips, dies, page_size, profile)
-    with contextlib.ExitStack() as stack:
+    with _stops(out), contextlib.ExitStack() as stack:
         bench = stack.enter_context(DeviceWaBench.open(device, spec, geometry, out=out, samplerate_hz=rate,
                                                        settle_s=settle, confirm_serial=confirm_serial,
-                                                       confirm=_ask))
+                                                       confirm=_ask, sigrok=sigrok_cli))
+        settings["notes"] += die_notes(len(spec.bits), geometry.dies)
         settings.update(bench=bench.describe(), geometry=geometry.to_dict())
         archive = stack.enter_context(WaArchive.create(out, settings))
-        summary = _run(archive, bench, quiet)
-    _finish(out, archive.settings, summary, quiet, as_json)
+        summary = _run(archive, bench, quiet, json_out=json_out)
+    _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
+
+
+BENCH_SETTLE_S = 300.0   # 000 §4.2: R/B high for five minutes before N_Tprogram is read
+BENCH_MIN_GAP_US = 10.0  # assumed: a command, its address cycles and the controller's turnaround
+
+
+def settle_notes(settle: float | None, min_gap: float | None) -> tuple[float, float, list[str]]:
+    """A bench's settle time and shortest gap (defaults 000's 300 s, 10 µs) and what to say of them."""
+    notes = []
+    settle = BENCH_SETTLE_S if settle is None else settle
+    if settle < 0:
+        raise UsageError(f"--settle is a time ≥ 0 s, not {settle:g}")
+    if settle < BENCH_SETTLE_S:
+        notes.append(f"--settle {settle:g} s is shorter than 000's {BENCH_SETTLE_S:g} s (§4.2): programs the "
+                     "drive runs later in the background (garbage collection, a cache flush) may be missed")
+    if min_gap is None:
+        min_gap = BENCH_MIN_GAP_US
+        notes.append(f"shortest high gap between two operations assumed {min_gap:g} µs (--min-gap)")
+    elif not min_gap > 0:
+        raise UsageError(f"--min-gap is a time > 0 µs, not {min_gap:g}")
+    return settle, min_gap, notes
+
+
+def die_notes(counted: int, dies: int) -> list[str]:
+    if counted == 1 and dies > 1:
+        return [f"one die of {dies} counted: Eq. 7 takes every die to do the same work (000 §3.2.3, assumed); "
+                "u covers dies that share pulses at random, not a die that works more — count several "
+                "(--logic DRIVER:D0,D1,…) to measure their spread"]
+    if counted > dies:
+        raise UsageError(f"{counted} dies counted but the geometry has {dies}")
+    return []
+
+
+@contextlib.contextmanager
+def _stops(out: Path):
+    """A bench run stops cleanly on Ctrl-C, SIGTERM and SIGHUP: the drive's settings are put
+    back on the way out (as characterize does), then the exit status says which signal."""
+    from charz.cli._stop import stoppable
+
+    try:
+        with stoppable():
+            yield
+    except KeyboardInterrupt as exc:
+        with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
+            line = (f"stopped; the drive's settings are put back; continue with: charz wa resume {out}"
+                    if (Path(out) / "wa.json").exists() else "stopped before the run began; the drive's settings "
+                    "are put back")
+            Console(stderr=True, emoji=False, highlight=False).print(line, markup=False)
+        raise typer.Exit(getattr(exc, "exit_code", 130))
 
 
 def _geometry(channels, chips, dies, page_size, profile):
@@ -477,7 +601,7 @@ def resume(
     logic: Optional[str] = typer.Option(None, help="Bench: sigrok DRIVER:CHANNEL now (default: as before)."),
     confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
     quiet: bool = typer.Option(False, help="No progress bar."),
-    as_json: bool = typer.Option(False, "--json", help="Print the records as JSON, as wa show --json."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout, as wa show --json."),
 ) -> None:
     """Run the steps an interrupted charz wa run has no record of (mock or bench)."""
     from charz.archive._wa import WaArchive
@@ -493,7 +617,7 @@ def resume(
             summary = _resume_mock(archive, quiet)
         else:
             summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet)
-    _finish(out, s, summary, quiet, as_json)
+    _finish(out, s, summary, quiet, json_out=json_out)
 
 
 def _resume_mock(archive, quiet: bool):
@@ -521,12 +645,13 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
     s = archive.settings
     before = s["bench"]["drive"]
     a = s["bench"]["analyser"]
-    spec = parse_logic_spec(logic) if logic else LogicSpec(a["driver"], a["channel"], int(a["bit"]))
+    spec = parse_logic_spec(logic) if logic else LogicSpec(a["driver"], a["channel"], int(a["bit"]),
+                                                           tuple(a.get("channels", ())), tuple(a.get("bits", ())))
     target = device or Path(before["path"])
     if todo:
         console.print(_wrap(f"step {todo[0]} restarts from its beginning; the drive keeps what an interrupted "
                             "run of it wrote"))
-    with DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
+    with _stops(out), DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
                             samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
                             confirm_serial=confirm_serial, confirm=_ask, expect_drive=before) as bench:
         return _run(archive, bench, quiet)
@@ -534,21 +659,18 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
 
 @wa_app.command("show")
 def show(out: Path = typer.Argument(..., help="A WA archive."),
-         as_json: bool = typer.Option(False, "--json", help="Print the settings and every step's record as JSON "
-                                                            "(charz.wa-show/1).")) -> None:
-    """The result table of a WA archive."""
+         json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout."),
+         verbose: bool = typer.Option(False, "--verbose", "-v", help="Every warning of every step.")) -> None:
+    """The result table of a WA archive.
+
+    Exit codes: 0 shown, 3 not a WA archive (or damaged)."""
     from charz.archive._wa import read_wa_archive
     settings, records = read_wa_archive(out)
-    if as_json:
-        emit_json(_show_json(out, settings, records))
+    if json_out:
+        import json
+        emit_json(json.dumps(format_json(settings, records, out), indent=1))
         return
-    console.print(_wrap(format_summary(settings, records)), markup=False)
-
-
-def _show_json(out: Path, settings: dict, records: dict[int, dict]) -> str:
-    import json
-    return json.dumps({"schema": "charz.wa-show/1", "archive": str(out), "settings": settings,
-                       "steps": [records[i] for i in sorted(records)]}, indent=2, default=str)
+    console.print(_wrap(format_summary(settings, records, verbose=verbose)))
 
 
 @wa_app.command("report")
@@ -568,5 +690,5 @@ def report(
 
 
 def register(app: typer.Typer) -> None:
-    from charz.cli import _wa_model  # noqa: F401  (adds `charz wa model` to wa_app)
+    from charz.cli import _wa_analyze, _wa_model  # noqa: F401  (add `charz wa analyze` and `wa model` to wa_app)
     app.add_typer(wa_app, name="wa")

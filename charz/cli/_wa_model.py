@@ -16,7 +16,7 @@ from charz.cli._common import console
 from charz.cli._wa import _wrap, wa_app
 from charz.errors import UsageError
 
-__all__ = ["Geometry", "format_model"]
+__all__ = ["Geometry", "format_model", "parse_op"]
 
 
 @dataclass(frozen=True)
@@ -100,12 +100,30 @@ def model_dict(g: Geometry, measured=None, source: str = "") -> dict:
     return doc
 
 
-def _parse_op(text: str) -> float:
+def parse_op(text: str) -> float:
+    """``--op``: ρ = spare/user as a percent (``7%``) or a fraction below 1 (``0.07``).
+
+    A bare number of 1 or more is refused — ``7`` could mean 7 % or 700 % — and so is
+    anything above 100 % (more spare than user space) or not above 0.
+
+    >>> parse_op("7%"), parse_op("0.07"), parse_op(" 28 % ")
+    (0.07, 0.07, 0.28)
+    """
     t = text.strip()
+    pct = t.endswith("%")
     try:
-        return float(t[:-1]) / 100.0 if t.endswith("%") else float(t)
+        v = float(t[:-1]) / 100.0 if pct else float(t)
     except ValueError:
-        raise UsageError(f"--op is ρ = spare/user as a fraction or a percent (0.07 or 7%), not {text!r}") from None
+        raise UsageError(f"--op is ρ = spare/user as a percent or a fraction (7% or 0.07), not {text!r}") from None
+    if not pct and v >= 1:
+        raise UsageError(f"--op {t} is ambiguous: write {t}% for {t} percent, or a fraction below 1 (e.g. "
+                         f"{v / 100:g})", hint="charz takes a bare number only as a fraction (0.07 = 7 %)")
+    if v > 1:
+        raise UsageError(f"--op {t} is above 100 %: ρ = spare/user, and a drive with more spare than user "
+                         "space is not what the closed forms describe")
+    if not v > 0:
+        raise UsageError(f"--op {t}: the closed forms need some spare space (ρ > 0)")
+    return round(v, 12)
 
 
 def _mock_geometry(ftl: dict | None, origin: str) -> Geometry:
@@ -119,8 +137,10 @@ def _mock_geometry(ftl: dict | None, origin: str) -> Geometry:
 
 @wa_app.command("model")
 def model(
-    op: Optional[str] = typer.Option(None, "--op", help="ρ = spare/user, as vendors quote OP (0.07 or 7%)."),
-    spare_factor: Optional[float] = typer.Option(None, help="S_f = spare/physical instead of --op."),
+    op: Optional[str] = typer.Option(None, "--op", help="ρ = spare/user, as vendors quote OP: 7% or 0.07 (a bare "
+                                                        "number ≥ 1 is refused as ambiguous)."),
+    spare_factor: Optional[float] = typer.Option(None, help="S_f = spare/physical instead of --op, a fraction "
+                                                            "(000's OP%: 0.07)."),
     pages_per_block: Optional[int] = typer.Option(None, help="Pages per erase block (the greedy model)."),
     blocks_per_pool: Optional[int] = typer.Option(None, help="Blocks per GC pool (a die or a plane)."),
     held_blocks: Optional[str] = typer.Option(None, help="Blocks per pool the FTL keeps free, LOW,HIGH."),
@@ -140,7 +160,10 @@ def model(
     try:
         if op is not None or spare_factor is not None:
             from charz.analysis._wa_models import sf_from_rho
-            sf = sf_from_rho(_parse_op(op)) if op is not None else float(spare_factor)
+            if spare_factor is not None and not (0 < spare_factor < 1):
+                raise UsageError(f"--spare-factor is S_f = spare/physical, a fraction in (0, 1), not {spare_factor:g}",
+                                 hint="000's OP% is S_f: 7 % is --spare-factor 0.07")
+            sf = sf_from_rho(parse_op(op)) if op is not None else float(spare_factor)
             held = None
             if held_blocks:
                 lo, _, hi = held_blocks.partition(",")

@@ -39,6 +39,8 @@ Initialize (``_plan``, ``_initialize``, ``_erase``)
     plan_initialization    003 Table 3 as data: Setting / EraseStep / InitPlan
     initialize             apply, read back, compare; restore on exit (also on Ctrl-C)
     Initialization         the context manager, with ``record()`` for the archive
+    not_restored           what earlier records changed and never put back (kill -9, power loss)
+    put_back               restore only those values (``charz restore DIR``)
 
 A session goes::
 
@@ -67,6 +69,8 @@ from charz.device._initialize import (
     RestoredSetting,
     SkippedSetting,
     initialize,
+    not_restored,
+    put_back,
 )
 from charz.device._lsblk import LsblkDevice, parse_lsblk
 from charz.device._mounts import MountEntry, parse_mountinfo, parse_swaps
@@ -128,6 +132,8 @@ __all__ = [
     "hold_exclusive",
     "identify",
     "initialize",
+    "not_restored",
+    "put_back",
     "inspect_target",
     "parse_blkid_export",
     "parse_flag",

@@ -78,7 +78,8 @@ class Setting:
             return f"{self.label}: not supported on this device: {self.reason}"
         if not self.set_argv:
             return f"{self.label}: read and recorded ({' '.join(self.read_argv)})"
-        return f"{self.label}: set to {self.target} ({' '.join(self.render_set(self.target))})"
+        # Future tense: this is shown before the confirmation, when nothing has changed yet.
+        return f"{self.label}: to be set to {self.target} ({' '.join(self.render_set(self.target))})"
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,7 @@ class EraseStep:
     def describe(self) -> str:
         if not self.supported:
             return f"erase ({self.method}): not possible on this device: {self.reason}"
-        return f"erase ({self.method}): " + "; ".join(" ".join(c) for c in self.commands)
+        return f"erase ({self.method}), to be run: " + "; ".join(" ".join(c) for c in self.commands)
 
 
 @dataclass(frozen=True)
@@ -118,7 +119,8 @@ class InitPlan:
         return tuple(s.warning for s in self.settings if not s.supported and s.warning)
 
     def describe(self) -> str:
-        lines = [f"initialization of {self.device} ({self.identity.transport}):"]
+        lines = [f"initialization of {self.device} ({self.identity.transport}), once confirmed "
+                 "(nothing is changed before):"]
         if self.erase is not None:
             lines.append("  " + self.erase.describe())
         lines += ["  " + s.describe() for s in self.settings]
@@ -157,9 +159,9 @@ def plan_initialization(
     --------
     >>> plan = plan_initialization(loop_identity, erase="discard")        # doctest: +SKIP
     >>> print(plan.describe())                                              # doctest: +SKIP
-    initialization of /dev/loop3 (loop):
+    initialization of /dev/loop3 (loop), once confirmed (nothing is changed before):
       erase (discard): blkdiscard --force /dev/loop3
-      read-ahead: set to 0 (blockdev --setra 0 /dev/loop3)
+      read-ahead: to be set to 0 (blockdev --setra 0 /dev/loop3)
       drive look-ahead: not supported on this device: a loop device has no drive firmware ...
       drive write cache: not supported on this device: ...
       ...

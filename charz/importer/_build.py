@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from charz.archive import ArchiveWriter, Capture, Channel, Scaling
 from charz.errors import UsageError
-from charz.importer._files import read_waveform
-from charz.importer._manifest import MANIFEST_NAME, Manifest, load_manifest
+from charz.importer._files import read_records
+from charz.importer._manifest import MANIFEST_NAME, Entry, Manifest, load_manifest
 from charz.importer._quantize import to_codes
 from charz.importer._waveform import Waveform
 
 
-def _channel(w: Waveform, path: Path, amps_per_volt: float | None) -> tuple[Channel, list[str]]:
+def _channel(w: Waveform, path: Path, name: str, amps_per_volt: float | None) -> tuple[Channel, list[str]]:
     warnings: list[str] = []
     if w.codes is not None:
         codes, mult, off, zero = w.codes, w.y_mult, w.y_offset_codes, w.y_zero
@@ -24,17 +25,76 @@ def _channel(w: Waveform, path: Path, amps_per_volt: float | None) -> tuple[Chan
         if not q.exact:
             warnings.append("samples on no grid, quantized to 16 bits over their range")
         warnings.append("the file does not give the ADC's limits; clipped samples cannot be recognised")
-    unit = w.unit
-    if unit not in ("A",):
-        if unit != "V" and unit:
-            raise UsageError(f"{path}: samples in {unit!r}", hint="save the current channel in A or V")
+    unit = w.unit or "V"
+    if unit not in ("A", "V"):
+        raise UsageError(f"{path}: {w.source} holds samples in {unit!r}", hint="save the current channel in A or V")
+    if name == "current" and unit == "V":
         if amps_per_volt is None:
             raise UsageError(f"{path}: samples in volts and the manifest has no amps_per_volt",
                              hint="add amps_per_volt = … (current probe or shunt: A per V) to the manifest")
         mult, zero, unit = mult * amps_per_volt, zero * amps_per_volt, "A"
-    ch = Channel("current", codes, Scaling(y_mult=mult, y_offset_codes=off, y_zero=zero, unit=unit),
+    ch = Channel(name, codes, Scaling(y_mult=mult, y_offset_codes=off, y_zero=zero, unit=unit),
                  source=w.source or "CH1", code_min=int(lo), code_max=int(hi))
     return ch, warnings
+
+
+def channel_name(source: str) -> str:
+    """An archive channel name for a saved channel (``CH2`` → ``ch2``, ``Channel 2`` → ``channel_2``).
+
+    >>> channel_name("CH2"), channel_name("Channel 2"), channel_name("2"), channel_name("MATH1")
+    ('ch2', 'channel_2', 'ch2', 'math1')
+    """
+    name = re.sub(r"[^a-z0-9_]+", "_", source.strip().lower()).strip("_")[:32]
+    return name if name[:1].isalpha() else ("ch" + name)[:32]
+
+
+def _same(a: str, b: str) -> bool:
+    return channel_name(a) == channel_name(b) or a.strip().upper() == b.strip().upper()
+
+
+def _pick(records: list[Waveform], path: Path, e: Entry, man: Manifest) -> tuple[Waveform, list[Waveform], list[str]]:
+    """(the current's record, the others to keep, warnings); refusals name the channels."""
+    warnings = []
+    names = [w.source for w in records]
+    kept = [w for w in records if not any(_same(w.source, s) for s in man.skip)]
+    if len(kept) < len(records):
+        warnings.append(f"left out as the manifest's skip says: {', '.join(w.source for w in records if w not in kept)}")
+    if len({w.source for w in kept}) < len(kept):        # a TDS T0000CH1.ISF: the same channel twice
+        warnings.append(f"{path.name} holds {len(kept)} records of {kept[0].source}; the first is imported")
+        kept = [kept[0]]
+    want = e.channel or man.channel
+    if want is not None:
+        chosen = [w for w in kept if _same(w.source, want)]
+        if not chosen:
+            raise UsageError(f"{path}: no channel {want!r}; the file holds {', '.join(names)}")
+        current = chosen[0]
+    elif len(kept) == 1:
+        current = kept[0]
+    else:
+        amps = [w for w in kept if w.unit == "A" and w.mode == "sample"]
+        if len(amps) != 1:
+            raise UsageError(f"{path} holds {len(kept)} channels ({', '.join(w.source for w in kept)}) and "
+                             "does not say which is the current",
+                             hint=f'add channel = "{kept[0].source}" to the manifest (all captures) or to '
+                                  'this [[capture]]; the other channels are kept beside it')
+        current = amps[0]
+    for w in kept:
+        if w.mode == "envelope":
+            raise UsageError(f"{path}: {w.source} was saved in peak-detect (envelope) mode: min/max pairs, "
+                             "not samples of the current",
+                             hint="acquire in sample or high-res mode and save again" + (
+                                 f", or add skip = [\"{w.source}\"] to the manifest" if w is not current else ""))
+        if w.mode == "digital":
+            raise UsageError(f"{path}: {w.source} is a logic (digital) channel; a session keeps analog channels only",
+                             hint=f'add skip = ["{w.source}"] to the manifest to import the file without it')
+        if w.n_samples != current.n_samples or w.sample_interval_s != current.sample_interval_s:
+            raise UsageError(f"{path}: {w.source} has {w.n_samples} samples every {w.sample_interval_s:g} s, "
+                             f"{current.source} {current.n_samples} every {current.sample_interval_s:g} s",
+                             hint=f'one capture holds channels of one time base: add skip = ["{w.source}"]')
+    if current.math:
+        warnings.append(f"{path.name}: {current.source} is a Math/Reference trace (computed by the scope), "
+                        "imported as the current")
+    return current, [w for w in kept if w is not current], warnings
 
 
 def import_folder(folder: Path, out: Path, *, manifest: Path | None = None,
@@ -45,21 +105,36 @@ def import_folder(folder: Path, out: Path, *, manifest: Path | None = None,
     leaves nothing behind.
     """
     man: Manifest = load_manifest(manifest or folder / MANIFEST_NAME)
-    captures, warnings = [], []
+    captures, warnings, models = [], [], set()
     for e in man.entries:
         path = folder / e.file
         if not path.is_file():
             raise UsageError(f"{path}: listed in the manifest but not there")
-        w = read_waveform(path)
-        ch, warn = _channel(w, path, man.amps_per_volt)
+        current, others, warn = _pick(read_records(path), path, e, man)
+        models |= {current.model} - {""}
+        ch, w1 = _channel(current, path, "current", man.amps_per_volt)
+        channels, warn = [ch], warn + w1
+        for w in others:
+            name = channel_name(w.source)
+            if name == "current" or name in {c.name for c in channels}:
+                name = channel_name("ch_" + w.source)
+            extra, w2 = _channel(w, path, name, man.amps_per_volt)
+            channels.append(extra)
+            warn += w2
+        if others:
+            warn.append(f"{len(others) + 1} channels per file kept: current ({current.source}), "
+                        + ", ".join(f"{c.name} ({c.source})" for c in channels[1:]))
         warnings += warn
         captures.append(Capture(step=len(captures), op=e.op, size_bytes=e.size_bytes, offset_bytes=e.offset_bytes,
-                                repeat=e.repeat, sample_interval_s=w.sample_interval_s,
-                                t_first_sample_s=w.t_first_s, time_reference=man.time_reference,
-                                channels=[ch], warnings=warn, extra={"imported_from": e.file}))
+                                repeat=e.repeat, sample_interval_s=current.sample_interval_s,
+                                t_first_sample_s=current.t_first_s, time_reference=man.time_reference,
+                                channels=channels, warnings=list(dict.fromkeys(warn)),
+                                extra={"imported_from": e.file}))
         if progress is not None:
             progress.advance()
     bench = {"kind": "real", **man.bench, "imported_from": str(folder)}
+    if models and "scope" not in bench:    # the scope that saved the files, as the files say
+        bench["scope"] = ", ".join(sorted(models))
     plan = {"steps": [{"id": c.step, "op": c.op, "size_bytes": c.size_bytes, "offset_bytes": c.offset_bytes,
                        "repeat": c.repeat} for c in captures]}
     with ArchiveWriter.create(out, {"drive": man.drive, "bench": bench, "plan": plan}) as writer:

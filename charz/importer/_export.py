@@ -17,7 +17,29 @@ from charz.importer._waveform import Waveform
 FORMATS = {"tek-csv": ".csv", "isf": ".isf", "tek-wfm": ".wfm", "keysight-bin": ".bin"}
 
 
-def _tek_file(path: Path, w: Waveform) -> None:
+def _scope_model(bench: dict) -> str:
+    """The model of the session's scope (``TEKTRONIX,DPO3014,C01,FV:v2.14`` → ``DPO3014``); "" if unknown."""
+    idn = bench.get("scope")
+    if isinstance(idn, dict):
+        idn = idn.get("model", "")
+    parts = [p.strip() for p in str(idn or "").split(",")]
+    return parts[1] if len(parts) >= 2 else parts[0]
+
+
+def _tek_csv_model(path: Path, model: str) -> None:
+    """tm_data_types writes ``Model,MSO54`` whatever the scope was: say the session's own
+    model, or none (a reader then falls back to the layout, as for any scope's file)."""
+    lines = path.read_text("utf-8").split("\n")
+    if lines and lines[0].startswith("Model,"):
+        if model:
+            lines[0] = f"Model,{model}"
+        else:
+            del lines[0]
+        text = "\n".join(lines)
+        write_atomic(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def _tek_file(path: Path, w: Waveform, model: str) -> None:
     import tm_data_types
 
     wf = tm_data_types.AnalogWaveform()
@@ -29,6 +51,8 @@ def _tek_file(path: Path, w: Waveform) -> None:
     wf.x_axis_spacing = w.sample_interval_s
     wf.trigger_index = -w.t_first_s / w.sample_interval_s
     tm_data_types.write_file(str(path), wf)
+    if path.suffix == ".csv":
+        _tek_csv_model(path, model)
 
 
 def export_archive(session: Path, out: Path, fmt: str, *, progress=None) -> int:
@@ -38,6 +62,7 @@ def export_archive(session: Path, out: Path, fmt: str, *, progress=None) -> int:
     if out.exists() and any(out.iterdir()):
         raise UsageError(f"{out} exists and is not empty", hint="choose a new directory")
     archive = read_archive(session)
+    model = _scope_model(archive.metadata.get("bench") or {})
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     for cap in archive.captures:
@@ -55,7 +80,7 @@ def export_archive(session: Path, out: Path, fmt: str, *, progress=None) -> int:
             data = format_bin(w, ch.to_si())
             write_atomic(path, lambda f, d=data: f.write(d))
         else:
-            _tek_file(path, w)
+            _tek_file(path, w, model)
         entries.append({"file": name, "op": cap.op, "size_bytes": cap.size_bytes,
                         "offset_bytes": cap.offset_bytes, "repeat": cap.repeat})
         if progress is not None:

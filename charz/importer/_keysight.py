@@ -21,7 +21,7 @@ import struct
 
 import numpy as np
 
-from charz.importer._waveform import Waveform
+from charz.importer._waveform import Waveform, is_math_source
 
 _FILE = struct.Struct("<2s2sii")
 _WAVE = struct.Struct("<iiiiifdddii16s16s24s16sdI")
@@ -41,8 +41,18 @@ def format_bin(w: Waveform, values: np.ndarray) -> bytes:
     return _FILE.pack(b"AG", b"10", _FILE.size + len(body), 1) + body
 
 
-def parse_bin(data: bytes, waveform: int = 0) -> Waveform:
-    """Waveform ``waveform`` (0 first) of a BIN file; ``ValueError`` saying what is wrong otherwise."""
+# Waveform types and buffer types as the InfiniiVision guide lists them.
+_PEAK_DETECT, _LOGIC = 2, 6
+_FLOAT_BUFFERS = {1: "normal", 2: "maximum", 3: "minimum"}
+_DIGITAL_BUFFER = 6
+
+
+def parse_bin_records(data: bytes) -> list[Waveform]:
+    """Every waveform of a BIN file, in file order; ``ValueError`` saying what is wrong otherwise.
+
+    A peak-detect waveform (maximum and minimum buffers) comes back as ``mode="envelope"``
+    holding the maximum; a logic waveform (uint8 pod bytes) as ``mode="digital"``.
+    """
     if len(data) < _FILE.size:
         raise ValueError("shorter than the 12-byte file header: not a Keysight BIN file")
     cookie, _version, size, count = _FILE.unpack_from(data)
@@ -50,17 +60,18 @@ def parse_bin(data: bytes, waveform: int = 0) -> Waveform:
         raise ValueError(f"cookie {cookie!r}, not 'AG': not a Keysight BIN file")
     if size != len(data):
         raise ValueError(f"the header says {size} bytes, the file has {len(data)} (truncated or padded)")
-    if not 0 <= waveform < count:
-        raise ValueError(f"waveform {waveform} asked for, the file holds {count}")
-    pos = _FILE.size
+    if count < 1:
+        raise ValueError("the file holds no waveform")
+    pos, out = _FILE.size, []
     for i in range(count):
         if pos + _WAVE.size > len(data):
             raise ValueError(f"waveform {i}: header runs past the end of the file")
         head = _WAVE.unpack_from(data, pos)
-        hsize, _type, nbuf, points = head[:4]
+        hsize, wtype, nbuf, points = head[:4]
         x_incr, x_origin, y_units, label = head[7], head[8], head[10], head[14]
+        name = label.split(b"\0")[0].decode("ascii", "replace").strip() or f"waveform {i + 1}"
         pos += hsize
-        values = None
+        buffers: dict[int, np.ndarray] = {}
         for _ in range(nbuf):
             if pos + _DATA.size > len(data):
                 raise ValueError(f"waveform {i}: data header runs past the end of the file")
@@ -68,43 +79,70 @@ def parse_bin(data: bytes, waveform: int = 0) -> Waveform:
             pos += dsize
             if pos + bsize > len(data):
                 raise ValueError(f"waveform {i}: {bsize} data bytes announced, {len(data) - pos} left")
-            if i == waveform and values is None and btype in (1, 2, 3) and bpp == 4:
-                values = np.frombuffer(data, "<f4", count=bsize // 4, offset=pos).astype(np.float64)
+            if btype in _FLOAT_BUFFERS and bpp == 4:
+                buffers.setdefault(btype, np.frombuffer(data, "<f4", count=bsize // 4, offset=pos).astype(np.float64))
+            elif btype == _DIGITAL_BUFFER and bpp == 1:
+                buffers.setdefault(btype, np.frombuffer(data, "u1", count=bsize, offset=pos).astype(np.float64))
             pos += bsize
-        if i == waveform:
-            if values is None:
-                raise ValueError(f"waveform {i} has no float32 analog buffer (digital or counts only)")
-            if values.size != points:
-                raise ValueError(f"waveform {i}: {points} points announced, {values.size} stored")
-            return Waveform(sample_interval_s=x_incr, t_first_s=x_origin, unit=_UNITS.get(y_units, ""),
-                            source=label.split(b"\0")[0].decode("ascii", "replace") or f"waveform {i}",
-                            values=values)
-    raise AssertionError("unreachable")
+        if not buffers:
+            raise ValueError(f"waveform {i} ({name}) has no float32 or digital buffer")
+        envelope = wtype == _PEAK_DETECT or (2 in buffers and 3 in buffers)
+        digital = wtype == _LOGIC or (_DIGITAL_BUFFER in buffers and not set(buffers) & set(_FLOAT_BUFFERS))
+        values = buffers[min(buffers)]
+        if values.size != points:
+            raise ValueError(f"waveform {i} ({name}): {points} points announced, {values.size} stored")
+        out.append(Waveform(sample_interval_s=x_incr, t_first_s=x_origin, unit=_UNITS.get(y_units, ""),
+                            source=name, values=values, math=is_math_source(name),
+                            mode="digital" if digital else "envelope" if envelope else "sample"))
+    return out
 
 
-def parse_keysight_csv(text: str) -> Waveform:
-    """A Keysight CSV (``x-axis,1`` / ``second,Volt`` header rows, then time,value rows)."""
-    rows = [r.split(",") for r in text.splitlines() if r.strip()]
+def parse_bin(data: bytes, waveform: int = 0) -> Waveform:
+    """Waveform ``waveform`` (0 first) of a BIN file; ``ValueError`` saying what is wrong otherwise."""
+    records = parse_bin_records(data)
+    if not 0 <= waveform < len(records):
+        raise ValueError(f"waveform {waveform} asked for, the file holds {len(records)}")
+    return records[waveform]
+
+
+_CSV_UNITS = {"volt": "V", "ampere": "A", "amp": "A", "a": "A", "v": "V"}
+
+
+def parse_keysight_csv_records(text: str) -> list[Waveform]:
+    """Every column of a Keysight CSV (``x-axis,1,2`` / ``second,Volt,Volt`` header rows, then
+    ``time,value,value`` rows), one record per column."""
+    rows = [[c.strip() for c in r.split(",")] for r in text.splitlines() if r.strip()]
     body = [r for r in rows if _is_number(r[0])]
     if len(body) < 2:
         raise ValueError("fewer than two numeric rows: not a waveform CSV")
     head = [r for r in rows if not _is_number(r[0])]
-    unit_row = head[-1] if head else ["second", "Volt"]
-    unit = {"volt": "V", "ampere": "A", "amp": "A", "a": "A", "v": "V"}.get(unit_row[1].strip().lower(), "V") \
-        if len(unit_row) > 1 else "V"
-    t = np.array([float(r[0]) for r in body])
+    width = max(len(r) for r in body)
+    while width > 1 and all(len(r) < width or not r[width - 1] for r in body):
+        width -= 1
+    if width < 2:
+        raise ValueError("a row has no numeric second column")
+    names = head[0] if head else ["x-axis"] + [str(j) for j in range(1, width)]
+    units = head[-1] if len(head) > 1 else ["second"] + ["Volt"] * (width - 1)
     try:
-        v = np.array([float(r[1]) for r in body])
-    except (IndexError, ValueError):
-        raise ValueError("a row has no numeric second column") from None
-    dt = np.diff(t)
-    return Waveform(sample_interval_s=float((t[-1] - t[0]) / (t.size - 1)), t_first_s=float(t[0]),
-                    unit=unit, source=head[0][1].strip() if head and len(head[0]) > 1 else "1",
-                    values=v) if np.all(dt > 0) else _bad_time()
+        table = np.array([[float(c) for c in r[:width]] for r in body])
+    except ValueError:
+        raise ValueError("a sample row holds something other than numbers") from None
+    t = table[:, 0]
+    if not np.all(np.diff(t) > 0):
+        raise ValueError("the time column does not increase")
+    dt = float((t[-1] - t[0]) / (t.size - 1))
+    out = []
+    for j in range(1, width):
+        name = names[j] if j < len(names) and names[j] else str(j)
+        unit = _CSV_UNITS.get(units[j].lower(), units[j]) if j < len(units) else "V"
+        out.append(Waveform(sample_interval_s=dt, t_first_s=float(t[0]), unit=unit, source=name,
+                            values=table[:, j], math=is_math_source(name)))
+    return out
 
 
-def _bad_time() -> Waveform:
-    raise ValueError("the time column does not increase")
+def parse_keysight_csv(text: str) -> Waveform:
+    """The first column of a Keysight CSV."""
+    return parse_keysight_csv_records(text)[0]
 
 
 def _is_number(s: str) -> bool:

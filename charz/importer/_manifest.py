@@ -21,6 +21,7 @@ class Entry:
     size_bytes: int
     offset_bytes: int = 0
     repeat: int = 0
+    channel: str | None = None      # which saved channel is the current (a file with several)
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,8 @@ class Manifest:
     bench: dict[str, Any] = field(default_factory=dict)
     amps_per_volt: float | None = None
     time_reference: str = "trigger"
+    channel: str | None = None                  # default for every entry
+    skip: tuple[str, ...] = ()                  # saved channels to leave out (logic pods …)
 
 
 def _size(value: Any, where: str) -> int:
@@ -61,10 +64,15 @@ def load_manifest(path: Path) -> Manifest:
         entries.append(Entry(file=str(c["file"]), op=str(c["op"]),
                              size_bytes=_size(c.get("size", c.get("size_bytes")), where),
                              offset_bytes=_size(c.get("offset", c.get("offset_bytes", 0)), where),
-                             repeat=int(c.get("repeat", 0))))
+                             repeat=int(c.get("repeat", 0)),
+                             channel=str(c["channel"]) if c.get("channel") else None))
     apv = doc.get("amps_per_volt")
     ref = doc.get("time_reference", "trigger")
     if ref not in ("trigger", "request"):
         raise UsageError(f"{path}: time_reference {ref!r}", hint='"trigger" (scope files) or "request"')
+    skip = doc.get("skip", [])
+    if isinstance(skip, str) or not all(isinstance(x, str) for x in skip):
+        raise UsageError(f"{path}: skip must be a list of channel names", hint='skip = ["D0-D7"]')
     return Manifest(tuple(entries), dict(doc.get("drive") or {}), dict(doc.get("bench") or {}),
-                    float(apv) if apv is not None else None, ref)
+                    float(apv) if apv is not None else None, ref,
+                    str(doc["channel"]) if doc.get("channel") else None, tuple(skip))

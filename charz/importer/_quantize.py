@@ -19,6 +19,7 @@ _TOLERANCE = 0.02
 # Codes start one above the int16 minimum and stay below its maximum: the file does not say
 # where the ADC clipped, so no sample may look clipped.
 _BASE, _LEVELS = -32767, 65533
+_TWIN = 1e-7     # of the span: 1/150 of a 16-bit step
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,11 @@ def to_codes(values: np.ndarray) -> Quantized:
     lo, hi = float(v.min()), float(v.max())
     if hi == lo:
         return Quantized(np.zeros(v.size, np.int16), 1.0, 0.0, lo, True)
-    levels = np.unique(v)
-    smallest = float(np.min(np.diff(levels)))
+    gaps = np.diff(np.unique(v))
+    # Printed values carry rounding twins (0.0123 and 0.012300000001): a gap far below a
+    # 16-bit step of the span is the printer's, not the ADC's, and is no candidate step.
+    gaps = gaps[gaps > _TWIN * (hi - lo)]
+    smallest = float(np.min(gaps))
     # The smallest difference is a whole number of steps (several when few levels occur).
     for divisor in range(1, 9):
         step = _refine(v, lo, hi, smallest / divisor)

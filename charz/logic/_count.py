@@ -36,16 +36,20 @@ class StepOutcome:
 @dataclass(frozen=True)
 class CountResult:
     counts: PulseCounts
-    settled: bool          # R/B was high for settle_s at the end
+    settled: bool          # R/B was high for settle_s at the end (on every die counted)
     settle_s: float
     error: str | None = None  # what stopped the stream early (counts up to it are kept)
+    all_counts: tuple[PulseCounts, ...] = ()  # one per die counted, in the order given
 
 
-def count_until_settled(stream, counter: PulseCounter, *, settle_s: float,
+def count_until_settled(stream, counter: PulseCounter | list[PulseCounter], *, settle_s: float,
                         workload_done: Callable[[], bool] = lambda: True,
                         on_chunk: Callable[[int], None] | None = None,
-                        byte_index: int = 0, max_wait_s: float | None = None) -> CountResult:
+                        byte_index: int | list[int] = 0, max_wait_s: float | None = None) -> CountResult:
     """Feed every chunk of ``stream`` to ``counter``; stop once settled; never lose counts.
+
+    ``counter`` may be a list (one per die, each with its own bit and ``byte_index``):
+    the stop rule then waits for every die to be high for ``settle_s``.
 
     ``max_wait_s``: once the workload is done, stop after this long even if R/B never
     settled (a busy pin, or not R/B at all); the result then says ``settled=False``.
@@ -56,22 +60,26 @@ def count_until_settled(stream, counter: PulseCounter, *, settle_s: float,
     settle_us = settle_s * 1e6
     error = None
     unit = getattr(stream, "unitsize", 1)
+    counters = list(counter) if isinstance(counter, (list, tuple)) else [counter]
+    index = list(byte_index) if isinstance(byte_index, (list, tuple)) else [byte_index] * len(counters)
     done_at = None
     try:
         for chunk in stream:
-            counter.feed(chunk[byte_index::unit] if unit > 1 else chunk)
+            for ctr, bi in zip(counters, index):
+                ctr.feed(chunk[bi::unit] if unit > 1 else chunk)
             if on_chunk is not None:
                 on_chunk(int(np.size(chunk)))
-            c = counter.counts
+            high = min(ctr.counts.high_for_us for ctr in counters)
             done = workload_done()
             if done and done_at is None:
                 done_at = time.monotonic()
             late = max_wait_s is not None and done_at is not None and time.monotonic() - done_at > max_wait_s
-            if done and (c.high_for_us >= settle_us or late):
+            if done and (high >= settle_us or late):
                 stop = getattr(stream, "stop", None)
                 if stop is not None:
                     stop()
     except LogicError as exc:
         error = exc.message
-    c = counter.counts
-    return CountResult(c, c.high_for_us >= settle_us, settle_s, error)
+    all_counts = tuple(ctr.counts for ctr in counters)
+    return CountResult(all_counts[0], all(c.high_for_us >= settle_us for c in all_counts), settle_s, error,
+                       all_counts)

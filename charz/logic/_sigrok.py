@@ -13,6 +13,10 @@ sigrok-cli quirks this module handles (sigrok-cli 0.7.2, seen on this machine):
   exit code 0.  charz gives it a pipe and stops it by writing a newline.
 * an unknown channel is reported on stderr with exit code 0 and no data, so "no
   bytes and something on stderr" is an error too.
+* reading a VCD, CSV or raw binary file, ``-O binary`` writes the input's meta packet
+  as a text line first (``META samplerate: 1000000``); a session file (.sr) does not.
+  :class:`SigrokStream` with ``strip_meta`` takes such lines off the front and keeps
+  the samplerate they name.
 """
 
 from __future__ import annotations
@@ -32,18 +36,26 @@ import numpy as np
 from charz.errors import LogicError, UsageError
 
 __all__ = ["LogicSpec", "parse_logic_spec", "channel_bit", "find_sigrok_cli", "stream_argv", "file_argv",
-           "SigrokStream"]
+           "SigrokStream", "FileInfo", "parse_show", "show_file"]
 
-_INSTALL_HINT = "install it: apt-get install sigrok-cli (Debian/Ubuntu), or pass --sigrok-cli PATH"
+_INSTALL_HINT = "install it: apt-get install sigrok-cli (Debian/Ubuntu), or name it: --sigrok-cli PATH"
 
 
 @dataclass(frozen=True)
 class LogicSpec:
-    """``DRIVER:CH`` from the command line: sigrok driver (with its own ``:key=value`` options) and channel."""
+    """``DRIVER:CH[,CH…]`` from the command line: sigrok driver (with its own ``:key=value``
+    options) and the R/B channel of one die or several (``channel``/``bit``: the first)."""
 
     driver: str
     channel: str
     bit: int
+    channels: tuple[str, ...] = ()
+    bits: tuple[int, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.channels:
+            object.__setattr__(self, "channels", (self.channel,))
+            object.__setattr__(self, "bits", (self.bit,))
 
 
 def channel_bit(name: str) -> int:
@@ -60,15 +72,21 @@ def channel_bit(name: str) -> int:
 
 
 def parse_logic_spec(spec: str) -> LogicSpec:
-    """``fx2lafw:D0`` or ``fx2lafw:conn=1.5:D2`` → driver and channel (the last ``:`` field).
+    """``fx2lafw:D0``, ``fx2lafw:conn=1.5:D2`` or ``fx2lafw:D0,D1,D2`` → driver and channel(s) (the last ``:`` field).
 
     >>> parse_logic_spec("fx2lafw:conn=1.5:D2")
-    LogicSpec(driver='fx2lafw:conn=1.5', channel='D2', bit=2)
+    LogicSpec(driver='fx2lafw:conn=1.5', channel='D2', bit=2, channels=('D2',), bits=(2,))
+    >>> parse_logic_spec("fx2lafw:D0,D3").bits
+    (0, 3)
     """
     driver, sep, ch = spec.rpartition(":")
-    if not sep or not driver or not ch:
-        raise UsageError(f"--logic wants DRIVER:CHANNEL (e.g. fx2lafw:D0), not {spec!r}")
-    return LogicSpec(driver, ch, channel_bit(ch))
+    names = tuple(x.strip() for x in ch.split(",") if x.strip())
+    if not sep or not driver or not names:
+        raise UsageError(f"--logic wants DRIVER:CHANNEL[,CHANNEL…] (e.g. fx2lafw:D0 or fx2lafw:D0,D1), not {spec!r}")
+    bits = tuple(channel_bit(x) for x in names)
+    if len(set(bits)) != len(bits):
+        raise UsageError(f"--logic names a channel twice: {ch!r}")
+    return LogicSpec(driver, names[0], bits[0], names, bits)
 
 
 def find_sigrok_cli(path: str | None = None) -> str:
@@ -83,6 +101,8 @@ def stream_argv(driver: str, channel: str, samplerate_hz: float, *, sigrok: str 
 
     >>> stream_argv("fx2lafw", "D0", 4e6, sigrok="sigrok-cli")
     ['sigrok-cli', '-d', 'fx2lafw', '--config', 'samplerate=4000000', '--continuous', '-C', 'D0', '-O', 'binary']
+
+    ``channel`` may be several, comma-separated (``D0,D1``): each keeps its bit.
     """
     if not (samplerate_hz > 0 and float(samplerate_hz).is_integer()):
         raise UsageError(f"the samplerate is a whole number of Hz, not {samplerate_hz}")
@@ -90,8 +110,59 @@ def stream_argv(driver: str, channel: str, samplerate_hz: float, *, sigrok: str 
             "-C", channel, "-O", "binary"]
 
 
-def file_argv(path: str | os.PathLike, *, sigrok: str = "sigrok-cli") -> list[str]:
-    return [sigrok, "-i", os.fspath(path), "-O", "binary"]
+def file_argv(path: str | os.PathLike, *, sigrok: str = "sigrok-cli", input_format: str | None = None,
+              show: bool = False) -> list[str]:
+    """Read a recorded file (any input format sigrok-cli reads) as raw bytes, or ``--show`` it.
+
+    >>> file_argv("t.vcd", input_format="vcd", sigrok="sigrok-cli")
+    ['sigrok-cli', '-i', 't.vcd', '-I', 'vcd', '-O', 'binary']
+    """
+    argv = [sigrok, "-i", os.fspath(path)] + (["-I", input_format] if input_format else [])
+    return argv + (["--show"] if show else ["-O", "binary"])
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """What ``sigrok-cli -i FILE --show`` says about a recording."""
+
+    samplerate_hz: float | None
+    channels: tuple[str, ...]     # logic channels in the order of their bits
+    unitsize: int
+    samples: int | None
+
+
+def parse_show(text: str) -> FileInfo:
+    r"""Parse ``sigrok-cli -i FILE --show`` (sigrok-cli 0.7).
+
+    >>> parse_show("Samplerate: 250000\nChannels: 2\n- RB0: logic\n- RB1: logic\nLogic unitsize: 1\n"
+    ...            "Logic sample count: 5\n")
+    FileInfo(samplerate_hz=250000.0, channels=('RB0', 'RB1'), unitsize=1, samples=5)
+    """
+    rate = re.search(r"^Samplerate:\s*([0-9.]+)", text, re.M)
+    unit = re.search(r"^Logic unitsize:\s*([0-9]+)", text, re.M)
+    count = re.search(r"^Logic sample count:\s*([0-9]+)", text, re.M)
+    chans = tuple(m.group(1) for m in re.finditer(r"^- (.*): logic\s*$", text, re.M))
+    return FileInfo(float(rate.group(1)) if rate and float(rate.group(1)) > 0 else None, chans,
+                    int(unit.group(1)) if unit else 1, int(count.group(1)) if count else None)
+
+
+def show_file(path: str | os.PathLike, *, sigrok: str = "sigrok-cli", input_format: str | None = None,
+              timeout_s: float = 600.0) -> FileInfo:
+    """Ask sigrok-cli what a recording holds (it reads the whole file once)."""
+    argv = file_argv(path, sigrok=sigrok, input_format=input_format, show=True)
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout_s)
+    except OSError as exc:
+        raise LogicError(f"cannot start {sigrok}: {exc}", hint=_INSTALL_HINT) from exc
+    except subprocess.TimeoutExpired as exc:
+        raise LogicError(f"sigrok-cli took over {timeout_s:g} s to read {path}") from exc
+    info = parse_show(p.stdout)
+    if p.returncode != 0 or not info.channels:
+        raise LogicError(f"sigrok-cli cannot read {path}"
+                         + (f" as {input_format}" if input_format else "") + f": {_tail(p.stderr or p.stdout)}",
+                         hint="name its format and options: --input-format vcd | csv:samplerate=1000000 | "
+                              "binary:samplerate=1000000:numchannels=8 (sigrok-cli --show -I FORMAT lists them)")
+    return info
 
 
 class SigrokStream:
@@ -112,8 +183,10 @@ class SigrokStream:
     """
 
     def __init__(self, argv: Sequence[str], *, unitsize: int = 1, chunk_bytes: int = 1 << 20,
-                 stall_timeout_s: float = 10.0) -> None:
+                 stall_timeout_s: float = 10.0, strip_meta: bool = False) -> None:
         self.argv = list(argv)
+        self.strip_meta = strip_meta
+        self.meta_samplerate_hz: float | None = None
         self.unitsize = unitsize
         self.chunk_bytes = max(chunk_bytes - chunk_bytes % unitsize, unitsize)
         self.stall_timeout_s = stall_timeout_s
@@ -151,6 +224,12 @@ class SigrokStream:
                 last = time.monotonic()
                 self.bytes_read += len(b)
                 b = carry + b
+                if self.strip_meta:
+                    rest = self._take_meta(b)
+                    if rest is None:  # a META line not complete yet: wait for more
+                        carry = b
+                        continue
+                    b = rest
                 cut = len(b) - len(b) % self.unitsize
                 carry = b[cut:]
                 if cut:
@@ -174,6 +253,22 @@ class SigrokStream:
         if self.bytes_read == 0 and self.stderr_text:
             raise LogicError(f"sigrok-cli gave no samples: {_tail(self.stderr_text)}",
                              hint="check the driver and channel names with: sigrok-cli -d DRIVER --show")
+
+    def _take_meta(self, b: bytes) -> bytes | None:
+        r"""Strip ``META ...\n`` lines off the stream's front; None while one is incomplete."""
+        while True:
+            if len(b) < 5 and b"META ".startswith(b):
+                return None if b else b
+            if not b.startswith(b"META "):
+                self.strip_meta = False
+                return b
+            nl = b.find(b"\n")
+            if nl < 0:
+                return None
+            m = re.match(rb"META samplerate: *([0-9]+)", b[:nl])
+            if m:
+                self.meta_samplerate_hz = float(m.group(1))
+            b = b[nl + 1:]
 
     def stop(self) -> None:
         """End a continuous acquisition the way a user at the terminal would: a key on stdin."""

@@ -79,6 +79,16 @@ def rail_v_assumed(origin: str) -> bool:
     return "assumed" in origin
 
 
+def _planned(metadata: dict[str, Any]) -> dict[str, int]:
+    """{"captures_planned": N} when the archive holds a characterization plan (the archive's
+    reader has checked it), else nothing: a stopped session then says "290 of 405"."""
+    plan = metadata.get("plan")
+    steps = plan.get("steps") if isinstance(plan, dict) else None
+    if not isinstance(steps, list):
+        return {}
+    return {"captures_planned": sum(1 for s in steps if isinstance(s, dict) and s.get("op") in ("write", "read"))}
+
+
 def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Given, rail_v_origin: str | None = None,
                   archive: str = "", now: _dt.datetime | None = None) -> dict[str, Any]:
     """The profile's content; ``read_io_unit_bytes`` stays undetermined until a read analysis fills it.
@@ -133,6 +143,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
             "bench_kind": bench.get("kind", "real") if bench.get("kind") in ("simulated", "mock", "real") else "real",
             "captures_total": int(table.flags.size),
             "captures_used": int(np.count_nonzero(table.usable)),
+            **_planned(metadata),
             "analysis": {
                 "w_peak_samples": W_PEAK,
                 "w_pattern_samples": W_PATTERN,

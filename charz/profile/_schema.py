@@ -91,6 +91,8 @@ def build_schema() -> dict[str, Any]:
                     "bench_kind": {"enum": ["simulated", "mock", "real"]},
                     "captures_total": {"type": "integer", "minimum": 0},
                     "captures_used": {"type": "integer", "minimum": 0},
+                    # what the session's plan asked for: more than captures_total when it was stopped
+                    "captures_planned": {"type": "integer", "minimum": 0},
                     "analysis": {"type": "object"},
                 },
             },

@@ -19,7 +19,8 @@ Drivers
 Model limits (``instruments/*.toml``)
     :class:`ScopeModel` (with its :class:`Timing`), :func:`load_model`, :func:`load_models`
 Transport seam
-    :class:`Transport`, :class:`PyVisaTransport`, :class:`ReplayTransport`
+    :class:`Transport`, :func:`open_transport` (picks one of :class:`PyVisaTransport`,
+    :class:`SocketTransport`), :class:`ReplayTransport`
 Bring-up
     :func:`run_check`, :class:`CheckResult`
 
@@ -42,7 +43,7 @@ from charz.scope._registry import DRIVERS, open_scope, select_driver
 from charz.scope._replay import ReplayTransport
 from charz.scope._settings import ScopeSettings, parse_channel
 from charz.scope._tek import TekDPO, TekMSO
-from charz.scope._transport import PyVisaTransport, Transport
+from charz.scope._transport import PyVisaTransport, SocketTransport, Transport, open_transport
 from charz.scope._wire import Identity, ScopeEvent
 
 __all__ = [
@@ -64,6 +65,8 @@ __all__ = [
     "load_models",
     "Transport",
     "PyVisaTransport",
+    "open_transport",
+    "SocketTransport",
     "ReplayTransport",
     "run_check",
     "CheckResult",

@@ -39,7 +39,7 @@ from charz.scope._acquire import Expectation, Scaling, fetch_record, poll, setti
 from charz.scope._models import ScopeModel, find_model, load_models
 from charz.scope._record import Record
 from charz.scope._settings import ScopeSettings
-from charz.scope._transport import PyVisaTransport, Transport
+from charz.scope._transport import Transport, open_transport
 from charz.scope._wire import Identity, ScopeEvent, parse_idn, parse_nr1, reply_value
 
 __all__ = ["ScopeDriver"]
@@ -140,12 +140,12 @@ class ScopeDriver:
 
     def connect(self, resource: str, visa_library: str = "@py", *,
                 timeout_s: float | None = None) -> Identity:
-        """Open ``resource`` through VISA (pyvisa-py by default) and attach to it."""
+        """Open ``resource`` (see :func:`~charz.scope.open_transport`) and attach to it."""
         if not isinstance(resource, str) or not resource.strip():
             raise UsageError(f"resource must be a VISA resource string, not {resource!r}",
                              hint="e.g. TCPIP::192.168.1.20::4000::SOCKET")
-        transport = PyVisaTransport.open(resource, visa_library=visa_library,
-                                         timeout_s=timeout_s or self.io_timeout_s)
+        transport = open_transport(resource, visa_library=visa_library,
+                                   timeout_s=timeout_s or self.io_timeout_s)
         try:
             return self.attach(transport)
         except ScopeError:

@@ -26,8 +26,11 @@ from charz.errors import UsageError
 
 __all__ = ["ScopeModel", "Timing", "load_model", "load_models", "find_model", "default_models_dir"]
 
-_FAMILIES = ("tek_dpo", "tek_mso", "keysight_infiniivision")
-_PREAMBLES = ("dpo3000", "mdo", "mso", "keysight")
+# tek_tds: TDS1000/2000, TPS2000, TBS1000 — the mock plays them for public clients; charz
+# has no driver for them (their records are 2500 points, fixed; a session takes 10 000).
+# tek_dpo7k: MSO/DPO5000, DPO7000, DPO70000 — mock only too (for QCoDeS' DPO7000xx driver).
+_FAMILIES = ("tek_dpo", "tek_mso", "keysight_infiniivision", "tek_tds", "tek_dpo7k")
+_PREAMBLES = ("dpo3000", "mdo", "mso", "keysight", "tds2000")
 
 
 def default_models_dir() -> Path:

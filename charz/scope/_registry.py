@@ -18,7 +18,7 @@ from charz.scope._base import ScopeDriver
 from charz.scope._keysight import KeysightInfiniiVision
 from charz.scope._models import ScopeModel, find_model, load_models
 from charz.scope._tek import TekDPO, TekMSO
-from charz.scope._transport import PyVisaTransport, Transport
+from charz.scope._transport import Transport, open_transport
 from charz.scope._wire import Identity, parse_idn
 
 __all__ = ["DRIVERS", "select_driver", "open_scope"]
@@ -33,7 +33,7 @@ def select_driver(identity: Identity, models: tuple[ScopeModel, ...] | None = No
     models = models if models is not None else load_models(models_dir)
     model = find_model(identity.manufacturer, identity.model, models)
     if model is None or model.family not in DRIVERS:
-        known = ", ".join(f"{m.name} ({m.model_pattern})" for m in models)
+        known = ", ".join(f"{m.name} ({m.model_pattern})" for m in models if m.family in DRIVERS)
         raise ScopeProtocolError(
             f"no charz driver for {identity.manufacturer} {identity.model} "
             f"(*IDN?: {identity})",
@@ -57,7 +57,7 @@ def open_scope(resource: str, *, visa_library: str = "@py", timeout_s: float = 2
     """
     own = transport is None
     if transport is None:
-        transport = PyVisaTransport.open(resource, visa_library=visa_library, timeout_s=timeout_s)
+        transport = open_transport(resource, visa_library=visa_library, timeout_s=timeout_s)
     try:
         idn_raw = transport.query("*IDN?")
         identity = parse_idn(idn_raw)

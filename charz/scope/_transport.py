@@ -1,21 +1,23 @@
-"""The transport seam: a small interface, and its PyVISA implementation.
+"""The transport seam: a small interface, and its implementations.
 
-Drivers speak only to :class:`Transport`; :class:`PyVisaTransport` is the real one
-(pyvisa-py ``@py`` by default, NI / Keysight VISA when asked), and
-:class:`charz.scope.ReplayTransport` replays recorded command/response pairs for
-protocol tests.  Every pyvisa or socket failure leaves this module as a
-:class:`~charz.errors.ScopeError` subclass carrying the VISA status code.
+Drivers speak only to :class:`Transport`.  :func:`open_transport` picks the real one:
 
-Binary blocks: the header is located and read by the pure functions of
-:mod:`charz.scope._wire` (``block_start``, ``block_header``), also when the block is one
-unit of a compound reply (:meth:`PyVisaTransport.query_compound`: preamble, acquisition
-count, block and ``*ESR?`` in one round trip); the data are read as an exact byte count
-with the termination character off, straight into the array returned (see
-:meth:`PyVisaTransport.query_binary` for why not ``query_binary_values``).
+* :class:`PyVisaTransport` — pyvisa's public API over any VISA library: pyvisa-py
+  (``@py``) for VXI-11, HiSLIP, USBTMC and GPIB, or NI / Keysight VISA (``@ivi``, a path);
+* :class:`~charz.scope.SocketTransport` — charz's own TCP socket, for a raw socket
+  resource (``TCPIP::host::port::SOCKET``, the Tek socket server) with ``@py``, or
+  anywhere with ``visa_library="@socket"``.  pyvisa-py's socket session cannot be tuned
+  through pyvisa's API (4096-byte receives, Nagle on, a closed peer read as a timeout),
+  and charz no longer reaches into its private state; its own socket needs only the
+  standard library (see :mod:`charz.scope._rawsocket`).
+
+:class:`charz.scope.ReplayTransport` replays recorded command/response pairs for protocol
+tests.  Every failure leaves a transport as a :class:`~charz.errors.ScopeError` subclass
+carrying the VISA status code; blocks are read by :class:`~charz.scope._blocks.BlockReading`.
 
 Example
 -------
->>> t = PyVisaTransport.open("TCPIP::127.0.0.1::4000::SOCKET")     # doctest: +SKIP
+>>> t = open_transport("TCPIP::127.0.0.1::4000::SOCKET")          # doctest: +SKIP
 >>> t.query("*IDN?")                                                # doctest: +SKIP
 'TEKTRONIX,DPO3014,C010101,CF:91.1CT FV:v2.14'
 """
@@ -23,11 +25,8 @@ Example
 from __future__ import annotations
 
 import contextlib
-import select
-import socket
-import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+import logging
+from collections.abc import Iterator
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -35,55 +34,30 @@ import pyvisa
 import pyvisa.constants
 import pyvisa.errors
 
-
-from charz.errors import (
-    ScopeConnectionError,
-    ScopeError,
-    ScopeTimeout,
-    ScopeTransferError,
+from charz.errors import ScopeConnectionError, ScopeError, ScopeTimeout, ScopeTransferError
+from charz.scope._blocks import (
+    HINT_CONNECTION,
+    HINT_RESOURCE,
+    HINT_TIMEOUT,
+    BlockExpectation,
+    BlockReading,
+    CompoundReply,
 )
-from charz.scope._wire import block_header, block_start
+from charz.scope._rawsocket import SocketTransport, is_socket_resource
 
-__all__ = ["Transport", "PyVisaTransport", "CompoundReply", "BlockExpectation", "visa_error"]
+__all__ = ["Transport", "PyVisaTransport", "SocketTransport", "CompoundReply", "BlockExpectation",
+           "open_transport", "visa_error"]
 
-# pyvisa-py's socket session receives at most 4096 bytes per recv() by default.  Block data
-# are read as exact counts of this size (termination character off): 128-256 KiB reads
-# matched a raw socket over loopback, 64 KiB cost more Python-level iterations, and 512 KiB
-# and more fell off a cliff (2-3x slower: recv rarely fills a read that large, and pyvisa-py
-# re-copies its pending buffer per recv).  benchmarks/transfer.py --chunk-kib.
+_log = logging.getLogger(__name__)
+
+# Block data are read as exact counts of this size (termination character off).  With
+# pyvisa-py each read is many 4096-byte receives whatever the count; NI-VISA takes the count
+# as given.  benchmarks/transfer.py --chunk-kib.
 DEFAULT_CHUNK_BYTES = 128 * 1024
-# First read of a block reply: its header (Tek ":CURVE #72000000" is 16 bytes) and a little data;
-# a compound reply's text ahead of the block (a preamble: 300-500 bytes) takes larger reads.
-_HEAD_BYTES = 64
-_HEAD_MORE_BYTES = 1024
-# Text ahead of a block beyond this is not a reply charz asked for.
-_MAX_HEAD_BYTES = 64 * 1024
-# A lone block's own header (":CURVE ", ":WAVEFORM:DATA ") is short; pyvisa allows 25 bytes.
-_MAX_LONE_HEADER = 25
-# Without a preamble's promise, a header asking for more than this is damage, not data: the
-# largest record of instruments/ is 62.5 M points x 2 B = 125 MB, and nine length digits
-# could ask for 1 GB.
-_MAX_BLOCK_BYTES = 256 << 20
-
-
-#: ``expect(text before the block) -> (numpy dtype, most bytes allowed, what promised that)``
-BlockExpectation = Callable[[str], tuple[np.dtype, int, str]]
-
-
-@dataclass(frozen=True)
-class CompoundReply:
-    """A reply holding one block among text units.
-
-    Example
-    -------
-    >>> r = CompoundReply(':WFMO:NR_P 3;:ACQ:NUMAC 7;:CURVE ', np.array([1, 2, 3]), '0')
-    >>> r.after
-    '0'
-    """
-
-    before: str  # the units ahead of the block, as sent, with the block's own header
-    data: np.ndarray
-    after: str  # the units after the block, without the ';' that joins them
+# discard_input on a raw socket: read until the link has been quiet this long, at most
+# _DRAIN_MAX_S in all (a scope streaming for ever must not hang the resynchronisation).
+_DRAIN_QUIET_S = 0.1
+_DRAIN_MAX_S = 2.0
 
 
 @runtime_checkable
@@ -120,13 +94,29 @@ class Transport(Protocol):
     def query_compound(self, message: str, *, expect: BlockExpectation,
                        timeout_s: float | None = None) -> CompoundReply:
         """write + read a reply of text units around one definite-length block; ``expect``
-        sees the text before the block and bounds it (see PyVisaTransport.query_compound)."""
+        sees the text before the block and bounds it (see BlockReading.query_compound)."""
 
     def discard_input(self) -> None:
         """Drop whatever the instrument has sent and nobody has read yet."""
 
     def close(self) -> None:
         """Release the connection (idempotent)."""
+
+
+def open_transport(resource: str, *, visa_library: str = "@py", timeout_s: float = 2.0,
+                   open_timeout_s: float = 2.0) -> Transport:
+    """The transport for ``resource``: charz's own socket for a raw socket resource with
+    pyvisa-py (``@py``) or when ``visa_library`` is ``"@socket"``, else pyvisa.
+
+    Example
+    -------
+    >>> type(open_transport("TCPIP::127.0.0.1::4000::SOCKET")).__name__  # doctest: +SKIP
+    'SocketTransport'
+    """
+    if visa_library == "@socket" or (visa_library == "@py" and is_socket_resource(resource)):
+        return SocketTransport.open(resource, timeout_s=timeout_s, open_timeout_s=open_timeout_s)
+    return PyVisaTransport.open(resource, visa_library=visa_library, timeout_s=timeout_s,
+                                open_timeout_s=open_timeout_s)
 
 
 _CONNECTION_CODES = {
@@ -141,20 +131,6 @@ _CONNECTION_CODES = {
     pyvisa.constants.StatusCode.error_resource_locked,
     pyvisa.constants.StatusCode.error_invalid_object,
 }
-
-_HINT_TIMEOUT = (
-    "the scope did not answer in time: check that the resource string is right, that the "
-    "scope's socket server is enabled with protocol NONe (not TERMinal), and that no other "
-    "program holds the connection; raise the timeout if records are very long"
-)
-_HINT_RESOURCE = (
-    "write the resource like TCPIP::192.168.1.20::4000::SOCKET (Tek socket server), "
-    "TCPIP::192.168.1.20::INSTR (VXI-11) or USB0::0x0699::0x0410::C012345::INSTR"
-)
-_HINT_CONNECTION = (
-    "check the network cable / USB, the scope's IP address and port "
-    "(Utility > I/O > Socket Server), and that the scope is powered on; then reconnect"
-)
 
 
 # pyvisa-py says a ValueError for a resource it cannot open for want of a Python package
@@ -181,7 +157,7 @@ def _value_error(resource: str, exc: ValueError) -> ScopeConnectionError:
     for marker, what, fix in _MISSING_BACKEND:
         if marker in text:
             return ScopeConnectionError(f"{resource}: {what}", hint=fix)
-    return ScopeConnectionError(f"{resource!r} is not a VISA resource string: {text}", hint=_HINT_RESOURCE)
+    return ScopeConnectionError(f"{resource!r} is not a VISA resource string: {text}", hint=HINT_RESOURCE)
 
 
 def visa_error(exc: BaseException, what: str, resource: str) -> ScopeError:
@@ -198,27 +174,29 @@ def visa_error(exc: BaseException, what: str, resource: str) -> ScopeError:
         code = int(exc.error_code)
         name = exc.abbreviation
         if exc.error_code == pyvisa.constants.StatusCode.error_timeout:
-            return ScopeTimeout(f"{resource}: timeout while {what} ({name})", hint=_HINT_TIMEOUT,
+            return ScopeTimeout(f"{resource}: timeout while {what} ({name})", hint=HINT_TIMEOUT,
                                 code=code)
         if exc.error_code in _CONNECTION_CODES:
-            hint = (_HINT_RESOURCE if exc.error_code == pyvisa.constants.StatusCode.error_invalid_resource_name
-                    else _HINT_CONNECTION)
+            hint = (HINT_RESOURCE if exc.error_code == pyvisa.constants.StatusCode.error_invalid_resource_name
+                    else HINT_CONNECTION)
             return ScopeConnectionError(f"{resource}: {name} while {what}: {exc.description}",
                                         hint=hint, code=code)
         return ScopeError(f"{resource}: {name} while {what}: {exc.description}",
-                          hint=_HINT_CONNECTION, code=code)
+                          hint=HINT_CONNECTION, code=code)
     if isinstance(exc, pyvisa.errors.InvalidBinaryFormat):
         return ScopeTransferError(f"{resource}: malformed binary block while {what}: {exc}",
                                   hint="the block header or length is wrong; fetch again",
                                   code="invalid-block")
     if isinstance(exc, OSError):
         return ScopeConnectionError(f"{resource}: {exc.strerror or exc} while {what}",
-                                    hint=_HINT_CONNECTION, code=exc.errno)
-    return ScopeError(f"{resource}: {exc} while {what}", hint=_HINT_CONNECTION)
+                                    hint=HINT_CONNECTION, code=exc.errno)
+    return ScopeError(f"{resource}: {exc} while {what}", hint=HINT_CONNECTION)
 
 
-class PyVisaTransport:
-    """A :class:`Transport` over a pyvisa message-based resource.
+class PyVisaTransport(BlockReading):
+    """A :class:`Transport` over a pyvisa message-based resource, through pyvisa's public
+    API only (attributes, ``read_bytes``, ``visalib.read``, ``clear``): any VISA library,
+    any pyvisa-py release.
 
     Parameters
     ----------
@@ -227,7 +205,7 @@ class PyVisaTransport:
     timeout_s : float
         Default per-operation timeout.
     chunk_bytes : int
-        Read chunk for blocks (also raises pyvisa-py's socket receive size).
+        Read size for block data (the resource's ``chunk_size``).
     """
 
     def __init__(self, resource: pyvisa.resources.MessageBasedResource, *,
@@ -247,12 +225,14 @@ class PyVisaTransport:
         resource.encoding = "latin-1"
         resource.chunk_size = self.chunk_bytes
         resource.timeout = self.timeout_s * 1000.0
-        self._tune_socket_session()
+        self._raw_socket = is_socket_resource(self.resource)
+        if self.resource.upper().startswith("TCPIP"):
+            self._no_delay()
 
     @classmethod
     def open(cls, resource: str, *, visa_library: str = "@py", timeout_s: float = 2.0,
              open_timeout_s: float = 2.0, chunk_bytes: int = DEFAULT_CHUNK_BYTES) -> PyVisaTransport:
-        """Open ``resource`` (e.g. ``TCPIP::192.168.1.20::4000::SOCKET``).
+        """Open ``resource`` (e.g. ``TCPIP::192.168.1.20::INSTR``) through pyvisa.
 
         ``visa_library`` is ``"@py"`` (pyvisa-py), ``"@ivi"`` / ``""`` (the installed
         NI or Keysight VISA), or a path to a VISA shared library.
@@ -275,7 +255,7 @@ class PyVisaTransport:
             # pyvisa-py raises a plain Exception("could not connect: ...") when the TCP
             # connect times out (pyvisa_py/tcpip.py); nothing more specific exists.
             if type(exc) is Exception and "could not connect" in str(exc):
-                raise ScopeConnectionError(f"{resource}: {exc}", hint=_HINT_CONNECTION) from exc
+                raise ScopeConnectionError(f"{resource}: {exc}", hint=HINT_CONNECTION) from exc
             raise
         if not isinstance(inst, pyvisa.resources.MessageBasedResource):
             inst.close()
@@ -283,41 +263,17 @@ class PyVisaTransport:
                                        hint="use a SOCKET, INSTR (VXI-11/USBTMC) or HiSLIP resource")
         return cls(inst, timeout_s=timeout_s, chunk_bytes=chunk_bytes)
 
-    def _tune_socket_session(self) -> None:
-        # A command written right after another waits for the first one's ACK under
-        # Nagle's algorithm, and a delayed ACK makes that ~40 ms per query pair.
-        session = self._backend_session()
-        sock = getattr(session, "interface", None)
-        if isinstance(sock, socket.socket):
-            # pyvisa-py: its VI_ATTR_TCPIP_NODELAY setter is not implemented, set the option.
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        elif self.resource.upper().startswith("TCPIP"):
-            with contextlib.suppress(pyvisa.errors.Error):
-                self._inst.set_visa_attribute(pyvisa.constants.ResourceAttribute.tcpip_nodelay,
-                                              pyvisa.constants.VisaBoolean.true)
-        # pyvisa-py specific: lift the 4096-byte receive size of the raw-socket session.
-        if session is not None and hasattr(session, "max_recv_size"):
-            session.max_recv_size = max(int(session.max_recv_size), self.chunk_bytes)
-
-    def _backend_session(self) -> object | None:
-        sessions = getattr(self._inst.visalib, "sessions", None)
-        if not isinstance(sessions, dict):
-            return None
-        return sessions.get(self._inst.session)
-
-    def _peer_closed(self) -> bool:
-        """pyvisa-py reports a closed socket as a timeout; look at the socket itself."""
-        session = self._backend_session()
-        sock = getattr(session, "interface", None)
-        if not isinstance(sock, socket.socket):
-            return False
+    def _no_delay(self) -> None:
+        # A command written right after another waits for the first one's ACK under Nagle's
+        # algorithm, and a delayed ACK makes that ~40 ms per query pair.  NI-VISA has
+        # VI_ATTR_TCPIP_NODELAY on by default; pyvisa-py 0.8 registers the attribute
+        # without a setter and raises its own UnknownAttribute (a bare Exception subclass)
+        # — then Nagle stays on, which is one reason a raw socket with @py is charz's own.
         try:
-            return sock.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
-        except BlockingIOError:
-            return False
-        except OSError:
-            return True
+            self._inst.set_visa_attribute(pyvisa.constants.ResourceAttribute.tcpip_nodelay,
+                                          pyvisa.constants.VisaBoolean.true)
+        except Exception as exc:  # noqa: BLE001 - see above; the link works, only slower
+            _log.debug("%s: TCP_NODELAY not settable through VISA: %r", self.resource, exc)
 
     @contextlib.contextmanager
     def _guard(self, what: str, timeout_s: float | None) -> Iterator[None]:
@@ -328,20 +284,17 @@ class PyVisaTransport:
         self._inst.timeout = (self.timeout_s if timeout_s is None else timeout_s) * 1000.0
         try:
             yield
-        except pyvisa.errors.VisaIOError as exc:
-            if (exc.error_code == pyvisa.constants.StatusCode.error_timeout
-                    and self._peer_closed()):
-                raise ScopeConnectionError(
-                    f"{self.resource}: the scope closed the connection while {what}",
-                    hint=_HINT_CONNECTION,
-                    code=int(pyvisa.constants.StatusCode.error_connection_lost),
-                ) from exc
-            raise visa_error(exc, what, self.resource) from exc
         except (pyvisa.errors.Error, OSError) as exc:
             raise visa_error(exc, what, self.resource) from exc
         finally:
             with contextlib.suppress(pyvisa.errors.Error, OSError, AttributeError):
                 self._inst.timeout = old
+
+    def _send(self, message: str) -> None:
+        self._inst.write(message)
+
+    def _reader(self) -> _VisaReader:
+        return _VisaReader(self)
 
     def write(self, message: str) -> None:
         with self._guard(f"sending {message!r}", None):
@@ -355,145 +308,6 @@ class PyVisaTransport:
         with self._guard(f"waiting for the reply to {message!r}", timeout_s):
             return self._inst.query(message)
 
-    def query_binary(self, message: str, *, datatype: str, big_endian: bool,
-                     timeout_s: float | None = None, max_bytes: int | None = None) -> np.ndarray:
-        """Send ``message`` and read its definite-length block (IEEE 488.2 ``#N<len><data>``)
-        and the terminator after it.
-
-        Why not ``query_binary_values``: it reads the data with the termination character
-        on, and a termchar read ends at every 0x0A byte *inside* the data — pyvisa-py then
-        copies its whole pending buffer once per such byte.  8-bit codes at ADC code 10, or
-        16-bit codes with 10 in either byte, are exactly that: 20× slower at one 0x0A per
-        1000 bytes, 180× at one per 10 (benchmarks/transfer.py).  So the header is read as
-        text (a reply that is not a block still ends at its newline) and the announced byte
-        count is read with the termination character off.
-        """
-        dtype = np.dtype(datatype).newbyteorder(">" if big_endian else "<")
-        limit = _MAX_BLOCK_BYTES if max_bytes is None else max_bytes
-        promise = "the preamble promised" if max_bytes is not None else "charz accepts"
-
-        def expect(before: str) -> tuple[np.dtype, int, str]:
-            if len(before) > _MAX_LONE_HEADER:  # a header is ':CURVE ' or nothing
-                raise ScopeTransferError(
-                    f"{self.resource}: the reply to {message!r} is not a valid block: "
-                    f"{before[:24]!r} comes before its '#'", code="invalid-block",
-                    hint="the scope sent text where a binary block was expected; check the "
-                         "error queue (charz scope check) and fetch again")
-            return dtype, limit, promise
-
-        reply = self.query_compound(message, expect=expect, timeout_s=timeout_s)
-        if reply.after:
-            self._too_long(message, reply.after)
-        return reply.data
-
-    def query_compound(self, message: str, *, expect: BlockExpectation,
-                       timeout_s: float | None = None) -> CompoundReply:
-        """Send a compound query whose reply holds one definite-length block among text
-        units (``…;:WFMOutpre?;:CURVe?;*ESR?`` → ``<preamble>;:CURVE #…<data>;0``).
-
-        ``expect(before)`` receives the text ahead of the block as soon as it has arrived,
-        before a byte of data is read, and returns ``(dtype, max_bytes, why)``: the data's
-        numpy type and the most it may hold (``why`` names the promise in the error).
-        Whatever it raises leaves here with the rest of the reply discarded.  One message
-        per capture instead of one per query: a round trip costs 0.1-0.2 ms to the mock and
-        milliseconds to a real scope.
-        """
-        what = f"reading the block of {message!r}"
-        try:
-            with self._guard(what, timeout_s):
-                self._inst.write(message)
-                reader = self._reader()
-                try:
-                    head, start, offset, length = self._read_head(message, reader)
-                    before = bytes(head[:start]).decode("latin-1")
-                    dtype, max_bytes, why = expect(before)
-                    if max_bytes > _MAX_BLOCK_BYTES:
-                        max_bytes, why = _MAX_BLOCK_BYTES, "charz accepts"
-                    if length > max_bytes:
-                        raise ScopeTransferError(
-                            f"{self.resource}: the block of {message!r} announces {length} bytes, "
-                            f"more than the {max_bytes} {why}", code="length-mismatch",
-                            hint="fetch again; a garbled length digit is a damaged transfer")
-                    if length % dtype.itemsize:
-                        raise ScopeTransferError(
-                            f"{self.resource}: the block of {message!r} holds {length} bytes, not "
-                            f"a whole number of {dtype.itemsize}-byte points", code="length-mismatch",
-                            hint="fetch again; if it persists check DATa:WIDth / :WAVeform:FORMat")
-                    # The data land in the array that is returned: no copy after the socket's.
-                    data = np.empty(length // dtype.itemsize, dtype=dtype)
-                    body = memoryview(data).cast("B")
-                    got = min(len(head) - offset, length)
-                    body[:got] = head[offset:offset + got]
-                    reader.unread(bytes(head[offset + got:]))
-                    if got < length:
-                        reader.read_into(body, got, message)
-                    after = self._read_tail(message, reader)
-                finally:
-                    reader.close()
-        except (ScopeConnectionError, ScopeTimeout):
-            raise  # nothing to discard on a lost link; after a timeout the driver resynchronises
-        except ScopeError:
-            # The rest of a bad reply must not become the answer to the next query.
-            with contextlib.suppress(ScopeError):
-                self.discard_input()
-            raise
-        return CompoundReply(before, data, after)
-
-    def _reader(self) -> _SocketReader | _VisaReader:
-        """Straight from pyvisa-py's socket when that is the backend (its own reads copy each
-        chunk three times — pending buffer, slice, bytes — and cost ~30 us of attribute
-        look-ups per call, a third of a loopback transfer), else through VISA reads."""
-        session = self._backend_session()
-        sock = getattr(session, "interface", None)
-        if isinstance(sock, socket.socket) and isinstance(getattr(session, "_pending_buffer", None), bytearray):
-            return _SocketReader(session, self._inst.timeout / 1000.0)
-        return _VisaReader(self)
-
-    def _read_head(self, message: str, reader: _SocketReader | _VisaReader) -> tuple[bytearray, int, int, int]:
-        """Read up to and including the block header; ``(head, '#' index, data offset, length)``."""
-        head = bytearray()
-        while True:
-            head += reader.read_some(_HEAD_BYTES if not head else _HEAD_MORE_BYTES)
-            start = block_start(head)
-            if start is not None:
-                found = block_header(head, start)
-                if found is not None:
-                    return head, start, found[0], found[1]
-            elif b"\n" in head or len(head) > _MAX_HEAD_BYTES:
-                line, sep, rest = bytes(head).partition(b"\n")
-                reader.unread(rest)
-                raise ScopeTransferError(
-                    f"{self.resource}: the reply to {message!r} is not a valid block: "
-                    f"{(line + sep)[:48]!r}",
-                    hint="the scope sent text where a binary block was expected; check the "
-                         "error queue (charz scope check) and fetch again",
-                    code="invalid-block",
-                )
-
-    def _read_tail(self, message: str, reader: _SocketReader | _VisaReader) -> str:
-        """After the data: the terminator, or ``;`` and the units that follow, then it."""
-        tail = reader.read_some(_HEAD_MORE_BYTES)
-        if tail[:1] == b";":
-            while b"\n" not in tail and len(tail) <= _MAX_HEAD_BYTES:
-                tail += reader.read_some(_HEAD_MORE_BYTES)
-        end = tail.find(b"\n")
-        if end >= 0:
-            reader.unread(tail[end + 1:])  # not ours: left for whoever reads next
-            tail = tail[:end + 1]
-        if tail == b"\n":
-            return ""
-        if tail[:1] != b";" or not tail.endswith(b"\n"):
-            self._too_long(message, tail.decode("latin-1"))
-        return tail[1:-1].decode("latin-1")
-
-    def _too_long(self, message: str, after: str) -> None:
-        raise ScopeTransferError(
-            f"{self.resource}: the block of {message!r} is longer than announced: after the "
-            f"bytes its header announces comes {after[:16]!r}, not the newline",
-            hint="fetch again; if it persists the scope's firmware or the link is faulty",
-            code="block-too-long",
-        )
-
     @contextlib.contextmanager
     def _termchar_off(self) -> Iterator[None]:
         attr = pyvisa.constants.ResourceAttribute.termchar_enabled
@@ -505,19 +319,28 @@ class PyVisaTransport:
                 self._inst.set_visa_attribute(attr, pyvisa.constants.VI_TRUE)
 
     def discard_input(self) -> None:
-        session = self._backend_session()
-        sock = getattr(session, "interface", None)
-        pending = getattr(session, "_pending_buffer", None)
-        if isinstance(sock, socket.socket) and isinstance(pending, bytearray):
-            # pyvisa-py's clear() does this too, but spins for ever once the peer has closed.
-            pending.clear()
-            with contextlib.suppress(OSError):
-                while select.select([sock], [], [], 0.1)[0]:
-                    if not sock.recv(self.chunk_bytes):
-                        break
+        if not self._raw_socket:
+            # VXI-11, HiSLIP, USBTMC: a device clear, which also empties the scope's output queue.
+            with self._guard("discarding unread input", 0.5):
+                self._inst.clear()
             return
-        with self._guard("discarding unread input", 0.5):
-            self._inst.clear()
+        # A raw socket has no device clear, and pyvisa-py's viClear spins for ever once the
+        # peer has closed: read until the link is quiet instead (a closed peer reads as
+        # quiet with pyvisa-py, as an error with NI-VISA — both end the loop).
+        lib, session = self._inst.visalib, self._inst.session
+        status = pyvisa.constants.StatusCode
+        old = self._inst.timeout
+        self._inst.timeout = _DRAIN_QUIET_S * 1000.0
+        try:
+            with self._termchar_off(), self._inst.ignore_warning(
+                    status.success_max_count_read, status.success_device_not_present):
+                for _ in range(max(1, int(_DRAIN_MAX_S / _DRAIN_QUIET_S))):
+                    lib.read(session, self.chunk_bytes)
+        except (pyvisa.errors.Error, OSError):
+            pass  # quiet (a timeout) or gone: nothing left to discard either way
+        finally:
+            with contextlib.suppress(pyvisa.errors.Error, OSError, AttributeError):
+                self._inst.timeout = old
 
     def close(self) -> None:
         if self._closed:
@@ -527,65 +350,8 @@ class PyVisaTransport:
             self._inst.close()
 
 
-class _SocketReader:
-    """Reads a reply straight from pyvisa-py's socket, starting with what pyvisa-py has
-    already buffered; bytes read past the reply go back into that buffer (pyvisa-py
-    re-binds it only in its own reads, none of which run meanwhile)."""
-
-    def __init__(self, session: object, timeout_s: float):
-        self._session = session
-        self._sock: socket.socket = session.interface  # type: ignore[attr-defined]
-        self._deadline = time.monotonic() + timeout_s
-        self._mode = self._sock.gettimeout()  # pyvisa-py's: blocking, its own select() waits
-
-    def _pending(self) -> bytearray:
-        return self._session._pending_buffer  # type: ignore[attr-defined]  # re-bound by pyvisa-py's reads
-
-    def _recv_into(self, view: memoryview) -> int:
-        # A blocking receive bounded by what is left of the timeout: the kernel wakes us
-        # when data arrive, as a plain socket reader's would (no select() per chunk).
-        remaining = self._deadline - time.monotonic()
-        if remaining <= 0:
-            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
-        self._sock.settimeout(remaining)
-        try:
-            n = self._sock.recv_into(view, len(view))
-        except TimeoutError:
-            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout) from None
-        if n == 0:  # the peer closed: _guard tells that apart from a timeout
-            raise pyvisa.errors.VisaIOError(pyvisa.constants.StatusCode.error_timeout)
-        return n
-
-    def read_some(self, size: int) -> bytes:
-        pending = self._pending()
-        if pending:
-            out = bytes(pending[:size])
-            del pending[:size]
-            return out
-        buf = bytearray(size)
-        n = self._recv_into(memoryview(buf))
-        return bytes(buf[:n])
-
-    def read_into(self, body: memoryview, got: int, message: str) -> None:
-        pending = self._pending()
-        take = min(len(pending), len(body) - got)
-        body[got:got + take] = pending[:take]
-        del pending[:take]
-        got += take
-        while got < len(body):
-            got += self._recv_into(body[got:])
-
-    def unread(self, data: bytes) -> None:
-        self._pending()[:0] = data
-
-    def close(self) -> None:
-        # Unread bytes are already back in pyvisa-py's buffer; its socket mode is restored.
-        with contextlib.suppress(OSError):
-            self._sock.settimeout(self._mode)
-
-
 class _VisaReader:
-    """Reads a reply through the VISA library (NI / Keysight VISA, VXI-11, USB)."""
+    """Reads a reply through pyvisa: text as termchar reads, data as exact counts."""
 
     def __init__(self, transport: PyVisaTransport):
         self._t = transport
@@ -601,7 +367,8 @@ class _VisaReader:
 
     def read_into(self, body: memoryview, got: int, message: str) -> None:
         """Exact-count reads with the termination character off (they end on the count,
-        not on a 0x0A byte inside the data)."""
+        not on a 0x0A byte inside the data), each straight into ``body``: pyvisa's
+        ``read_bytes`` would gather the chunks into a bytes object and copy twice more."""
         take = min(len(self._back), len(body) - got)
         body[got:got + take] = self._back[:take]
         del self._back[:take]
@@ -623,4 +390,4 @@ class _VisaReader:
         self._back[:0] = data
 
     def close(self) -> None:
-        pass  # a VISA library keeps no buffer charz can return bytes to
+        pass  # a VISA library keeps no buffer charz can give bytes back to: see unread's callers

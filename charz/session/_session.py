@@ -22,6 +22,7 @@ from charz import __version__
 from charz.errors import UsageError
 from charz.session._bench import MOCK, BenchConfig
 from charz.session._plan import MIB, SweepPlan
+from charz.session._restore import pending_restore
 
 CALIBRATION_REGION_BYTES = 16 * MIB
 SPARE_REGION_BYTES = 64 * MIB
@@ -88,15 +89,22 @@ def _destroys(options: DeviceOptions, span_bytes: int) -> str:
 
 @contextlib.contextmanager
 def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: SessionUI, *, span_bytes: int,
-                     expect_serial: str | None = None, action: str | None = None):
+                     expect_serial: str | None = None, action: str | None = None, earlier: list | None = None,
+                     journal=None):
     """Yield (drive metadata, initialization record) for the claimed target: identify,
-    confirm, initialize (003 Table 3), restored on the way out."""
+    confirm, initialize (003 Table 3), restored on the way out.
+
+    Nothing is changed on the drive before the confirmation is accepted: identify and the
+    plan only read.  ``earlier`` are the session's initialization records so far: what they
+    changed and never put back (a kill -9, a power loss) is put back at the end with the
+    value the first of them found, not the value charz left.  ``journal`` is called with the
+    initialization's record before each change and after the restore."""
     if config.target_is_scratch:
         yield {"model": "scratch file", "serial": None, "path": config.target,
                "note": "a file on the host's file system stands in for the drive's LBAs"}, {
             "device": config.target, "plan": "none: a scratch file has no drive settings", "applied": [], "skipped": []}
         return
-    from charz.device import SubprocessRunner, confirmation_for, identify, initialize, plan_initialization
+    from charz.device import SubprocessRunner, confirmation_for, identify, initialize, not_restored, plan_initialization
 
     runner = SubprocessRunner()
     ident = identify(hold.path, runner=runner)
@@ -104,6 +112,7 @@ def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: Sess
         raise UsageError(f"{config.target} is now serial {ident.serial!r}, but this session measured {expect_serial!r}",
                          hint="resume only on the drive the session started on (--device names where it is now)")
     plan = plan_initialization(ident, erase=options.erase, standby=options.standby)
+    originals = not_restored(earlier or [])
     ui.log(plan.describe())
     confirmation = confirmation_for(ident, action or _destroys(options, span_bytes), hold.report)
     typed = options.confirm_serial
@@ -114,22 +123,55 @@ def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: Sess
         ui.log(confirmation.text)
         confirmation.check(typed)
         ui.log(confirmation.confirmed_line("--confirm-serial"))
-    with initialize(plan, runner=runner, hold=hold, confirm_serial=typed) as init:
-        drive = {
-            "model": ident.model,
-            "serial": ident.serial,
-            "firmware": ident.firmware,
-            "size_bytes": ident.size_bytes,
-            "transport": str(ident.transport),
-            "path": ident.path,
-            "queue_limits": _plain(ident.queue),
-            # What was on it when the user confirmed (the guard's findings under the claim).
-            "found_before": {
-                "partitions": list(hold.report.partitions) if hold.report else [],
-                "signatures": [sig.describe() for sig in hold.report.signatures] if hold.report else [],
-            },
-        }
-        yield drive, init.record()
+    init = initialize(plan, runner=runner, hold=hold, confirm_serial=typed, originals=originals, journal=journal)
+    try:
+        with init:
+            for line in _changes(init):
+                ui.log(line)
+            drive = {
+                "model": ident.model,
+                "serial": ident.serial,
+                "firmware": ident.firmware,
+                "size_bytes": ident.size_bytes,
+                "transport": str(ident.transport),
+                "path": ident.path,
+                "queue_limits": _plain(ident.queue),
+                # What was on it when the user confirmed (the guard's findings under the claim).
+                "found_before": {
+                    "partitions": list(hold.report.partitions) if hold.report else [],
+                    "signatures": [sig.describe() for sig in hold.report.signatures] if hold.report else [],
+                },
+            }
+            yield drive, init.record()
+    finally:
+        # The restore has run (also after Ctrl-C, a signal or an error): say what it did.  A
+        # terminal that went away (SIGHUP) must not hide the error that ended the session.
+        with contextlib.suppress(OSError):
+            for line in _restored_lines(init):
+                ui.log(line)
+
+
+def _changes(init) -> list[str]:
+    """What the initialization changed, as found and as left (said once it is done)."""
+    restored = {s.key for s in init.plan.settings if s.restore}
+    lines = []
+    for a in init.applied:
+        if not a.command:
+            continue
+        found = f"{a.before}" if a.original is None else \
+            f"{a.before} (left by an unfinished run; {a.original} when first found)"
+        first = a.before if a.original is None else a.original
+        back = "; put back at the end" if a.key in restored and first != a.after else ""
+        lines.append(f"{a.label}: {found} → {a.after} ({' '.join(a.command)}){back}")
+    return lines
+
+
+def _restored_lines(init) -> list[str]:
+    lines = []
+    for r in init.restored:
+        label = init.label_of(r.key)
+        lines.append(f"{label}: put back to {r.value}" if r.ok else f"{label}: NOT put back to {r.value}: {r.message}")
+    return lines
 
 
 @contextlib.contextmanager
@@ -219,6 +261,25 @@ def _spare_used(records, plan: SweepPlan):
                 yield offset + size
 
 
+def _stored(config: BenchConfig, out: Path) -> BenchConfig:
+    """The config as the archive keeps it: a scratch file inside the session directory by
+    its name alone, so the directory can be moved (or resumed from another working
+    directory) and still find it."""
+    if not config.target_is_scratch:
+        return config
+    target = Path(config.target)
+    with contextlib.suppress(ValueError):
+        return replace(config, target=str(target.absolute().relative_to(Path(out).absolute())))
+    return replace(config, target=str(target.absolute()))
+
+
+def _live(config: BenchConfig, out: Path) -> BenchConfig:
+    """The config to run with: a relative scratch path is inside the session directory."""
+    if config.target_is_scratch and not os.path.isabs(config.target):
+        return replace(config, target=str(Path(out) / config.target))
+    return config
+
+
 def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[str, Any], *, ui: SessionUI,
                   device: DeviceOptions = DeviceOptions(), analyze: bool = True, mock=None) -> SessionResult:
     """A new session into ``out`` (which must not exist or be empty).
@@ -237,9 +298,11 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
         # session makes may be one (a resume finds its own and goes on).
         raise UsageError(f"the scratch file {config.target} already exists; the sweep would overwrite it",
                          hint="give --scratch a path that does not exist yet (charz creates it), or delete the file")
+    stored = _stored(config, out)
+    config = _live(stored, out)
     metadata = {
         "drive": {"given": given},
-        "bench": config.to_dict(),
+        "bench": stored.to_dict(),
         "plan": plan.to_dict(),
         "tool_command": "charz characterize",
         "charz_version": __version__,
@@ -327,8 +390,41 @@ def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: Ses
     return new
 
 
+class SessionFinished(UsageError):
+    """``charz resume`` on a session with every capture: nothing to resume (exit 2)."""
+
+    def __init__(self, out: Path, captures: int, pending: dict):
+        hint = (f"analyze it again with: charz analyze {out}" if not pending else
+                f"a run of it left drive settings changed ({', '.join(pending)}): charz restore {out}")
+        super().__init__(f"{out} is finished: all {captures} captures are taken; there is nothing to resume",
+                         hint=hint)
+
+
+def _move_scratch(writer, config: BenchConfig, scratch: Path, ui: SessionUI) -> BenchConfig:
+    """``resume --scratch PATH``: the scratch file is somewhere else now (recorded)."""
+    import datetime
+
+    if not config.target_is_scratch:
+        raise UsageError("--scratch: this session wrote to a drive, not a scratch file",
+                         hint="give the drive's present name with --device")
+    out = writer.path
+    old = _live(config, out).target
+    if os.path.lexists(scratch) and Path(scratch).resolve() != Path(old).resolve():
+        raise UsageError(f"the scratch file {scratch} already exists; the sweep would overwrite it",
+                         hint="give --scratch a path that does not exist yet (charz creates it)")
+    new = _stored(replace(config, target=str(scratch)), out)
+    bench = dict(writer.metadata["bench"])
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    log = list(bench.get("changes", [])) + [{"at": "resume", "utc": now, "field": "target",
+                                             "from": config.target, "to": new.target}]
+    writer.update_metadata(bench={**bench, "target": new.target, "changes": log})
+    ui.log(f"scratch file: {scratch} (was {old}; recorded in the session)")
+    return new
+
+
 def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOptions(), analyze: bool = True,
-                   mock=None, mock_faults: tuple[str, ...] = (), changes: dict[str, Any] | None = None) -> SessionResult:
+                   mock=None, mock_faults: tuple[str, ...] = (), changes: dict[str, Any] | None = None,
+                   scratch: Path | None = None) -> SessionResult:
     """Continue an interrupted session: same bench, same plan, same drive, only the missing steps.
 
     A mock bench's faults are not carried over: a resume injects only ``mock_faults``
@@ -355,8 +451,15 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
             writer.update_metadata(bench={**meta["bench"], "mock_faults": list(mock_faults), "changes": changes})
             ui.log(f"mock faults on this resume: {', '.join(mock_faults) or 'none'} (were: {', '.join(before) or 'none'})")
             meta = writer.metadata
+        if scratch is not None:
+            config = _move_scratch(writer, config, Path(scratch), ui)
+            meta = writer.metadata
+        config = _live(config, out)
         plan = SweepPlan.from_dict(meta["plan"])
-        ui.log(f"resuming {out}: {len(writer.completed_steps())} of {len(plan.captured_steps)} captures done")
+        done = len(writer.completed_steps() & {s.id for s in plan.captured_steps})
+        if meta.get("finished") and done >= len(plan.captured_steps):
+            raise SessionFinished(out, len(plan.captured_steps), pending_restore(meta))
+        ui.log(f"resuming {out}: {done} of {len(plan.captured_steps)} captures done")
         expect = None if config.target_is_scratch else (meta.get("drive") or {}).get("serial")
         stats = _body(writer, config, plan, device, ui, expect_serial=expect, mock=mock)
     return _finish(out, config, stats, analyze)
@@ -374,11 +477,19 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
         # address costs only the message, and `charz resume OUT --scope RES` goes on.
         bench = stack.enter_context(_connected(config, out, mock))
         ui.log(f"scope: {bench.scope_identity} ({config.kind} bench)")
+        earlier = list((meta.get("bench") or {}).get("initializations", []))
+
+        def journal(record: dict) -> None:
+            # Before each change and after the restore: a kill -9 at any moment leaves in the
+            # archive what is to be put back (resume and `charz restore` read it).
+            writer.update_metadata(bench={**writer.metadata["bench"], "initializations": earlier + [record]})
+
         drive, init_record = stack.enter_context(_prepared_target(config, claim, device, ui, span_bytes=total,
-                                                                  expect_serial=expect_serial))
-        runs = list((meta.get("bench") or {}).get("initializations", [])) + [init_record]
+                                                                  expect_serial=expect_serial, earlier=earlier,
+                                                                  journal=None if config.target_is_scratch
+                                                                  else journal))
         writer.update_metadata(drive={**drive, "given": (meta.get("drive") or {}).get("given", {})},
-                               bench={**meta["bench"], "initializations": runs})
+                               bench={**writer.metadata["bench"], "initializations": earlier + [init_record]})
         bench.open_target(span_bytes=total, max_request_bytes=_max_request(plan), claim=claim)
         capacity = getattr(bench.io, "capacity_bytes", None)
         if capacity is not None and capacity < total:

@@ -78,8 +78,9 @@ class _Running:
         self.stat0 = bench.read_sectors()
         self.counters: dict = {}
         self._read_counters("before")
-        self.stream = SigrokStream(stream_argv(bench.spec.driver, bench.spec.channel, bench.samplerate_hz),
-                                   unitsize=1 if bench.spec.bit < 8 else 2)
+        self.stream = SigrokStream(stream_argv(bench.spec.driver, ",".join(bench.spec.channels), bench.samplerate_hz,
+                                               sigrok=bench.sigrok),
+                                   unitsize=1 if max(bench.spec.bits) < 8 else 2)
         self.runner = _RecordingRunner(SubprocessRunner())
         self.error: BaseException | None = None
         self.report = None
@@ -150,8 +151,11 @@ class DeviceWaBench:
     kind = "device"
 
     def __init__(self, hold, drive: dict, init: dict, spec: LogicSpec, geometry: WaGeometry,
-                 samplerate_hz: float, settle_s: float) -> None:
+                 samplerate_hz: float, settle_s: float, sigrok: str = "sigrok-cli") -> None:
         self.hold = hold
+        self.sigrok = sigrok
+        self.bits = list(spec.bits)
+        self.channels = list(spec.channels)
         self.drive = drive
         self.init = init
         self.spec = spec
@@ -163,7 +167,8 @@ class DeviceWaBench:
     @classmethod
     @contextlib.contextmanager
     def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
-             settle_s: float, confirm_serial: str | None, confirm, expect_drive: dict | None = None):
+             settle_s: float, confirm_serial: str | None, confirm, expect_drive: dict | None = None,
+             sigrok: str | None = None):
         """Check, claim, identify, confirm and initialize ``device``.  With ``expect_drive``
         (a resume: the archive's ``bench.drive``) a drive whose model, serial, size or
         transport differ is refused right after the claim, before anything is asked or
@@ -171,7 +176,7 @@ class DeviceWaBench:
         from charz.logic import find_sigrok_cli
         from charz.session._session import DeviceOptions, _claimed, _prepared_target
 
-        find_sigrok_cli()  # before the drive is touched
+        exe = find_sigrok_cli(sigrok)  # before the drive is touched
         config = SimpleNamespace(target=str(device), target_is_scratch=False)
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         options = DeviceOptions(confirm_serial=confirm_serial, standby=False)
@@ -180,11 +185,13 @@ class DeviceWaBench:
                 _check_same_drive(hold, expect_drive)
             with _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
                                   action="the write-amplification workloads (fio) overwrite the whole of") as (drive, init):
-                yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s)
+                yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s, sigrok=exe)
 
     def describe(self) -> dict:
         return {"kind": "device", "drive": self.drive, "initialization": self.init,
-                "analyser": {"driver": self.spec.driver, "channel": self.spec.channel, "bit": self.spec.bit}}
+                "analyser": {"driver": self.spec.driver, "channel": self.spec.channel, "bit": self.spec.bit,
+                             "channels": list(self.spec.channels), "bits": list(self.spec.bits),
+                             "sigrok": self.sigrok}}
 
     def geometry(self) -> WaGeometry:
         return self._geometry

@@ -99,6 +99,24 @@ def _step_watcher(running, counter: PulseCounter, settle_s: float, report: Calla
     return on_chunk
 
 
+def _hidden_erases(wa: float, dies: list[dict], gc_wa: float = 1.1, copy_reads: float = 0.01) -> str | None:
+    """Garbage collection — WA above 1 *and* reads beside the programs (a copy reads the page
+    it programs) — erases blocks; a count with no erase anywhere (neither in the erase window,
+    nor beyond it, nor counted apart) has them among the programs: the window holds them
+    (000 §4.3).  WA above 1 alone is not enough: sub-page writes (read-modify-write, 000
+    Eq. 10) and data written before the count (000 Fig. 10's first sub-test) raise it too."""
+    if wa <= gc_wa:
+        return None
+    seen = sum(d["counts"]["erases"] + d["counts"]["other"] + d["erases_in_window"] for d in dies)
+    reads = sum(d["counts"]["reads"] for d in dies)
+    programs = sum(d["programs"] for d in dies)
+    if seen or reads < copy_reads * programs:
+        return None
+    return (f"erases: WA {wa:.2f} with {reads} reads beside the programs looks like garbage collection, which "
+            "erases blocks, but no erase pulse was seen outside the program window: they are likely inside it, "
+            "counted as programs (000 §4.3); the count is an upper bound")
+
+
 def counters_record(texts: dict) -> dict:
     """The drive's own counters around a step: both reads as parsed, their WA, or why not.
     A counter that cannot be read costs a note, never the step: R/B is the measurement."""
@@ -129,19 +147,22 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
     for index, step in enumerate(plan):
         if index in archive.records:
             continue
-        job = job_of(step)
-        label = "M_p calibration" if step["kind"] == "calibrate" else job.label
+        job = None if step.get("recorded") else job_of(step)
+        label = step.get("label") or ("M_p calibration" if step["kind"] == "calibrate" else job.label)
         if step["kind"] == "subtest":  # 000 Fig. 10's "5G-k": sub-test k of one workload
             label = (f"OP {step['op_percent']:g} % " if step.get("op_percent") else "") + \
                 f"sub-test {step['subtest'] + 1} ({job.label.split('-4KiB')[0]})"
         if progress:
             progress(index, len(plan), label)
         running = bench.start(index, step, job)
-        counter = PulseCounter(s["samplerate_hz"], windows, bit=bench.bit % 8)
-        watch = _step_watcher(running, counter, s["settle_s"], step_progress) if step_progress else None
+        rate = getattr(running, "samplerate_hz", None) or s["samplerate_hz"]
+        bits = getattr(running, "bits", None) or getattr(bench, "bits", None) or [bench.bit]
+        names = getattr(running, "channels", None) or getattr(bench, "channels", None) or [f"D{b}" for b in bits]
+        counters = [PulseCounter(rate, windows, bit=b % 8) for b in bits]
+        watch = _step_watcher(running, counters[0], s["settle_s"], step_progress) if step_progress else None
         try:
-            res = count_until_settled(running.stream, counter, settle_s=s["settle_s"],
-                                      workload_done=running.workload_done, byte_index=bench.bit // 8,
+            res = count_until_settled(running.stream, counters, settle_s=s["settle_s"],
+                                      workload_done=running.workload_done, byte_index=[b // 8 for b in bits],
                                       max_wait_s=s.get("settle_timeout_s"), on_chunk=watch)
         finally:
             running.stream.close()
@@ -154,12 +175,23 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
                                                                "errors": [str(exc)]}, indent=1).encode()))
             raise
         c = res.counts
-        check = check_counts(c, settled=res.settled, settle_s=s["settle_s"], host_wrote=outcome.logical_bytes > 0)
-        record = {"step": step, "job": job.to_dict(), "label": label, "counts": c.to_dict(), "settled": res.settled,
-                  "errors": list(check.errors), "warnings": list(check.warnings),
+        errors: list[str] = []
+        warnings: list[str] = []
+        dies = []
+        for name, cc in zip(names, res.all_counts or (c,)):
+            chk = check_counts(cc, settled=cc.high_for_us >= s["settle_s"] * 1e6, settle_s=s["settle_s"],
+                               host_wrote=outcome.logical_bytes > 0, min_gap_us=s.get("min_gap_us"))
+            tag = f"{name}: " if len(bits) > 1 else ""
+            errors += [tag + e for e in chk.errors if tag + e not in errors]
+            warnings += [tag + w for w in chk.warnings if tag + w not in warnings]
+            dies.append({"channel": name, "counts": cc.to_dict(), "erases_in_window": chk.erases_in_window,
+                         "programs": cc.programs - chk.erases_in_window,
+                         "cut": cc.partial + (1 if cc.open_us else 0)})
+        record = {"step": step, "job": job.to_dict() if job else None, "label": label, "counts": c.to_dict(),
+                  "settled": res.settled, "errors": errors, "warnings": warnings,
                   "logical_bytes": outcome.logical_bytes, "u_logical_bytes": outcome.u_logical_bytes,
                   "volume_evidence": outcome.volume_evidence, "truth": outcome.truth,
-                  "stream": getattr(running, "train", None)}
+                  "stream": getattr(running, "train", None), "dies": dies}
         if res.error:
             record["errors"].append(f"the stream failed: {res.error}")
             _atomic.write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
@@ -167,17 +199,22 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
             raise LogicError(f"step {index} ({label}): {res.error}",
                              hint=f"counts up to the failure are in {archive.root}/steps/{index:04d}.partial.json; "
                                   f"fix the cause and run: charz wa resume {archive.root}")
-        cut = c.partial + (1 if c.open_us else 0)
+        per_die = [d["programs"] for d in dies]
+        n = per_die[0]
+        die_counts = per_die if len(per_die) > 1 else None
+        cut = max(d["cut"] for d in dies)
+        if die_counts:
+            mean = sum(per_die) / len(per_die)
+            record["die_spread"] = {"programs": per_die, "mean": mean,
+                                    "spread": (max(per_die) - min(per_die)) / mean if mean else None}
+        kw = dict(u_logical_bytes=outcome.u_logical_bytes, cut_pulses=cut, die_counts=die_counts)
         if step["kind"] == "calibrate":
-            mp = calibrate_mp(c.programs, geometry, outcome.logical_bytes, planes=s.get("planes"),
-                              u_logical_bytes=outcome.u_logical_bytes, cut_pulses=cut)
+            mp = calibrate_mp(n, geometry, outcome.logical_bytes, planes=s.get("planes"), **kw)
             record["m_p"] = mp.to_dict()
             if not mp.known:
                 record["errors"].append(f"M_p cannot be told: {mp.evidence}")
             else:
-                est = wa_eq7(c.programs, mp, geometry, outcome.logical_bytes,
-                             u_logical_bytes=outcome.u_logical_bytes, volume_evidence=outcome.volume_evidence,
-                             cut_pulses=cut)
+                est = wa_eq7(n, mp, geometry, outcome.logical_bytes, volume_evidence=outcome.volume_evidence, **kw)
                 record["estimate"] = est.to_dict()
         else:
             mp = _mp_from(archive)
@@ -185,10 +222,11 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
                 record["errors"].append("no WA: M_p is not known (calibration failed or missing)"
                                         if outcome.logical_bytes > 0 else "no WA: the host wrote nothing")
             else:
-                est = wa_eq7(c.programs, mp, geometry, outcome.logical_bytes,
-                             u_logical_bytes=outcome.u_logical_bytes, volume_evidence=outcome.volume_evidence,
-                             cut_pulses=cut)
+                est = wa_eq7(n, mp, geometry, outcome.logical_bytes, volume_evidence=outcome.volume_evidence, **kw)
                 record["estimate"] = est.to_dict()
+                hidden = _hidden_erases(est.wa.value, dies)
+                if hidden:
+                    record["errors"].append(hidden)
         if getattr(running, "counters", None):
             record["counters"] = counters_record(running.counters)
         if "estimate" in record and outcome.truth and outcome.truth.get("true_wa"):

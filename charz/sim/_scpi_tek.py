@@ -53,6 +53,12 @@ from charz.sim._scpi_status import Status
 
 __all__ = ["TekDialect"]
 
+_MEAS_TYPES = {  # MEASUrement:IMMed:TYPe (TDS2000/TPS2000 manual names; short forms are the capitals)
+    "FREQUENCY": "FREQuency", "MEAN": "MEAN", "PERIOD": "PERIod", "PHASE": "PHAse", "PK2PK": "PK2pk",
+    "CRMS": "CRMs", "MINIMUM": "MINImum", "MAXIMUM": "MAXImum", "RISE": "RISe", "FALL": "FALL",
+    "PWIDTH": "PWIdth", "NWIDTH": "NWIdth", "RMS": "RMS",
+}
+
 _ENCODINGS = {  # key → (manual mnemonic, ENCDG, BN_FMT, BYT_OR)
     "ASCII": ("ASCIi", "ASC", "RI", "MSB"),
     "FASTEST": ("FAStest", "BIN", "RI", "MSB"),
@@ -69,10 +75,16 @@ _ENUM_WORDS = {  # reply keyword → manual mnemonic (for long/short forms)
     "DC": "DC", "AC": "AC", "GND": "GND", "MANUAL": "MANual", "RECORDLENGTH": "RECORDLength",
     "HORIZONTALSCALE": "HORIZontalscale", "FULL": "FULl", "MEG": "MEG", "FIFTY": "FIFty",
     **{k: v[0] for k, v in _ENCODINGS.items()},
+    "FREQUENCY": "FREQuency", "PERIOD": "PERIod", "PHASE": "PHAse", "PK2PK": "PK2pk", "CRMS": "CRMs",
+    "MINIMUM": "MINImum", "MAXIMUM": "MAXImum", "PWIDTH": "PWIdth", "NWIDTH": "NWIdth",
 }
 # WFMOutpre fields as the manual spells them (long form; the capitals are the short form).
 _FIELDS_DPO = ("BYT_Nr", "BIT_Nr", "ENCdg", "BN_Fmt", "BYT_Or", "WFId", "NR_Pt", "PT_Fmt",
                "XUNit", "XINcr", "XZEro", "PT_Off", "YUNit", "YMUlt", "YOFf", "YZEro")
+# TDS1000/2000, TPS2000, TBS1000 (WFMPre?): the same keys in another order, as their
+# programmer manual prints the HEADer OFF reply and QCoDeS' TPS2012 driver reads it.
+_FIELDS_TDS = ("BYT_Nr", "BIT_Nr", "ENCdg", "BN_Fmt", "BYT_Or", "NR_Pt", "WFId", "PT_Fmt",
+               "XINcr", "PT_Off", "XZEro", "XUNit", "YMUlt", "YZEro", "YOFf", "YUNit")
 _FIELDS_MDO = ("BYT_Nr", "BIT_Nr", "ENCdg", "BN_Fmt", "BYT_Or", "WFId", "NR_Pt", "PT_Fmt",
                "PT_ORder", "XUNit", "XINcr", "XZEro", "PT_Off", "YUNit", "YMUlt", "YOFf", "YZEro",
                "DOMain", "WFMTYPe", "CENTERFREQuency", "SPAN", "REFLEVel")
@@ -132,7 +144,8 @@ class _Settings:
     def __init__(self, model: ScopeModel, probe: str, probe_channel: int):
         self.channels = {n: _Channel(n, probe == "current" and n == probe_channel)
                          for n in range(1, model.channels + 1)}
-        self.record_length = 10_000
+        # 10 000 points where the family offers it (a TDS/TPS records 2500, always)
+        self.record_length = _nearest(10_000, model.record_lengths)
         self.hscale = 4e-6
         self.hposition = 50.0
         self.delay_mode = False
@@ -164,12 +177,18 @@ class TekDialect(Dialect):
         self.idn = idn or model.example_idn
         self.probe = probe
         self.probe_channel = probe_channel
-        self.mso = model.family == "tek_mso"
-        self.fields = _FIELDS_DPO if model.preamble == "dpo3000" else _FIELDS_MDO
+        # The DPO5000/7000/70000 share the 4/5/6 Series' manual horizontal (HORizontal:MODe) and
+        # keyed preamble; they add the commands below (self.dpo7k).
+        self.mso = model.family in ("tek_mso", "tek_dpo7k")
+        self.dpo7k = model.family == "tek_dpo7k"
+        self.tds = model.preamble == "tds2000"
+        self.fields = {"dpo3000": _FIELDS_DPO, "tds2000": _FIELDS_TDS}.get(model.preamble, _FIELDS_MDO)
         self.header_on = True
         self.verbose = True
         self.data = _Data()
         self.s = _Settings(model, probe, probe_channel)
+        self.cwd = "C:/" if self.mso else "E:/"      # 4/5/6: internal drive; 2k/3k/4k: the front USB port
+        self.meas_type, self.meas_source = "MEAN", "CH1"
         self.table = self._table()
         self._start_running()
 
@@ -326,12 +345,17 @@ class TekDialect(Dialect):
             text = ";".join(v for _, v in pairs)
         else:
             key = (lambda f: f.upper()) if self.verbose else _short
-            prefix = ":WFMOUTPRE:" if self.verbose else ":WFMO:"
+            prefix = (":WFMPRE:" if self.verbose else ":WFMP:") if self.tds else (
+                ":WFMOUTPRE:" if self.verbose else ":WFMO:")
             text = prefix + ";".join(f"{key(f)} {v}" for f, v in pairs)
         return Reply(text.encode("latin-1"), "preamble", unit.text)
 
     def _preamble_field(self, name: str):  # noqa: ANN202 - returns a handler
         def query(unit: Unit, _: list[int]) -> str:
+            if self.dpo7k and name in ("XUNit", "YUNit"):
+                # A DPO7000 names the units of a source even when it holds no waveform
+                # (QCoDeS' driver asks every channel's when it connects).
+                return '"s"' if name == "XUNit" else f'"{self._units(self.data.source)}"'
             return dict(self._preamble_values())[name]
         return query
 
@@ -474,9 +498,49 @@ class TekDialect(Dialect):
               if f not in ("BYT_Nr", "ENCdg", "BN_Fmt", "BYT_Or")],
             Q("CURVe", query=self._curve, raw=True, kind="block"),
             Q("WAVFrm", query=self._wavfrm, raw=True, kind="block"),
+            # What public clients ask when they connect (tm_devices: hostname, probes, the
+            # working directory for its USB-drive scan); the manuals' reply shapes.
+            Q("ETHERnet:NAMe", query=lambda u, x: '"charz-mock"'),
+            Q("ETHERnet:IPADDress", query=lambda u, x: '"127.0.0.1"'),
+            Q("CH<x>:PRObe:ID:TYPe", query=lambda u, x: f'"{self._probe_type(x)}"'),
+            Q("CH<x>:PRObe:ID:SERnumber", query=lambda u, x: '"C000001"' if self._probe_type(x) != "1X" else '"N/A"'),
+            Q("FILESystem:CWD", set=self._set_cwd, query=lambda u, x: f'"{self.cwd}"'),
+            # TDS/TPS-style immediate measurement (PyMeasure's TDS2000 reads it), on the
+            # record the scope holds, as the front panel's Measure menu computes it.
+            Q("MEASUrement:IMMed:TYPe", set=lambda u, x: setattr(self, "meas_type", arg_enum(u, _MEAS_TYPES)),
+              query=lambda u, x: self._word(self.meas_type)),
+            Q("MEASUrement:IMMed:SOUrce1", set=self._meas_source, query=lambda u, x: self.meas_source),
+            Q("MEASUrement:IMMed:SOUrce", set=self._meas_source, query=lambda u, x: self.meas_source),
+            Q("MEASUrement:IMMed:UNIts", query=lambda u, x: f'"{self._meas_unit()}"'),
+            Q("MEASUrement:IMMed:VALue", query=lambda u, x: nr3(self._meas_value())),
         ]
+        if self.tds:
+            # TDS/TPS 2000: the trigger is TRIGger:MAIn (one level, for the edge source), and
+            # SELect? lists every waveform's state.
+            table += [
+                Q("TRIGger:MAIn:TYPe", set=enum_set("trig_type", {"EDGE": "EDGe"}),
+                  query=lambda u, x: self._word(s().trig_type)),
+                Q("TRIGger:MAIn:EDGE:SOUrce", set=self._trigger_source, query=lambda u, x: f"CH{s().trig_source}"),
+                Q("TRIGger:MAIn:EDGE:SLOpe", set=enum_set("trig_slope", {"RISE": "RISe", "FALL": "FALL"}),
+                  query=lambda u, x: self._word(s().trig_slope)),
+                Q("TRIGger:MAIn:EDGE:COUPling", set=enum_set("trig_coupling", couplings),
+                  query=lambda u, x: self._word(s().trig_coupling)),
+                Q("TRIGger:MAIn:LEVel", set=lambda u, x: s().trig_levels.__setitem__(s().trig_source, arg_number(u)),
+                  query=lambda u, x: nr3(s().trig_levels[s().trig_source])),
+                Q("TRIGger:MAIn:MODe", set=enum_set("trig_mode", {"AUTO": "AUTO", "NORMAL": "NORMal"}),
+                  query=lambda u, x: self._word(s().trig_mode)),
+                Q("SELect", query=self._select_all, raw=True),
+            ]
+        if self.dpo7k:
+            # DPO5000/7000/70000 manual: the time base reports its unit (QCoDeS' DPO7000xx
+            # asks it when it connects, to name its sample-rate unit).
+            table += [
+                Q("HORizontal:MAIn:UNIts", query=lambda u, x: '"s"'),
+            ]
         if self.mso:
             table += [
+                Q("CH<x>:PROBETYPE", query=lambda u, x: (ch(x), "ANALOG")[1]),
+                Q("LICense:APPID", query=lambda u, x: '""'),   # no options installed
                 Q("DISplay:GLObal:CH<x>:STATE", set=set_channel_attr("displayed", arg_bool),
                   query=lambda u, x: "1" if ch(x).displayed else "0"),
                 Q("CH<x>:PROBEFunc:EXTUnits", set=lambda u, x: setattr(ch(x), "ext_units",
@@ -499,6 +563,66 @@ class TekDialect(Dialect):
         return table
 
     # ------------------------------------------------------------ handlers
+
+    def _select_all(self, unit: Unit, _: list[int]) -> str:
+        names = [f"CH{n}" for n in sorted(self.s.channels)] + ["MATH", "REFA", "REFB"]
+        states = ["1" if self.s.channels[n].displayed else "0" for n in sorted(self.s.channels)] + ["0"] * 3
+        if not self.header_on:
+            return ";".join(states)
+        head = ":SELECT:" if self.verbose else ":SEL:"
+        return head + ";".join(f"{n} {v}" for n, v in zip(names, states))
+
+    def _probe_type(self, numbers: list[int]) -> str:
+        n = self._channel_number(numbers)
+        return "TCP0030A" if n == self.probe_channel and self.probe == "current" else "1X"
+
+    def _set_cwd(self, unit: Unit, _: list[int]) -> None:
+        # A drive that is not there (no USB stick in the mock) is refused, as on the scope.
+        path = unquote(unit.args[0]) if unit.args else ""
+        if not path.upper().startswith(self.cwd[:2].upper()):
+            raise ScpiError(221, f"Settings conflict; no drive {path[:2] or path!r}")
+        self.cwd = path
+
+    def _meas_source(self, unit: Unit, _: list[int]) -> None:
+        text = (unit.args[0] if unit.args else "").strip().upper()
+        if not (text.startswith("CH") and text[2:].isdigit() and int(text[2:]) in self.s.channels):
+            raise ScpiError(102, f"Syntax error; measurement source {text!r}")
+        self.meas_source = f"CH{int(text[2:])}"
+
+    def _meas_unit(self) -> str:
+        kind = self.meas_type
+        if kind in ("FREQUENCY",):
+            return "Hz"
+        if kind in ("PERIOD", "RISE", "FALL", "PWIDTH", "NWIDTH"):
+            return "s"
+        return self.s.channels[int(self.meas_source[2:])].yunits or "V"
+
+    def _meas_values(self) -> tuple[np.ndarray, float]:
+        acq = self.engine.latest()
+        n = int(self.meas_source[2:])
+        c = self.s.channels.get(n)
+        if acq is None or n not in acq.frame.channels or c is None or not c.displayed:
+            raise ScpiError(221, f"Settings conflict; no waveform on {self.meas_source}")
+        fe = acq.frame.channels[n]
+        codes = transfer_codes(acq.adc[n], self.model.adc_bits, 1).astype(np.float64)
+        cpd = self.model.codes_per_div
+        return codes * (fe.scale / cpd) - fe.position_div * fe.scale + fe.offset, acq.frame.dt_s
+
+    def _meas_value(self) -> float:
+        v, dt = self._meas_values()
+        kind = self.meas_type
+        simple = {"MEAN": np.mean, "MAXIMUM": np.max, "MINIMUM": np.min, "PK2PK": np.ptp,
+                  "CRMS": lambda a: np.sqrt(np.mean(a * a)), "RMS": lambda a: np.sqrt(np.mean(a * a))}
+        if kind in simple:
+            return float(simple[kind](v))
+        if kind in ("FREQUENCY", "PERIOD"):
+            mid = (v.max() + v.min()) / 2
+            rises = np.flatnonzero((v[:-1] < mid) & (v[1:] >= mid))
+            if rises.size < 2 or v.max() == v.min():
+                return 9.9e37                # the manuals' "no measurement" value
+            period = (rises[-1] - rises[0]) * dt / (rises.size - 1)
+            return 1.0 / period if kind == "FREQUENCY" else period
+        return 9.9e37
 
     def _channel_number(self, numbers: list[int]) -> int:
         self._channel(numbers)

@@ -29,6 +29,12 @@ FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "fdp", "nvm", "cdm")
 
 KIND_PROGRAM = 1
 
+# The mock's own stop rule and gaps (a self-check, not 000's bench): its replay ends each
+# train with 1.5 × the settle time of high, so it need not wait 000's five minutes; and it
+# puts at least MIN_GAP_US of high between two operations, which --samplerate 100k resolves.
+SETTLE_S = 0.05
+MIN_GAP_US = 20.0
+
 
 def mock_config(**kw) -> FtlConfig:
     """The default mock drive, after 000 Table 2's SSD-v scaled down: 4 channels × 1 chip ×
@@ -103,7 +109,7 @@ class MockWaBench:
         self._series: dict[str, tuple[SimDrive, int]] = {}
 
     def describe(self) -> dict:
-        return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()},
+        return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()}, "min_gap_us": MIN_GAP_US,
                 "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters}
 
     def geometry_values(self) -> tuple[int, int, int, int]:
@@ -155,7 +161,8 @@ class MockWaBench:
         res = drive.run(make_requests(self._workload(job, seed), drive.user_bytes))
         after = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         tr = res.rb_trace(die=0)
-        train = place_pulses(tr.start_us, tr.width_us, self.samplerate_hz, tail_us=self.settle_s * 1e6 * 1.5)
+        train = place_pulses(tr.start_us, tr.width_us, self.samplerate_hz, tail_us=self.settle_s * 1e6 * 1.5,
+                             min_gap_us=MIN_GAP_US)
         self.workdir.mkdir(parents=True, exist_ok=True)
         path = self.workdir / f"{index:04d}.sr"
         write_session(path, render_chunks(train), SessionMeta(self.samplerate_hz, ("RB",)))

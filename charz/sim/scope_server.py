@@ -50,8 +50,10 @@ from charz.sim._source import CurrentSource
 __all__ = ["MockScopeServer", "MockScopeControl", "DIALECTS", "FAULT_KINDS"]
 
 #: dialect name → default instrument description (instruments/<name>.toml)
-DIALECTS = {"tek": "tek_dpo3000", "tek-mdo": "tek_mdo3000", "tek-mso5": "tek_mso5",
-            "keysight": "keysight_dsox3000"}
+DIALECTS = {"tek": "tek_dpo3000", "tek-dpo2000": "tek_dpo2000", "tek-dpo4000": "tek_dpo4000",
+            "tek-mdo": "tek_mdo3000", "tek-mso5": "tek_mso5", "tek-tps2000": "tek_tds2000",
+            "tek-dpo7000": "tek_dpo7000",
+            "keysight": "keysight_dsox3000", "keysight-x2000": "keysight_dsox1000_2000"}
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _POLL_S = 0.2
 
@@ -256,7 +258,7 @@ class MockScopeServer:
                              gain=self._gain, arm_s=self.timing.arm_s,
                              processing_s=self.timing.processing_s)
         kwargs = dict(idn=idn, probe=probe, probe_channel=probe_channel)
-        self.dialect: Dialect = (KeysightDialect(self.model, self.engine, **kwargs) if dialect == "keysight"
+        self.dialect: Dialect = (KeysightDialect(self.model, self.engine, **kwargs) if dialect.startswith("keysight")
                                  else TekDialect(self.model, self.engine, **kwargs))
         self._listeners: list[socket.socket] = []
         self._threads: list[threading.Thread] = []

@@ -184,6 +184,9 @@ class DirectIO:
                     # preadv fills our aligned buffer; os.pread would allocate an unaligned one
                     done = os.preadv(self._fd, [chunk], offset_bytes)
             except OSError as exc:
+                if _disk_full(exc) and not self.is_block_device:
+                    raise _no_space(self.path, f"the scratch file could not take a {size_bytes}-byte {op}",
+                                    exc.errno) from exc
                 raise WorkloadError(
                     f"O_DIRECT {op} of {size_bytes} bytes at {offset_bytes} on {self.path} failed: {exc.strerror}",
                     hint="check dmesg for I/O errors" if exc.errno != 22 else
@@ -195,11 +198,36 @@ class DirectIO:
         finally:
             chunk.release()
         if done != size_bytes:
+            if op == "write" and not self.is_block_device and _free_bytes(self.path) < size_bytes:
+                # A file system that fills up mid-request writes what fits and returns the count.
+                raise _no_space(self.path, f"the scratch file took {done} of {size_bytes} bytes", None)
             raise WorkloadError(
                 f"short {op} on {self.path}: {done} of {size_bytes} bytes at offset {offset_bytes}",
                 hint="the request was split or cut short; the capture does not show one request",
             )
         return IOResult(op, self.path, offset_bytes, size_bytes, t0, t1, wall)
+
+
+def _disk_full(exc: OSError) -> bool:
+    import errno
+
+    return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def _free_bytes(path: str) -> int:
+    try:
+        st = os.statvfs(os.path.dirname(path) or ".")
+    except OSError:
+        return 1 << 62
+    return st.f_bavail * st.f_frsize
+
+
+def _no_space(path: str, what: str, code: int | None) -> WorkloadError:
+    from charz.archive._writer import free_text
+
+    return WorkloadError(f"disk full: {what} ({free_text(os.path.dirname(path) or '.')})", code=code,
+                         hint=f"free some space there, or put the scratch file on a larger disk "
+                              f"(charz resume DIR --scratch PATH); {path} stands in for the drive")
 
 
 def _block_geometry(fd: int) -> tuple[int, int]:
@@ -284,6 +312,7 @@ def _prepare_scratch(path: str, size_bytes: int) -> None:
         raise WorkloadError(f"create_size_bytes must be a positive int, got {size_bytes!r}")
     if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
         raise WorkloadError(f"create_size_bytes is for scratch files; {path} is not a regular file")
+    existed = os.path.exists(path)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     except OSError as exc:
@@ -292,7 +321,12 @@ def _prepare_scratch(path: str, size_bytes: int) -> None:
         if os.fstat(fd).st_size < size_bytes:
             try:
                 os.posix_fallocate(fd, 0, size_bytes)
-            except OSError:
+            except OSError as exc:
+                if _disk_full(exc):  # said now, before anything is measured
+                    if not existed:  # ours, and empty: not left behind to take the space again
+                        os.unlink(path)
+                    raise _no_space(path, f"the scratch file needs {size_bytes / (1 << 20):.1f} MiB",
+                                    exc.errno) from exc
                 # file systems without fallocate still work, the first writes allocate
                 os.ftruncate(fd, size_bytes)
     finally:

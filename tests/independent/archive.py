@@ -28,6 +28,7 @@ from tests.independent.physics import (
 )
 
 REPEATS = 5
+READ_RECORD_S = 0.04
 MIB = 1 << 20
 
 
@@ -56,7 +57,7 @@ def write_session(drive: Drive, out: str | Path, *, noise: float = 1.0, give_tim
     """Render every capture of a sweep on ``drive`` into a new session directory."""
     root = Path(out)
     (root / "captures").mkdir(parents=True, exist_ok=False)
-    bench = Bench().scaled(noise)
+    bench = Bench.of(drive).scaled(noise)
     state = DriveState(drive)
     rng = np.random.default_rng([drive.seed, 11, int(noise * 1000)])
     fs = full_scale_a(drive)
@@ -76,7 +77,8 @@ def write_session(drive: Drive, out: str | Path, *, noise: float = 1.0, give_tim
     }
     for index, step in enumerate(steps):
         dt = bench.write_dt_s if step["op"] == "write" else bench.read_dt_s
-        n = bench.n_samples
+        # a person sets the timebase so the longest read (512 KiB) fits: 40 ms at any rate
+        n = bench.n_samples if step["op"] == "write" else int(round(READ_RECORD_S / dt))
         t_first = -bench.pre_fraction * n * dt
         jitter = rng.uniform(-bench.jitter_us, bench.jitter_us)
         t_us = (t_first + np.arange(n) * dt) * 1e6 - jitter

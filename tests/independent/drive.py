@@ -11,7 +11,7 @@ here comes from charz: not its simulator's presets, not its analysis's names.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -50,6 +50,14 @@ class Drive:
     i_burst: float  # an array read above the busy level
     ripple: float  # ISPP sawtooth, fraction of the program current
     ripple_period_us: float
+    # bench nuisances of issue 22 (physics.py says what each does); off = the drive as first written
+    read_shoulder: bool = False  # each read burst is followed by its transfer at i_xfer
+    per_page_read: bool = False  # every page of a read takes the same time (no jitter)
+    die_interleave: bool = False  # busy dies of a package take turns in the ISPP pump
+    write_dt_us: float = 2.0  # scope sample interval of write captures
+    read_dt_us: float = 4.0  # ... and of read captures
+    noise_a: float = 0.0025  # white noise σ (before ×noise)
+    screen_fill: float = 0.7  # the busiest moment's place on the 8-bit screen
 
     @property
     def packages(self) -> int:
@@ -104,8 +112,74 @@ class Drive:
         return asdict(self)
 
 
-def random_drive(seed: int) -> Drive:
-    """Drives of the kind a bench meets: 4–16 packages, 1–4 dies, 4/8/16 KiB pages."""
+NUISANCES = ("transfer_current", "read_shoulder", "per_page_read", "die_interleave", "slow_sampling",
+             "bench_noise", "coarse_scope")
+
+
+def random_drive(seed: int, nuisances: str | dict[str, bool] = "random") -> Drive:
+    """Drives of the kind a bench meets: 4–16 packages, 1–4 dies, 4/8/16 KiB pages.
+
+    ``nuisances``: ``"random"`` (each of ``NUISANCES`` on with probability ½, drawn from its
+    own stream so the drive's geometry does not depend on it), ``"none"``, ``"all"``, or a
+    mapping naming the ones that are on (the rest off).
+    """
+    return with_nuisances(_base_drive(seed), nuisances)
+
+
+def with_nuisances(drive: Drive, nuisances: str | dict[str, bool] = "random") -> Drive:
+    """``drive`` with issue 22's bench nuisances switched as ``nuisances`` says (see random_drive)."""
+    rng = np.random.default_rng([drive.seed, 2222])
+    draw = rng.random(len(NUISANCES)) < 0.5
+    if nuisances == "random":
+        on = {n: bool(x) for n, x in zip(NUISANCES, draw)}
+    elif nuisances in ("none", "all"):
+        on = {n: nuisances == "all" for n in NUISANCES}
+    else:
+        unknown = set(nuisances) - set(NUISANCES)
+        if unknown:
+            raise ValueError(f"unknown nuisances {sorted(unknown)}; known: {NUISANCES}")
+        on = {n: bool(nuisances.get(n, False)) for n in NUISANCES}
+    # the values are drawn whether or not the switch is on, so switching one nuisance
+    # leaves every other number of the drive as it was
+    xfer_frac = rng.uniform(0.2, 0.7)  # issue 22: 30–60 % of one package's program current, drawn wider
+    burst = rng.uniform(0.013, 0.032)  # issue 22: +15–30 mA per array read
+    t_read = rng.uniform(50.0, 70.0)  # ~60 µs
+    dts = rng.choice([2.0, 4.0], size=2)
+    sigma = rng.uniform(0.0025, 0.007)  # issue 22: σ ≈ 6 mA
+    fill = rng.uniform(0.4, 0.9)
+    changes: dict = {}
+    if on["transfer_current"]:
+        changes["i_xfer"] = float(xfer_frac * drive.i_prog)
+    if on["read_shoulder"]:
+        changes.update(read_shoulder=True, i_burst=float(burst), t_read_us=float(t_read))
+    if on["per_page_read"]:
+        changes.update(per_page_read=True, read_unit_pages=1)
+    if on["die_interleave"]:
+        changes["die_interleave"] = True
+    if on["slow_sampling"]:
+        changes.update(write_dt_us=float(dts[0]), read_dt_us=float(dts[1]))
+    if on["bench_noise"]:
+        changes["noise_a"] = float(sigma)
+    if on["coarse_scope"]:
+        changes["screen_fill"] = float(fill)
+    return replace(drive, **changes)
+
+
+def nuisances_of(drive: Drive) -> dict[str, bool]:
+    """Which nuisances a drive carries, for the benchmark's breakdown."""
+    base = _base_drive(drive.seed)
+    return {
+        "transfer_current": drive.i_xfer != base.i_xfer,
+        "read_shoulder": drive.read_shoulder,
+        "per_page_read": drive.per_page_read,
+        "die_interleave": drive.die_interleave,
+        "slow_sampling": (drive.write_dt_us, drive.read_dt_us) != (base.write_dt_us, base.read_dt_us),
+        "bench_noise": drive.noise_a != base.noise_a,
+        "coarse_scope": drive.screen_fill != base.screen_fill,
+    }
+
+
+def _base_drive(seed: int) -> Drive:
     rng = np.random.default_rng([seed, 3003])
     while True:
         channels = int(rng.choice([2, 4, 8, 4, 8]))

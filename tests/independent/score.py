@@ -52,10 +52,13 @@ def grade_profile(profile: dict, truth: dict) -> list[Grade]:
     return grades
 
 
-def grade_session(path: str | Path) -> list[Grade]:
-    """Run charz's analysis, the path ``charz analyze`` takes, and grade it."""
+def grade_session(path: str | Path, truth_file: str | Path | None = None) -> list[Grade]:
+    """Run charz's analysis, the path ``charz analyze`` takes, and grade it.
+
+    The truth is read from ``truth_file`` (a family that keeps it outside the archive,
+    tests/independent_datasheet) or from the session's ``truth.json``."""
     from charz.profile._pipeline import analyze_archive
 
     _, profile, _ = analyze_archive(path)
-    truth = json.loads((Path(path) / "truth.json").read_text("utf-8"))["truth"]
+    truth = json.loads(Path(truth_file or Path(path) / "truth.json").read_text("utf-8"))["truth"]
     return grade_profile(profile, truth)

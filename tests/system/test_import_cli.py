@@ -88,3 +88,41 @@ def test_imported_session_feeds_report_and_tune(session, tmp_path):
     assert run(["report", str(back), "-o", str(tmp_path / "report")]) == 0
     assert (tmp_path / "report" / "report.html").is_file()
     assert run(["tune", str(back / "profile.toml"), "--fs", "ext4"]) == 0
+
+
+def test_guess_builds_the_manifest_from_charz_export_names(session, tmp_path, capsys):
+    from charz.archive import read_archive
+
+    files, back = tmp_path / "files", tmp_path / "back"
+    assert run(["export", str(session), "--out", str(files), "--format", "isf", "--quiet"]) == 0
+    (files / "manifest.toml").unlink()
+    (files / "TEK0001.ISF").write_bytes(next(files.glob("*.isf")).read_bytes())   # a name that says nothing
+    capsys.readouterr()
+    assert run(["import", str(files), "--guess", "-o", str(back), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "TEK0001.ISF" in out and "left out" in out
+    want = [(c.op, c.size_bytes, c.repeat) for c in read_archive(session).captures]
+    got = [(c.op, c.size_bytes, c.repeat) for c in read_archive(back).captures]
+    assert got == want
+    assert run(["import", str(files), "--guess"]) != 0               # the manifest it wrote is not overwritten
+    assert "does not overwrite" in capsys.readouterr().err
+
+
+def test_a_file_of_several_channels_keeps_them_all_or_names_them(tmp_path, capsys):
+    from charz.archive import read_archive
+
+    rows = "".join(f"{i * 1e-6:.6e},{0.010 + 0.002 * (i % 3):.4f},{0.5 + 0.1 * (i % 2):.2f}\n" for i in range(50))
+    (tmp_path / "write-4k-0.csv").write_text("x-axis,1,2\nsecond,Volt,Volt\n" + rows)
+    (tmp_path / "manifest.toml").write_text('amps_per_volt = 1.0\n[[capture]]\nfile = "write-4k-0.csv"\n'
+                                            'op = "write"\nsize = "4k"\n')
+    capsys.readouterr()
+    assert run(["import", str(tmp_path), "-o", str(tmp_path / "s"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "2 channels (1, 2)" in err and 'channel = "1"' in err and not (tmp_path / "s").exists()
+    (tmp_path / "manifest.toml").write_text('amps_per_volt = 1.0\nchannel = "1"\n[[capture]]\n'
+                                            'file = "write-4k-0.csv"\nop = "write"\nsize = "4k"\n')
+    assert run(["import", str(tmp_path), "-o", str(tmp_path / "s"), "--quiet"]) == 0
+    cap = read_archive(tmp_path / "s").captures[0]
+    assert [c.name for c in cap.channels] == ["current", "ch2"]
+    assert cap.channel("ch2").to_si()[:2] == pytest.approx([0.5, 0.6]) and cap.channel("ch2").scaling.unit == "V"
+    assert cap.channel("current").to_si()[:3] == pytest.approx([0.010, 0.012, 0.014])

@@ -141,3 +141,119 @@ def test_tm_devices_sees_an_unknown_header_through_its_error_check(device_manage
             scope.expect_esr(0)
         esr, messages = scope.get_errors()  # the queue is empty once read
     assert esr == 0 and messages == ('0,"No events to report - queue empty"',)
+
+
+# ---------------------------------------------------------------- issue 24: what the clients ask
+
+@pytest.mark.parametrize("dialect, driver", [("tek-dpo4000", "DPO4K"), ("tek-dpo2000", "MSO2KB"),
+                                             ("tek-mdo", "MDO3K"), ("tek-mso5", "MSO5")])
+def test_tm_devices_connects_to_each_family_without_a_timeout(device_manager, dialect, driver):
+    with MockScopeServer(SawtoothSource(), dialect=dialect) as server:
+        scope = device_manager.add_scope("127.0.0.1", connection_type="SOCKET", port=server.port)
+        scope.visa_timeout = 1000     # a query the mock left unanswered would raise, not pass
+        assert type(scope).__name__ == driver
+        if driver != "MSO2KB":        # tm_devices' 2000-series driver takes the host from the address
+            assert scope.hostname.split()[-1] == "charz-mock"
+        if driver == "MSO5":          # the 4/5/6 Series driver's own connection queries
+            assert scope.channel["CH1"].probe.probetype == "ANALOG"
+            assert scope.license_list == () and scope.usb_drives == ()
+        esr = scope.query("*ESR?")
+    assert esr.split()[-1] == "0"
+
+
+def test_pymeasure_tds2000_measurement_reads_the_record_charz_fetched():
+    from pymeasure.instruments.tektronix import TDS2000
+
+    with MockScopeServer(SawtoothSource(), dialect="tek") as server:
+        record = charz_capture(server, width=1)
+        tds = TDS2000(server.resource, visa_library="@py", read_termination="\n", write_termination="\n",
+                      timeout=2000)
+        try:
+            tds.write("HEADer OFF")       # a TDS answers with headers after power-on, as the manual says
+            tds.measurement.source = "CH1"
+            got = {}
+            for kind in ("MEAN", "MAXI", "MINI", "PK2"):
+                tds.measurement.type = kind
+                got[kind] = tds.measurement.value[0]
+            unit = tds.measurement.unit
+            tds.measurement.type = "PHA"
+            phase = tds.measurement.value[0]
+        finally:
+            tds.adapter.close()
+    v = record.values()
+    step = record.y_mult
+    assert got["MEAN"] == pytest.approx(v.mean(), abs=step)
+    assert got["MAXI"] == pytest.approx(v.max(), abs=step) and got["MINI"] == pytest.approx(v.min(), abs=step)
+    assert got["PK2"] == pytest.approx(np.ptp(v), abs=2 * step) and got["PK2"] > 100 * step
+    assert unit == '"A"' and phase == 9.9e37    # no second source: the manuals' "no measurement"
+
+
+def test_qcodes_tps2012_connects_and_reads_one_waveform():
+    """QCoDeS' TPS2012 driver (its own WFMPre? order, RPBinary width 2, WAVFrm?) on the
+    TPS2000 dialect; the samples against the source's own closed form."""
+    qcodes_tek = pytest.importorskip("qcodes.instrument_drivers.tektronix")
+    source = SawtoothSource()
+    with MockScopeServer(source, dialect="tek-tps2000") as server:
+        tps = qcodes_tek.TektronixTPS2012("tps", server.resource, visalib="@py", timeout=3, terminator="\n")
+        try:
+            # The driver is written for GPIB/USB, where EOI ends a message and the LF stays in
+            # it (the driver cuts it off itself): over a socket, end reads at LF and keep it.
+            tps.visa_handle.read_termination = None
+            tps.visa_handle.set_visa_attribute(pyvisa.constants.VI_ATTR_TERMCHAR_EN, True)
+            tps.write("HEADer OFF")   # the driver parses bare replies; the scope starts with headers
+            tps.write("CH1:SCAle 0.1;POSition -3")
+            tps.horizontal_scale(1e-4)
+            tps.trigger_source("CH1")
+            tps.trigger_level(0.35)
+            tps.write("TRIGger:MAIn:MODe NORMal;:ACQuire:STOPAfter SEQuence;:ACQuire:STATE RUN")
+            assert tps.ask("TRIGger:STATE?").strip() == "READY"
+            io = server.host_io("write", 32768, 0)
+            assert io["triggered"]
+            assert tps.ask("*OPC?").strip() == "1"
+            tps.ch1.curvedata.prepare_curvedata()
+            amps = np.asarray(tps.ch1.curvedata.get())
+            pre = tps.ch1.curvedata._preambleparser(tps.ask("WFMPre?").strip())
+            esr = tps.ask("*ESR?").strip()
+        finally:
+            tps.close()
+    assert pre["no_of_points"] == amps.size == 2500 and pre["x_incr"] == 4e-7
+    expected = source.current_a(io["trigger_s"] + pre["x_zero"], pre["x_incr"], 2500)
+    assert np.abs(amps - expected).max() <= 0.1 / 25 / 2 + 1e-12      # half an 8-bit step
+    assert np.ptp(amps) > 0.4 and esr == "0"
+
+
+def test_qcodes_dpo7000xx_connects_and_reads_one_waveform():
+    """QCoDeS' DPO7000xx driver (MSO/DPO5000, DPO7000, DPO70000) on the DPO7000 dialect:
+    its connection queries (HORizontal:MAIn:UNIts?, every channel's units), its manual
+    horizontal mode and one binary CURVE?; the samples against the source's closed form."""
+    dpo7200xx = pytest.importorskip("qcodes.instrument_drivers.tektronix.DPO7200xx")
+    source = SawtoothSource()
+    with MockScopeServer(source, dialect="tek-dpo7000") as server:
+        dpo = dpo7200xx.TektronixDPO7000xx("dpo", server.resource, visalib="@py", timeout=2)
+        try:
+            # It connected to a scope answering with headers (the power-on state); its value
+            # parsers read bare numbers, so a user turns them off, as on the real scope.
+            assert dpo.ask("HEADer?") == ":HEADER 1"
+            dpo.write("HEADer OFF")
+            assert dpo.ask("*ESR?") == "0"                   # nothing it asked was undefined
+            ch = dpo.channel1
+            dpo.write("CH1:SCAle 0.1;POSition -3")
+            dpo.horizontal.mode("manual")
+            dpo.horizontal.record_length(10_000)
+            dpo.horizontal.sample_rate(5e5)
+            dpo.write("TRIGger:A:EDGE:SOUrce CH1;:TRIGger:A:LEVel:CH1 0.35;:TRIGger:A:MODe NORMal")
+            dpo.write("ACQuire:STOPAfter SEQuence;:ACQuire:STATE RUN")
+            assert dpo.ask("TRIGger:STATE?") == "READY"
+            io = server.host_io("write", 32768, 0)
+            assert io["triggered"] and dpo.ask("*OPC?") == "1"
+            dpo.write("DATa:ENCdg RIBinary;:DATa:WIDth 2")
+            amps = np.asarray(ch.waveform.trace())
+            xincr, n = ch.waveform.x_increment(), ch.waveform.length()
+            xzero = float(dpo.ask("WFMOutpre:XZEro?"))
+            esr = dpo.ask("*ESR?")
+        finally:
+            dpo.close()
+    assert n == amps.size == 10_000 and xincr == 2e-6
+    expected = source.current_a(io["trigger_s"] + xzero, xincr, n)
+    assert np.abs(amps - expected).max() <= 0.1 / 25 / 2 + 1e-12      # half an 8-bit step
+    assert np.ptp(amps) > 0.4 and esr == "0"

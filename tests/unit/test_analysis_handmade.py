@@ -76,6 +76,10 @@ def test_steps_dies_and_unit_from_handmade_sweep():
     assert c["write_io_unit_bytes"].value == 6 * 4096
     assert c["dies_per_package"].origin == "inferred" and c["n_step"].origin == "measured"
     assert "Eq. 1" in c["dies_per_package"].evidence
+    # no timing given, so no rise: the staircase is the only view of the dies, and one view is
+    # never "high" (issue 22)
+    assert c["dies_per_package"].details["decided_by"] == "staircase"
+    assert c["dies_per_package"].confidence == "medium"
 
 
 def test_flat_peaks_with_one_repeat_are_at_most_medium_confidence():

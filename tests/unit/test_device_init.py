@@ -109,7 +109,7 @@ def test_sata_plan_is_table_3(node):
     assert [s.render_set(s.target) for s in plan.settings] == [
         ("hdparm", "-a0", d), ("hdparm", "-A0", d), ("hdparm", "-W0", d), ("hdparm", "-y", d)]
     assert plan.erase is None and plan.warnings == ()
-    assert "drive write cache: set to 0 (hdparm -W0" in plan.describe()
+    assert "drive write cache: to be set to 0 (hdparm -W0" in plan.describe()
 
 
 def test_sata_without_write_cache_control_warns(node):

@@ -92,3 +92,15 @@ def test_needs_the_timing_it_compares_against():
                   t_xfer_page_us=40.0, t_prog_us=900.0)
     # 3 pages over 2 or 4 packages: no count divides both; 1 package × 3 dies or 3 packages
     assert r.packages_per_unit in (1, None)
+
+
+@pytest.mark.parametrize("share", [0.3, 0.6])
+def test_transfer_current_is_not_read_as_program_starts(share):
+    # Issue 22: a channel moving a page draws 30–60 % of a package's program current.  Four
+    # packages of four dies each, 2 channels × 2 ways: each package's transfer (four pages, one per
+    # die) is an edge of its own before and while the package programs.  Counting every edge
+    # would give 8 packages of 2 dies; the transfers are the model's, so the count stays 4.
+    w, t, e = draw([60.0, 85.0, 220.0, 245.0], amps=[0.05, 0.056, 0.046, 0.052], xfer=0.05 * share, dies=4, seed=3)
+    r = unit_rise(w, t, e, unit_pages=16, page_size_bytes=4096, channels=2, packages=8,
+                  t_xfer_page_us=40.0, t_prog_us=900.0)
+    assert r.packages_per_unit == 4, r.reason

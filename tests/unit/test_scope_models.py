@@ -32,6 +32,13 @@ def test_every_description_loads_and_matches_its_own_example_idn():
     ("TEKTRONIX", "DPO4104B", "tek_dpo4000"), ("TEKTRONIX", "MDO4104C", "tek_mdo3000"),
     ("TEKTRONIX", "MSO58", "tek_mso5"), ("AGILENT TECHNOLOGIES", "DSO-X 3024A", "keysight_dsox3000"),
     ("KEYSIGHT TECHNOLOGIES", "MSOX3104T", "keysight_dsox3000"), ("RIGOL TECHNOLOGIES", "DS1054Z", None),
+    # issue 24: the 2000-series Tek and the 1000/2000 X-Series share their family's commands
+    ("TEKTRONIX", "MSO2024B", "tek_dpo2000"), ("TEKTRONIX", "DPO2012", "tek_dpo2000"),
+    ("AGILENT TECHNOLOGIES", "DSO-X 2024A", "keysight_dsox1000_2000"),
+    ("KEYSIGHT TECHNOLOGIES", "DSOX1204G", "keysight_dsox1000_2000"),
+    ("KEYSIGHT TECHNOLOGIES", "DSOX1102G", "keysight_dsox1000_2000"),
+    ("TEKTRONIX", "TDS2024B", "tek_tds2000"), ("TEKTRONIX", "TPS 2012", "tek_tds2000"),
+    ("TEKTRONIX", "TBS1052C", None),
 ])
 def test_idn_selects_the_family(maker, model, name):
     found = find_model(maker, model, load_models())
@@ -81,3 +88,15 @@ def test_a_broken_description_is_a_usage_error_naming_the_file(tmp_path):
     with pytest.raises(UsageError, match="no instrument description") as info:
         load_model("nope", tmp_path)
     assert "bad" in info.value.hint
+
+
+@pytest.mark.parametrize("idn", ["TEKTRONIX,TDS 2024B,C1,FV:v22.16", "TEKTRONIX,TBS1052C,C1,CF:91.1CT FV:v1.34"])
+def test_a_model_without_a_driver_is_refused_by_name(idn):
+    # The mock plays the TDS/TPS 2000 for public clients; charz itself has no driver for it,
+    # and the refusal lists only the families it does drive.
+    from charz.errors import ScopeProtocolError
+    from charz.scope._registry import select_driver
+
+    with pytest.raises(ScopeProtocolError, match="no charz driver") as info:
+        select_driver(parse_idn(idn))
+    assert "tek_tds2000" not in info.value.hint and "tek_dpo2000" in info.value.hint

@@ -93,12 +93,49 @@ def _counts(widths, rate=1e6, windows=PulseWindows()):
     return count_pulses(rb, rate, windows)
 
 
-def test_two_modes_is_a_warning_and_named():
+def test_two_comparable_modes_say_nothing():
+    # MLC lower and upper pages: two modes of comparable size are what programs look like
     c = _counts([300] * 50 + [1800] * 50)
     modes = program_modes(c)
     assert [n for _, _, n in modes] == [50, 50]
     chk = check_counts(c, settled=True, settle_s=0)
-    assert chk.trusted and "2 program modes" in chk.warnings[0]
+    assert chk.trusted and not chk.warnings and chk.erases_in_window == 0
+
+
+def test_a_small_mode_at_the_top_of_the_window_is_counted_apart_as_erases():
+    # 200 programs in two modes, 5 pulses of 2000 µs: one per 40 programs, above them all
+    c = _counts([400] * 100 + [1200] * 100 + [2000] * 5)
+    chk = check_counts(c, settled=True, settle_s=0)
+    assert chk.trusted and chk.erases_in_window == 5 and chk.erase_mode_us[0] == 2000
+    assert "counted apart as erases" in chk.warnings[0]
+
+
+def test_a_small_mode_in_the_middle_is_named():
+    c = _counts([400] * 200 + [900] * 5 + [1600] * 200)
+    chk = check_counts(c, settled=True, settle_s=0)
+    assert chk.trusted and chk.erases_in_window == 0
+    assert any("small mode of 5 pulses at 900" in w for w in chk.warnings)
+
+
+def test_erases_just_above_the_window_are_not_a_cut_mode_and_get_no_widen_hint():
+    rng = np.random.default_rng(5)
+    progs = list(rng.integers(201, 2199, 1000))
+    erases = list(rng.integers(2210, 2400, 60))
+    chk = check_counts(_counts(progs + erases), settled=True, settle_s=0)
+    assert chk.trusted, chk.errors
+    assert any("taken as erases outside the window" in w for w in chk.warnings)
+    # the same erases reaching down into the window: an error naming them, no widening
+    inside = list(rng.integers(2000, 2199, 60))
+    chk = check_counts(_counts(progs + erases + inside), settled=True, settle_s=0)
+    assert not chk.trusted and "erases reach into the program window" in chk.errors[0]
+    assert "widen" not in " ".join(chk.errors)
+
+
+def test_samplerate_that_cannot_tell_a_glitch_from_a_gap_is_an_error_naming_a_samplerate():
+    c = _counts([90] * 10, rate=100e3)  # 900 µs programs
+    chk = check_counts(c, settled=True, settle_s=0, min_gap_us=10)
+    assert not chk.trusted and "200 kS/s or more" in chk.errors[0]
+    assert check_counts(_counts([225] * 10, rate=250e3), settled=True, settle_s=0, min_gap_us=10).trusted
 
 
 def test_mode_cut_by_the_window_is_an_error():

@@ -1,0 +1,135 @@
+"""``charz wa analyze FILE…``: WA from R/B recordings charz did not make (one file per step).
+
+parse (files, their host volumes, geometry, channel, windows) → build (plan, file bench,
+archive) → run (the same executor as ``wa run``) → the same table / JSON → exit code.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from charz.cli._wa import _finish, _geometry, _window, die_notes, settle_notes, wa_app
+from charz.errors import UsageError
+
+__all__ = ["volumes_for"]
+
+
+def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[dict]:
+    """One host volume per file, from exactly one of the three options (given once per file)."""
+    from charz.session._wa_files import HostVolume
+    from charz.session._wa_jobs import parse_size
+
+    given = [(name, v) for name, v in (("--host-bytes", host_bytes), ("--fio-json", fio_json),
+                                        ("--blockstat", blockstat)) if v]
+    if len(given) != 1:
+        raise UsageError("give the host's written bytes one way: --host-bytes N, --fio-json FILE or "
+                         "--blockstat BEFORE,AFTER (once per FILE, in order)",
+                         hint="L_Volume_Data of Eq. 7 is not in an R/B recording")
+    name, vals = given[0]
+    if len(vals) != n_files:
+        raise UsageError(f"{n_files} file{'s' if n_files != 1 else ''} but {len(vals)} {name}: give one per FILE, "
+                         "in the same order")
+    out = []
+    for v in vals:
+        if name == "--host-bytes":
+            out.append(HostVolume(host_bytes=parse_size(v)).to_dict())
+        elif name == "--fio-json":
+            out.append(HostVolume(fio_json=str(Path(v).resolve())).to_dict())
+        else:
+            before, sep, after = v.partition(",")
+            if not sep:
+                raise UsageError(f"--blockstat wants BEFORE,AFTER (two files with /sys/block/X/stat), not {v!r}")
+            out.append(HostVolume(blockstat=(str(Path(before).resolve()), str(Path(after).resolve()))).to_dict())
+    return out
+
+
+@wa_app.command("analyze")
+def analyze(
+    files: List[Path] = typer.Argument(..., help="R/B recordings, one per step: .sr, or any format sigrok-cli "
+                                                 "reads (give --input-format)."),
+    input_format: Optional[str] = typer.Option(None, "--input-format", "-I",
+                                               help="sigrok input format and options for non-.sr files, e.g. vcd, "
+                                                    "csv:samplerate=1000000:header=false, "
+                                                    "binary:samplerate=1000000:numchannels=8."),
+    channel: str = typer.Option("D0", help="R/B channel(s) in the file: a name sigrok-cli --show lists, or "
+                                           "D<k> for bit k; several dies: D0,D1,…"),
+    samplerate: Optional[str] = typer.Option(None, help="Samplerate if the file does not say it (or to override)."),
+    host_bytes: List[str] = typer.Option([], "--host-bytes", help="Bytes the host wrote, per FILE (e.g. 128m)."),
+    fio_json: List[Path] = typer.Option([], "--fio-json", help="fio's --output-format=json output, per FILE."),
+    blockstat: List[str] = typer.Option([], "--blockstat", help="BEFORE,AFTER: two /sys/block/X/stat "
+                                                                "readings, per FILE."),
+    calibration: bool = typer.Option(False, "--calibration", help="The first FILE is 000 §3.5's sequential "
+                                                                  "calibration run on a fresh drive (finds M_p)."),
+    mp: Optional[int] = typer.Option(None, help="M_p, pages per program pulse, if known."),
+    channels: Optional[int] = typer.Option(None, help="N_channel."),
+    chips: Optional[int] = typer.Option(None, help="N_chip per channel."),
+    dies: Optional[int] = typer.Option(None, help="N_die per chip."),
+    page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size, e.g. 16k."),
+    planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
+    profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
+    program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
+    read_window: str = typer.Option("2,200", help="Read pulse window µs."),
+    erase_window: str = typer.Option("2200,20000", help="Erase pulse window µs."),
+    glitch: float = typer.Option(2.0, help="Low or high stretches shorter than this (µs) are glitches."),
+    min_gap: Optional[float] = typer.Option(None, help="Shortest high gap (µs) expected between two operations "
+                                                       "(default 10, assumed)."),
+    settle: Optional[float] = typer.Option(None, help="R/B must be high this long (s) at the end of a recording "
+                                                      "(000 §4.2: 300, the default)."),
+    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
+                                             help="The sigrok-cli to run (default: the one on PATH)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout (no table, no bars)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every warning of every step."),
+) -> None:
+    """WA from R/B recordings charz did not make: the same counts, checks, table and archive as `wa run`.
+
+    Exit codes: 0 all steps trusted, 2 bad usage, 3 the archive cannot be written, 4 a
+    step is not trustworthy (its counts are kept), 5 sigrok-cli cannot read a file."""
+    import datetime
+
+    from charz.analysis._pulses import PulseWindows
+    from charz.archive._wa import WaArchive
+    from charz.logic import find_sigrok_cli
+    from charz.logic._srzip import parse_samplerate
+    from charz.session._wa_files import FileWaBench
+
+    if mp is None and not calibration:
+        raise UsageError("give --mp N, or --calibration with the sequential calibration recording first",
+                         hint="000 §3.5: M_p is 1 (single-plane programs) or the number of planes")
+    if mp is not None and calibration:
+        raise UsageError("--mp and --calibration both set M_p: give one")
+    try:
+        rate = parse_samplerate(samplerate) if samplerate else None
+        windows = PulseWindows(program_us=_window(program_window), read_us=_window(read_window),
+                               erase_us=_window(erase_window), glitch_us=glitch)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    names = [x.strip() for x in channel.split(",") if x.strip()]
+    if not names or len(set(names)) != len(names):
+        raise UsageError(f"--channel names each R/B channel once, not {channel!r}")
+    for f in files:
+        if not f.is_file():
+            raise UsageError(f"{f}: no such file")
+    volumes = volumes_for(len(files), host_bytes, fio_json, blockstat)
+    geometry = _geometry(channels, chips, dies, page_size, profile)
+    exe = find_sigrok_cli(sigrok_cli)
+    settle, min_gap, notes = settle_notes(settle, min_gap)
+    notes += die_notes(len(names), geometry.dies)
+    plan = [{"kind": "calibrate" if calibration and k == 0 else "benchmark", "recorded": True,
+             "file": str(f.resolve()), "input_format": input_format, "label": f.name, "volume": v}
+            for k, (f, v) in enumerate(zip(files, volumes))]
+    out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
+    bench = FileWaBench(geometry, names, sigrok=exe, samplerate_hz=rate)
+    settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
+                "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "min_gap_us": min_gap,
+                "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
+    from charz.cli._wa import _run
+    with WaArchive.create(out, settings) as archive:
+        summary = _run(archive, bench, quiet, json_out=json_out)
+    _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
+
+
