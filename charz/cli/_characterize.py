@@ -11,7 +11,7 @@ from typing import List, Optional
 import typer
 
 from charz.cli._common import console, damage_hints, emit_json, progress_bar
-from charz.cli._conventions import Dialect, EraseMethod, Preset
+from charz.cli._conventions import Dialect, EraseMethod, Preset, one_of
 from charz.cli._stop import kept_line, stoppable
 from charz.errors import UsageError
 
@@ -183,7 +183,8 @@ def register(app: typer.Typer) -> None:
         standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),
         write_cache: bool = typer.Option(False, help="Mock bench: leave the simulated write cache on (to see the warning)."),
         mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: inject a scope fault, e.g. no_trigger:count=1."),
-        mock_dialect: Dialect = typer.Option("tek", help="Mock bench: the scope it plays."),
+        mock_dialect: Dialect = typer.Option("tek", metavar="<dialect>",
+                                             help=f"Mock bench: the scope it plays: {one_of(Dialect)}."),
         analyze: bool = typer.Option(True, help="Analyze the session and write OUT/profile.toml at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
         as_json: bool = typer.Option(False, "--json", help="Print the outcome and the profile as one JSON document "

@@ -207,7 +207,17 @@ def preset_names() -> list[str]:
 # its owner.
 Preset = Literal[tuple(preset_names())]  # type: ignore[valid-type]
 MockScopePreset = Literal[tuple([*preset_names(), "pulse"])]  # type: ignore[valid-type]
-Dialect = Literal["tek", "tek-mdo", "tek-mso5", "keysight"]
+def one_of(choices) -> str:
+    """``"a, b or c"`` for a Literal's choices: in the help text when they are too many to fit the
+    option's column (``--dialect <dialect>``; the parser still checks them)."""
+    import typing
+
+    names = list(typing.get_args(choices))
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+Dialect = Literal["tek", "tek-dpo2000", "tek-dpo4000", "tek-mdo", "tek-mso5", "tek-tps2000", "tek-dpo7000",
+                  "keysight", "keysight-x2000"]
 ExportFormat = Literal["tek-csv", "isf", "tek-wfm", "keysight-bin"]
 EraseMethod = Literal["discard", "secure-erase", "enhanced-secure-erase", "format"]
 TuneTarget = Literal["ext4", "xfs", "zfs", "btrfs", "mdadm", "lvm", "partition", "all"]

@@ -14,7 +14,7 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console, emit_json
-from charz.cli._conventions import Dialect, MockScopePreset, Probe
+from charz.cli._conventions import Dialect, MockScopePreset, Probe, one_of
 from charz.errors import UsageError
 
 __all__ = ["register", "format_check", "format_mock_banner"]
@@ -212,7 +212,7 @@ def register(app: typer.Typer) -> None:
         preset: MockScopePreset = typer.Option("mxp", help="Simulated drive behind the probe (charz simulate --list), as "
                                                "characterize --mock; 'pulse' for a plain pulse train."),
         seed: int = typer.Option(0, help="Seed of the simulated drive."),
-        dialect: Dialect = typer.Option("tek", help="The scope the mock plays."),
+        dialect: Dialect = typer.Option("tek", metavar="<dialect>", help=f"The scope the mock plays: {one_of(Dialect)}."),
         fault: Optional[list[str]] = typer.Option(None, help="Fault to inject, kind[:key=value,...]; repeatable."),
         probe: Probe = typer.Option("current", help="current (reports A) or voltage (a shunt)."),
         realtime: bool = typer.Option(False, help="Acquisitions, commands and transfers take as long as on "

@@ -339,7 +339,7 @@ def run(
                                                       "wolf (002 §5), fdp (002's baseline), nvm or cdm (an NVM cache, 004 §III)."),
     mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
     mock_keep_sr: Optional[Path] = typer.Option(None, help="Keep the mock's sigrok session files (NNNN.sr) in "
-                                                           "this folder, e.g. for `charz wa analyze`."),
+                                                           "this folder, e.g. for charz wa analyze."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),

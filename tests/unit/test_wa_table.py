@@ -20,7 +20,7 @@ SETTINGS = {"windows": {"program_us": [200, 2200], "read_us": [2, 200], "erase_u
 
 
 def _step(i, wa, *, label="4K-RD-100%-W-4KiB-align-sub-test-12", warnings=(), trusted=True, pulses=123456789):
-    return {"step": {"kind": "benchmark"}, "label": label, "counts": {"programs": pulses}, "trusted": trusted,
+    return {"step": {"kind": "benchmark"}, "label": label, "counts": {"programs": pulses, "samplerate_hz": 250e3}, "trusted": trusted,
             "estimate": {"wa": {"value": wa, "uncertainty": wa / 50}}, "truth": {"true_wa": wa * 1.1},
             "re_wa": 0.0909, "job": {"write_fraction": 1.0}, "counters": {"wa": {"value": wa * 1.05}},
             "warnings": list(warnings), "errors": [] if trusted else ["window cuts a mode"]}
