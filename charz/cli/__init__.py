@@ -131,6 +131,7 @@ def main(argv: list[str] | None = None) -> None:
 
     started = time.monotonic()
     _common.verbosity = 0
+    _common.compiled_now = False  # per command (tests run many in one process)
     try:
         app(args=argv, standalone_mode=True)
     except CharzError as exc:
