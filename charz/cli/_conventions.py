@@ -83,8 +83,7 @@ class CharzCommand(TyperCommand):
         self.params = params + [quiet, verbose]
 
     def parse_args(self, ctx, args):
-        if self._old_out:
-            args = _rewrite_old_out(args, self._old_out)
+        args = _rewrite_old_out(args, self._old_out)
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
@@ -135,11 +134,14 @@ _SHARED = None
 
 
 def _rewrite_old_out(args: list[str], old: tuple[str, ...]) -> list[str]:
-    """``--output X`` / ``--to=X`` → ``--out X``, with one deprecation note on stderr."""
+    """``--output X`` / ``--to=X`` → ``--out X``, with one deprecation note on stderr; the old
+    ``--no-quiet`` (the default) is dropped."""
     out = []
     for i, a in enumerate(args):
         if a == "--":
             return out + args[i:]
+        if a == "--no-quiet":
+            continue
         name, eq, value = a.partition("=")
         if name in old:
             sys.stderr.write(f"note: {name} is deprecated; use -o/--out (same meaning)\n")

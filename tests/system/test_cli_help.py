@@ -195,3 +195,4 @@ def test_an_old_output_spelling_still_works_and_says_it_is_deprecated(tmp_path, 
     assert run(["show", str(tmp_path / "none"), "--output", str(tmp_path / "x.png")]) == 3
     assert "--output is deprecated; use -o/--out" in capsys.readouterr().err
     assert run(["show", str(tmp_path / "none"), "--output=" + str(tmp_path / "x.png")]) == 3
+    assert run(["show", str(tmp_path / "none"), "--no-quiet"]) == 3  # the old default, accepted and dropped
