@@ -27,7 +27,7 @@ from charz.session import BenchConfig, build_sweep, default_read_sizes, default_
 from charz.errors import CharzError
 from charz.scope import load_model
 from charz.sim import load_preset, mock_bench
-from charz.sim.scope_server import DIALECTS
+from charz.sim.scope_server import DIALECTS, SESSION_DIALECTS
 
 
 class QuietUI:
@@ -75,7 +75,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--preset", default="mxp")
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--dialects", default=",".join(DIALECTS), help="mock dialects to model")
+    ap.add_argument("--dialects", default=",".join(SESSION_DIALECTS), help="mock dialects to model")
     args = ap.parse_args()
     rows, failed = [], []
     for dialect in args.dialects.split(","):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Optional
 
@@ -36,17 +37,19 @@ def _guess(folder: Path, manifest: Path, amps_per_volt: float | None, quiet: boo
                 volts.append(g.file)
     missed = [g.file for g in guesses if not g.complete]
     if not quiet:
-        console.print(f"{'file':<32} {'op':<6} {'size':>9} {'repeat':>6}  channels (from the header)")
+        console.print(f"{'file':<32} {'op':<6} {'size':>9} {'repeat':>6}  channels (header)")
         for g in guesses:
             if g.complete:
                 chans = ", ".join(f"{n} [{u or '?'}]" for n, u in headers[g.file])
+                chans = chans if len(chans) <= 22 else chans[:21] + "…"     # 80 columns
                 rep = f"{g.repeat}" + ("" if g.repeat_from_name else "*")
                 console.print(f"{g.file[:32]:<32} {g.op:<6} {g.size_bytes:>9} {rep:>6}  {chans}")
         console.print("op, size and repeat from the file names; * repeat counted in name order")
     if missed:
         shown = ", ".join(missed[:5]) + (f" and {len(missed) - 5} more" if len(missed) > 5 else "")
-        console.print(f"warning: no op and size in the name of {len(missed)} file{'s' if len(missed) != 1 else ''} "
-                      f"({shown}); left out of the manifest", style="yellow")
+        text = (f"warning: no op and size in the name of {len(missed)} file{'s' if len(missed) != 1 else ''} "
+                f"({shown}); left out of the manifest")
+        console.print(textwrap.fill(text, 80, subsequent_indent="  "), style="yellow")
     if len(missed) == len(guesses):
         raise UsageError(f"{folder}: no file name says its op and size",
                          hint="name files like write-4k-0.csv, or write the manifest by hand (docs/import.md)")
@@ -72,7 +75,8 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Turn waveforms the scope saved itself into a session that analyze, report and tune take.
 
-        Exit codes: 0 done, 2 bad input (a file, the manifest or an option; nothing is written).
+        Exit codes: 0 done; 2 bad input (a file, the manifest or an option); 3 the
+        session directory exists and is not empty.  Nothing is written on an error.
         """
         from charz.importer import import_folder, load_manifest
         from charz.importer._manifest import MANIFEST_NAME
@@ -100,7 +104,11 @@ def register(app: typer.Typer) -> None:
         format: ExportFormat = typer.Option("tek-csv", "--format", help="File format to write."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
-        """Write a session's captures as scope files plus the manifest charz import reads back."""
+        """Write a session's captures as scope files plus the manifest charz import reads back.
+
+        Exit codes: 0 done; 2 bad input (unknown format, OUT not empty); 3 the session
+        cannot be read.
+        """
         from charz.archive import read_archive
         from charz.importer import export_archive
 

@@ -48,17 +48,28 @@ def channel_name(source: str) -> str:
     return name if name[:1].isalpha() else ("ch" + name)[:32]
 
 
+def _canonical(source: str) -> str:
+    """``CH2``, ``Channel 2``, ``chan2`` and a Keysight CSV's column ``2`` are one channel."""
+    name = channel_name(source)
+    m = re.fullmatch(r"(?:ch|chan|channel)_?(\d+)", name)
+    return f"ch{int(m.group(1))}" if m else name
+
+
 def _same(a: str, b: str) -> bool:
-    return channel_name(a) == channel_name(b) or a.strip().upper() == b.strip().upper()
+    return _canonical(a) == _canonical(b)
 
 
 def _pick(records: list[Waveform], path: Path, e: Entry, man: Manifest) -> tuple[Waveform, list[Waveform], list[str]]:
     """(the current's record, the others to keep, warnings); refusals name the channels."""
     warnings = []
     names = [w.source for w in records]
-    kept = [w for w in records if not any(_same(w.source, s) for s in man.skip)]
+    # skip names channels, or "digital" for every logic channel (an MDO saves D0…D15 together)
+    kept = [w for w in records if not any(_same(w.source, s) or (s.lower() in ("digital", "logic")
+                                                                 and w.mode == "digital") for s in man.skip)]
     if len(kept) < len(records):
-        warnings.append(f"left out as the manifest's skip says: {', '.join(w.source for w in records if w not in kept)}")
+        left = [w.source for w in records if w not in kept]
+        warnings.append("left out as the manifest's skip says: " + ", ".join(left[:6])
+                        + (f" … ({len(left)} channels)" if len(left) > 6 else ""))
     if len({w.source for w in kept}) < len(kept):        # a TDS T0000CH1.ISF: the same channel twice
         warnings.append(f"{path.name} holds {len(kept)} records of {kept[0].source}; the first is imported")
         kept = [kept[0]]
@@ -68,16 +79,18 @@ def _pick(records: list[Waveform], path: Path, e: Entry, man: Manifest) -> tuple
         if not chosen:
             raise UsageError(f"{path}: no channel {want!r}; the file holds {', '.join(names)}")
         current = chosen[0]
-    elif len(kept) == 1:
-        current = kept[0]
     else:
-        amps = [w for w in kept if w.unit == "A" and w.mode == "sample"]
-        if len(amps) != 1:
-            raise UsageError(f"{path} holds {len(kept)} channels ({', '.join(w.source for w in kept)}) and "
-                             "does not say which is the current",
-                             hint=f'add channel = "{kept[0].source}" to the manifest (all captures) or to '
+        analog = [w for w in kept if w.mode != "digital"] or kept
+        amps = [w for w in analog if w.unit == "A" and w.mode == "sample"]
+        if len(analog) == 1:
+            current = analog[0]
+        elif len(amps) == 1:
+            current = amps[0]
+        else:
+            raise UsageError(f"{path} holds {len(analog)} analog channels ({', '.join(w.source for w in analog)}) "
+                             "and does not say which is the current",
+                             hint=f'add channel = "{analog[0].source}" to the manifest (all captures) or to '
                                   'this [[capture]]; the other channels are kept beside it')
-        current = amps[0]
     for w in kept:
         if w.mode == "envelope":
             raise UsageError(f"{path}: {w.source} was saved in peak-detect (envelope) mode: min/max pairs, "
@@ -85,8 +98,13 @@ def _pick(records: list[Waveform], path: Path, e: Entry, man: Manifest) -> tuple
                              hint="acquire in sample or high-res mode and save again" + (
                                  f", or add skip = [\"{w.source}\"] to the manifest" if w is not current else ""))
         if w.mode == "digital":
-            raise UsageError(f"{path}: {w.source} is a logic (digital) channel; a session keeps analog channels only",
-                             hint=f'add skip = ["{w.source}"] to the manifest to import the file without it')
+            logic = [x.source for x in kept if x.mode == "digital"]
+            shown = ", ".join(logic[:4]) + (f" … ({len(logic)} in all)" if len(logic) > 4 else "")
+            raise UsageError(f"{path}: {shown} {'is a logic channel' if len(logic) == 1 else 'are logic channels'}; "
+                             "a session keeps analog channels only",
+                             hint=f'add skip = ["{logic[0]}"] to the manifest to import the file without it'
+                             if len(logic) == 1 else 'add skip = ["digital"] to the manifest to import the file '
+                                                     'without its logic channels')
         if w.n_samples != current.n_samples or w.sample_interval_s != current.sample_interval_s:
             raise UsageError(f"{path}: {w.source} has {w.n_samples} samples every {w.sample_interval_s:g} s, "
                              f"{current.source} {current.n_samples} every {current.sample_interval_s:g} s",
@@ -134,7 +152,7 @@ def import_folder(folder: Path, out: Path, *, manifest: Path | None = None,
             progress.advance()
     bench = {"kind": "real", **man.bench, "imported_from": str(folder)}
     if models and "scope" not in bench:    # the scope that saved the files, as the files say
-        bench["scope"] = ", ".join(sorted(models))
+        bench["scope"] = " / ".join(sorted(models))
     plan = {"steps": [{"id": c.step, "op": c.op, "size_bytes": c.size_bytes, "offset_bytes": c.offset_bytes,
                        "repeat": c.repeat} for c in captures]}
     with ArchiveWriter.create(out, {"drive": man.drive, "bench": bench, "plan": plan}) as writer:

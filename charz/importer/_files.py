@@ -79,7 +79,7 @@ def read_records(path: Path) -> list[Waveform]:
                          "probe's samples only.", hint="save the probe's channel (CH1…) as CSV, ISF or WFM, "
                          "or remove the file from the manifest") from None
     except Exception as exc:  # a parser's complaint (ours or tm_data_types'), whatever its type
-        if "a DIGITAL waveform" in str(exc) or "a IQ waveform" in str(exc):
+        if "waveform, not an analog one" in str(exc):
             raise UsageError(f"{path}: {exc}.", hint="remove it from the manifest") from None
         raise UsageError(f"{path}: not a readable {suffix[1:].upper()} waveform: {exc}",
                          hint="save it again from the scope, or remove it from the manifest") from None

@@ -112,10 +112,18 @@ def parse_keysight_csv_records(text: str) -> list[Waveform]:
     """Every column of a Keysight CSV (``x-axis,1,2`` / ``second,Volt,Volt`` header rows, then
     ``time,value,value`` rows), one record per column."""
     rows = [[c.strip() for c in r.split(",")] for r in text.splitlines() if r.strip()]
+    if rows and rows[0][0].lower().startswith("points/segment"):
+        segments = sum(1 for r in rows if r[0].lower() == "x-axis") or "several"
+        raise ValueError(f"a segmented-memory file ({segments} segments, {rows[0][0]}): charz imports one "
+                         "record per file; save each segment on its own")
     body = [r for r in rows if _is_number(r[0])]
     if len(body) < 2:
         raise ValueError("fewer than two numeric rows: not a waveform CSV")
     head = [r for r in rows if not _is_number(r[0])]
+    named = [r for r in head if r[0].lower() in ("x-axis", "time", "x")]
+    unit_rows = [r for r in head if r[0].lower() in ("second", "seconds", "s")]
+    if named or unit_rows:      # the two rows the scope writes, whatever else precedes them
+        head = (named[:1] or [["x-axis"]]) + (unit_rows[:1] or [])
     width = max(len(r) for r in body)
     while width > 1 and all(len(r) < width or not r[width - 1] for r in body):
         width -= 1

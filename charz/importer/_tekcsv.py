@@ -21,7 +21,10 @@ own writer): ``key,value[,value…]`` rows (``Model``, ``Waveform Type``, ``Poin
 groups), then the column titles ``TIME,CH1[,CH2,MATH1…]`` and one row per sample, one
 column per saved channel.
 
-Every analog column becomes a record; a ``DIGITAL`` or ``IQ`` waveform type is refused.
+An MDO saving analog and digital channels together puts one such group per kind side by
+side (``TIME,CH1,,TIME,D11,…,D0``, each group's header keys in its own TIME column, as in
+a public MDO3014 file).  Every column becomes a record (digital ones ``mode="digital"``); a
+file of digital channels only, or an ``IQ`` waveform type, is refused.
 """
 
 from __future__ import annotations
@@ -71,48 +74,73 @@ def _six_column(rows: list[list[str]]) -> list[Waveform]:
                      math=is_math_source(source), model=head.get("Model Number", ""))]
 
 
+def _groups(titles: list[str]) -> list[tuple[int, list[int]]]:
+    """(time column, its channel columns) for each ``TIME,…`` group of the titles row.
+
+    An MDO/MSO saving analog and digital channels together writes one group per kind,
+    side by side with a blank column between: ``TIME,CH1,,TIME,D11,…,D0``.
+    """
+    starts = [i for i, t in enumerate(titles) if t.upper() == "TIME"]
+    out = []
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(titles)
+        cols = [j for j in range(start + 1, end) if titles[j]]
+        if not cols:
+            raise ValueError(f"the 'TIME' column {start + 1} names no channel")
+        out.append((start, cols))
+    return out
+
+
 def _header_block(rows: list[list[str]]) -> list[Waveform]:
     titles_at = next((i for i, r in enumerate(rows) if r and r[0].strip().upper() == "TIME"), None)
     if titles_at is None:
         raise ValueError("no 'TIME,CH1…' row before the samples")
-    head: dict[str, list[str]] = {}
-    for r in rows[:titles_at]:
-        if r and r[0].strip():
-            head[r[0].strip().lower()] = [c.strip() for c in r[1:]]
-    kind = (head.get("waveform type") or ["ANALOG"])[0].upper()
-    if kind and kind != "ANALOG":
-        raise ValueError(f"a {kind} waveform, not an analog one: charz reads a current probe's samples")
     titles = [c.strip() for c in rows[titles_at]]
-    while titles and not titles[-1]:
-        titles.pop()
-    if len(titles) < 2:
-        raise ValueError("the 'TIME' row names no channel")
+    groups = _groups(titles)
+    width = max(cols[-1] for _, cols in groups) + 1
     body = [r for r in rows[titles_at + 1:] if r and r[0].strip()]
     try:
-        table = np.array([[float(c) for c in r[:len(titles)]] for r in body])
-    except ValueError:
-        raise ValueError("a sample row holds something other than numbers") from None
-    if table.ndim != 2 or table.shape[1] != len(titles):
-        raise ValueError(f"sample rows do not all have {len(titles)} columns ({', '.join(titles)})")
-    interval = head.get("sample interval", [""])[0]
-    dt, t0 = _time_axis(table[:, 0], float(interval) if _is_num(interval) else None)
-    points = head.get("record length", [""])[0]
-    if _is_num(points) and int(float(points)) != table.shape[0]:
-        raise ValueError(f"Record Length {points} but {table.shape[0]} sample rows")
-
-    def per_column(key: str, j: int, default: str) -> str:
-        vals = head.get(key) or []
-        vals = [v for v in vals if v] or [default]
-        return vals[j] if j < len(vals) else vals[0]
-
-    model = (head.get("model") or [""])[0]
+        table = np.array([[float(r[j]) if r[j].strip() else np.nan for j in range(width)] for r in body])
+    except (ValueError, IndexError):
+        raise ValueError(f"a sample row does not hold {width} numeric columns ({', '.join(t for t in titles if t)})") from None
+    if table.ndim != 2 or table.shape[0] < 2:
+        raise ValueError("fewer than two samples")
+    model = next((r[1].strip() for r in rows[:titles_at] if len(r) > 1 and r[0].strip().lower() == "model"), "")
     out = []
-    for j, name in enumerate(titles[1:]):
-        fmt = per_column("point format", j, "Y").upper()
-        out.append(Waveform(sample_interval_s=dt, t_first_s=t0,
-                            unit=unit_symbol(per_column("vertical units", j, "V")) or "V",
-                            source=name, values=table[:, j + 1], mode="sample" if fmt == "Y" else "envelope",
-                            math=is_math_source(name), model=model))
+    for start, cols in groups:
+        # This group's header: its key in its own TIME column, values under its channels.
+        head: dict[str, list[str]] = {}
+        for r in rows[:titles_at]:
+            if len(r) > start and r[start].strip():
+                head[r[start].strip().lower()] = [r[j].strip() if j < len(r) else "" for j in cols]
+
+        def value(key: str, k: int, default: str, head=head) -> str:
+            vals = head.get(key) or []
+            given = [v for v in vals if v]
+            return vals[k] if k < len(vals) and vals[k] else (given[0] if given else default)
+
+        kind = value("waveform type", 0, "ANALOG").upper()
+        if kind not in ("ANALOG", "DIGITAL"):
+            article = "an" if kind[:1] in "AEIOU" else "a"
+            raise ValueError(f"{article} {kind} waveform, not an analog one: charz reads a current probe's samples")
+        t = table[:, start]
+        interval = value("sample interval", 0, "")
+        dt, t0 = _time_axis(t, float(interval) if _is_num(interval) else None)
+        points = value("record length", 0, "")
+        if _is_num(points) and int(float(points)) != t.size:
+            raise ValueError(f"Record Length {points} but {t.size} sample rows")
+        for k, j in enumerate(cols):
+            v = table[:, j]
+            if np.isnan(v).any():
+                raise ValueError(f"column {titles[j]} has empty cells")
+            fmt = value("point format", k, "Y").upper()
+            mode = "digital" if kind == "DIGITAL" else "sample" if fmt == "Y" else "envelope"
+            out.append(Waveform(sample_interval_s=dt, t_first_s=t0,
+                                unit=unit_symbol(value("vertical units", k, "V")) or "V",
+                                source=titles[j], values=v, mode=mode, math=is_math_source(titles[j]), model=model))
+    kinds = {w.mode for w in out}
+    if kinds == {"digital"}:
+        raise ValueError("a DIGITAL waveform, not an analog one: charz reads a current probe's samples")
     return out
 
 

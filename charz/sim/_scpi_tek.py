@@ -187,6 +187,7 @@ class TekDialect(Dialect):
         self.verbose = True
         self.data = _Data()
         self.s = _Settings(model, probe, probe_channel)
+        self._default_timebase()
         self.cwd = "C:/" if self.mso else "E:/"      # 4/5/6: internal drive; 2k/3k/4k: the front USB port
         self.meas_type, self.meas_source = "MEAN", "CH1"
         self.table = self._table()
@@ -203,12 +204,19 @@ class TekDialect(Dialect):
         """*RST (or Default Setup); a power cycle also resets HEADer/VERBose/DATa."""
         self.engine.stop()
         self.s = _Settings(self.model, self.probe, self.probe_channel)
+        self._default_timebase()
         if power_cycle:
             self.header_on, self.verbose, self.data = True, True, _Data()
             self.status.clear()
             self.engine.forget()
             self.status.record(401, "Power on")
         self._start_running()
+
+    def _default_timebase(self) -> None:
+        # The power-on scale within the model's rate limit (a 2000 series' 125 k points
+        # cannot be 4 us/div); unchanged on the models whose default was already valid.
+        if not self.mso:
+            self._set_hscale(self.s.hscale)
 
     # ------------------------------------------------------------ formatting
 

@@ -47,13 +47,17 @@ from charz.sim._scpi_parse import ScpiError, split_message
 from charz.sim._scpi_tek import TekDialect
 from charz.sim._source import CurrentSource
 
-__all__ = ["MockScopeServer", "MockScopeControl", "DIALECTS", "FAULT_KINDS"]
+__all__ = ["MockScopeServer", "MockScopeControl", "DIALECTS", "SESSION_DIALECTS", "FAULT_KINDS"]
 
 #: dialect name → default instrument description (instruments/<name>.toml)
 DIALECTS = {"tek": "tek_dpo3000", "tek-dpo2000": "tek_dpo2000", "tek-dpo4000": "tek_dpo4000",
             "tek-mdo": "tek_mdo3000", "tek-mso5": "tek_mso5", "tek-tps2000": "tek_tds2000",
             "tek-dpo7000": "tek_dpo7000",
             "keysight": "keysight_dsox3000", "keysight-x2000": "keysight_dsox1000_2000"}
+#: the dialects a default charz session (10 000-point records, charz's drivers) runs on; the
+#: others are there for public clients (tek-tps2000, tek-dpo7000: no charz driver) or need
+#: other sample intervals (tek-dpo2000: 125 k or 1.25 M points, samples 1.6 or 3.2 us apart).
+SESSION_DIALECTS = ("tek", "tek-dpo4000", "tek-mdo", "tek-mso5", "keysight", "keysight-x2000")
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _POLL_S = 0.2
 

@@ -118,7 +118,7 @@ def test_a_file_of_several_channels_keeps_them_all_or_names_them(tmp_path, capsy
     capsys.readouterr()
     assert run(["import", str(tmp_path), "-o", str(tmp_path / "s"), "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "2 channels (1, 2)" in err and 'channel = "1"' in err and not (tmp_path / "s").exists()
+    assert "2 analog channels (1, 2)" in err and 'channel = "1"' in err and not (tmp_path / "s").exists()
     (tmp_path / "manifest.toml").write_text('amps_per_volt = 1.0\nchannel = "1"\n[[capture]]\n'
                                             'file = "write-4k-0.csv"\nop = "write"\nsize = "4k"\n')
     assert run(["import", str(tmp_path), "-o", str(tmp_path / "s"), "--quiet"]) == 0

@@ -110,3 +110,33 @@ def test_stopping_while_clients_connect_raises_in_no_thread(monkeypatch):
                 socket.create_connection(("127.0.0.1", server.control_port)).close()
         assert all(not t.is_alive() for t in server._threads), "a server thread outlived stop()"
     assert seen == []
+
+
+@pytest.mark.parametrize("dialect, record_length, interval_s, idn_model", [
+    ("tek-dpo2000", 125_000, 1.6e-6, "MSO2024B"),      # 2000 series: its own record lengths
+    ("tek-dpo4000", 10_000, 2e-6, "DPO4032"),
+    ("keysight-x2000", 10_000, 2e-6, "DSOX1204G"),
+])
+def test_charz_drives_the_families_added_for_issue_24(dialect, record_length, interval_s, idn_model):
+    # The 2000-series Tek and the 1000/2000 X-Series share their family's commands: charz's
+    # own driver configures, arms and fetches them; the record follows the source.
+    from charz.scope import ScopeSettings, open_scope
+
+    source = SawtoothSource()
+    with MockScopeServer(source, dialect=dialect) as server:
+        scope = open_scope(server.resource, timeout_s=2.0)
+        try:
+            assert scope.identity.model == idn_model
+            scope.configure(ScopeSettings(vertical_scale=0.1, vertical_position_div=-3.0, record_length=record_length,
+                                          sample_interval_s=interval_s, trigger_level=0.35))
+            scope.arm()
+            io = server.host_io("write", 32768, 0)
+            assert io["triggered"], io
+            scope.wait(timeout_s=2.0)
+            record = scope.fetch()
+            half_code = 0.1 / scope.model.codes_per_div / 2        # half an 8-bit ADC step at 0.1 A/div
+        finally:
+            scope.close()
+    assert record.n_points == record_length and record.x_incr_s == pytest.approx(interval_s)
+    expected = source.current_a(io["trigger_s"] + record.x_zero_s, record.x_incr_s, record.n_points)
+    assert abs(record.values() - expected).max() <= half_code + 1e-12

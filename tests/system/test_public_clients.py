@@ -7,6 +7,11 @@ and scaling must agree.  An unknown header, in either dialect, gets no reply and
 in the event queue, where each client's own error check (pymeasure ``check_errors``,
 tm_devices ``expect_esr``) reports it.  The mock is held to what these clients send,
 not to what charz sends.
+
+Issue 24 adds what the clients ask beyond that: tm_devices' connection queries on each Tek
+family it drives (DPO4000, MSO2000, MDO3000, 4/5/6 Series), PyMeasure's TDS2000
+``MEASUrement:IMMed``, and QCoDeS' TPS2012 (TPS2000 dialect) and DPO7000xx (DPO7000
+dialect) through connect and one waveform, checked against the source's closed form.
 """
 
 from __future__ import annotations
@@ -257,3 +262,29 @@ def test_qcodes_dpo7000xx_connects_and_reads_one_waveform():
     expected = source.current_a(io["trigger_s"] + xzero, xincr, n)
     assert np.abs(amps - expected).max() <= 0.1 / 25 / 2 + 1e-12      # half an 8-bit step
     assert np.ptp(amps) > 0.4 and esr == "0"
+
+
+def test_qcodes_connects_to_charz_mock_scope_run_from_the_shell():
+    # The same dialect through the command a user runs (`charz mock-scope --dialect …`),
+    # not the in-process server: the client connects and every connection query is answered.
+    import signal
+    import subprocess
+    import sys
+
+    dpo7200xx = pytest.importorskip("qcodes.instrument_drivers.tektronix.DPO7200xx")
+    proc = subprocess.Popen([sys.executable, "-m", "charz", "mock-scope", "--dialect", "tek-dpo7000", "--preset", "pulse"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = [proc.stdout.readline() for _ in range(2)]
+        assert banner[0].startswith("mock scope tek-dpo7000 (tek_dpo7000)")
+        dpo = dpo7200xx.TektronixDPO7000xx("dpo_shell", banner[1].split()[1], visalib="@py", timeout=2)
+        try:
+            idn = dpo.IDN()
+            unit = dpo.horizontal.unit()
+            esr = dpo.ask("*ESR?")
+        finally:
+            dpo.close()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+    assert idn["model"] == "DPO7254C" and unit.endswith("s") and esr.split()[-1] == "0"

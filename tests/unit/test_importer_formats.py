@@ -230,6 +230,9 @@ def test_tek_csv_tbs1000c_layout(tmp_path):
     (w,) = read_records(path)
     assert w.values.tolist() == [0.04, 0.02, 0.06, 0.04]          # tm_data_types 0.5 gives 0.04, 3e-7, 3e-7, 3e-7
     assert (w.sample_interval_s, w.t_first_s, w.model, w.source) == (4e-9, -8e-9, "TBS1052C", "CH1")
+    # the same file with CRLF line ends and truly empty lines between the header groups
+    path.write_bytes(_TBS1000C.replace(",\n,\n,\nLabel", "\n\n\nLabel").replace("\n", "\r\n").encode())
+    assert read_records(path)[0].values.tolist() == [0.04, 0.02, 0.06, 0.04]
 
 
 _MSO5_TWO = """Model,MSO54
@@ -356,3 +359,120 @@ def test_exported_isf_reads_in_isfread(codes, dt, t0, mult, off):
 def test_numbers_as_scopes_print_them():
     assert [format_number(x) for x in (4e-10, 5e-7, -0.002, 128.0)] == [
         "400.0000E-12", "500.0000E-9", "-2.0000E-3", "128.0000E+0"]
+
+
+def _tiny_session(path, bench):
+    from charz.archive import ArchiveWriter, Capture, Channel, Scaling
+
+    codes = np.array([0, 3, 7, 120, -5, 2], np.int8)
+    ch = Channel("current", codes, Scaling(4e-3, 0, 0.01, "A"), source="CH1", code_min=-128, code_max=127)
+    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, sample_interval_s=2e-6,
+                  t_first_sample_s=-4e-6, time_reference="trigger", channels=[ch])
+    with ArchiveWriter.create(path, {"drive": {}, "bench": bench, "plan": {"steps": []}}) as w:
+        w.append(cap)
+    return (codes.astype(float)) * 4e-3 + 0.01
+
+
+def test_exported_tek_csv_names_the_sessions_scope(tmp_path):
+    from charz.importer import export_archive
+
+    want = _tiny_session(tmp_path / "s", {"kind": "real", "scope": "TEKTRONIX,DPO3014,C010101,FV:v2.14"})
+    assert export_archive(tmp_path / "s", tmp_path / "out", "tek-csv") == 1
+    path = next((tmp_path / "out").glob("*.csv"))
+    assert path.read_text().splitlines()[0] == "Model,DPO3014"
+    (w,) = read_records(path)
+    assert w.model == "DPO3014" and np.allclose(w.values, want, rtol=0, atol=1e-6)
+    _tiny_session(tmp_path / "s2", {"kind": "mock"})            # no scope named: no Model line
+    export_archive(tmp_path / "s2", tmp_path / "out2", "tek-csv")
+    assert not next((tmp_path / "out2").glob("*.csv")).read_text().startswith("Model,")
+
+
+def test_envelope_refused_math_flagged_logic_skipped_on_request(tmp_path):
+    from charz.archive import read_archive
+    from charz.importer import import_folder
+
+    man = 'amps_per_volt = 1.0\n[[capture]]\nfile = "{}"\nop = "write"\nsize = "4k"\n'
+    env = tmp_path / "env"
+    env.mkdir()
+    (env / "a.isf").write_bytes(_TDS_SHORT.replace(b"PT_F Y", b"PT_F ENV"))
+    (env / "manifest.toml").write_text(man.format("a.isf"))
+    with pytest.raises(UsageError, match="peak-detect"):
+        import_folder(env, tmp_path / "s1")
+    assert not (tmp_path / "s1").exists()
+
+    math = tmp_path / "math"
+    math.mkdir()
+    (math / "m.csv").write_text(_MSO5_TWO.replace("TIME,CH1,MATH1", "TIME,MATH1,CH2"))
+    (math / "manifest.toml").write_text('channel = "MATH1"\n' + man.format("m.csv"))
+    n, warnings = import_folder(math, tmp_path / "s2")
+    assert n == 1 and any("MATH1 is a Math/Reference trace" in w for w in warnings)
+    assert [c.name for c in read_archive(tmp_path / "s2").captures[0].channels] == ["current", "ch2"]
+
+    f32 = lambda xs: np.asarray(xs, "<f4").tobytes()  # noqa: E731
+    logic = tmp_path / "logic"
+    logic.mkdir()
+    (logic / "b.bin").write_bytes(_bin_multi([(1, b"Channel 1", 4, [(1, 4, f32([0.1, 0.2, 0.3]))]),
+                                              (6, b"D0-D7", 0, [(6, 1, bytes([1, 3, 2]))])]))
+    (logic / "manifest.toml").write_text(man.format("b.bin"))
+    with pytest.raises(UsageError, match="D0-D7 is a logic") as info:
+        import_folder(logic, tmp_path / "s3")
+    assert 'skip = ["D0-D7"]' in info.value.hint
+    (logic / "manifest.toml").write_text('skip = ["D0-D7"]\n' + man.format("b.bin"))
+    n, warnings = import_folder(logic, tmp_path / "s3")
+    assert n == 1 and any("D0-D7" in w for w in warnings)
+
+
+# An MDO3014 saving CH1 and its logic pod together (layout of a public file): one TIME
+# group per kind, side by side, each group's header keys in its own TIME column.
+_MDO_MIXED = """Model,MDO3014
+Firmware Version,1.20
+
+Waveform Type,ANALOG,,Waveform Type,DIGITAL,,
+Point Format,Y,,Point Format,Y,,
+Horizontal Units,s,,Horizontal Units,s,,
+Sample Interval,4e-09,,Sample Interval,4e-09,,
+Record Length,4,,Record Length,4,,
+Probe Attenuation,10,,,,,
+Vertical Units,V,,Vertical Units,V,V,V
+Vertical Offset,0,,Threshold Used,1.65,1.65,1.65
+,,,,,,
+Label,PCLK,,Label,FV,LV,D0
+TIME,CH1,,TIME,D2,D1,D0
+-8.000000e-09,0.68,,-8.000000e-09,0,1,0
+-4.000000e-09,0.28,,-4.000000e-09,0,1,1
+0.000000e+00,0.2,,0.000000e+00,1,1,0
+4.000000e-09,1.32,,4.000000e-09,1,0,0
+"""
+
+
+def test_mdo_analog_and_digital_groups(tmp_path):
+    from charz.importer import import_folder
+
+    recs = parse_tek_csv(_MDO_MIXED)
+    assert [(r.source, r.mode) for r in recs] == [("CH1", "sample"), ("D2", "digital"), ("D1", "digital"),
+                                                   ("D0", "digital")]
+    assert recs[0].values.tolist() == [0.68, 0.28, 0.2, 1.32] and recs[3].values.tolist() == [0, 1, 0, 0]
+    assert recs[0].sample_interval_s == 4e-9 and recs[0].model == "MDO3014"
+    (tmp_path / "write-4k-0.csv").write_text(_MDO_MIXED)
+    man = 'amps_per_volt = 10.0\n[[capture]]\nfile = "write-4k-0.csv"\nop = "write"\nsize = "4k"\n'
+    (tmp_path / "manifest.toml").write_text(man)
+    with pytest.raises(UsageError, match="D2, D1, D0 are logic channels") as info:
+        import_folder(tmp_path, tmp_path / "s")
+    assert 'skip = ["digital"]' in info.value.hint
+    (tmp_path / "manifest.toml").write_text('skip = ["digital"]\n' + man)
+    n, warnings = import_folder(tmp_path, tmp_path / "s")
+    assert n == 1 and any("D2, D1, D0" in w for w in warnings)
+
+
+def test_keysight_csv_four_channels_as_published_and_segmented_refused():
+    # InfiniiVision "x-axis,1,2,3,4" / "second,Volt,…" with the scope's own number spelling.
+    text = ("x-axis,1,2,3,4\nsecond,Volt,Volt,Volt,Volt\n"
+            "-84.48E-06,0.0E+00,4.70E+00,4.99E+00,5.01E+00\n"
+            "-84.47E-06,+40.0E-03,4.70E+00,4.99E+00,5.01E+00\n"
+            "-84.46E-06,+80.0E-03,4.66E+00,5.03E+00,5.01E+00\n")
+    recs = parse_keysight_csv_records(text)
+    assert [r.source for r in recs] == ["1", "2", "3", "4"] and {r.unit for r in recs} == {"V"}
+    assert recs[0].values.tolist() == [0.0, 0.04, 0.08] and recs[0].sample_interval_s == pytest.approx(1e-8)
+    segmented = "points/segment = 3\n" + text + text.split("\n", 2)[2]
+    with pytest.raises(ValueError, match="segmented-memory"):
+        parse_keysight_csv_records(segmented)

@@ -168,3 +168,50 @@ def test_faults_parse_and_count_down():
     for bad in ("nonsense", "slow:delay=1", "truncated_block:fraction=2", {"kind": "slow", "x": 1}):
         with pytest.raises((ValueError, TypeError)):
             parse_fault(bad)
+
+
+# ---------------------------------------------------------------- issue 24: what public clients ask
+
+def test_tps2000_preamble_in_the_tds_order_and_select_lists_every_waveform():
+    t = tek("tek_tds2000")
+    t.run_line("HEADER OFF")
+    fields = texts(t, "WFMPre?")[0].split(";")
+    # TDS/TPS 2000 programmer manual order (QCoDeS' TPS2012 parser reads it by position):
+    # NR_PT before WFID, XINCR;PT_OFF;XZERO;XUNIT, then YMULT;YZERO;YOFF;YUNIT.
+    assert len(fields) == 16 and [i for i, f in enumerate(fields) if f.startswith('"')] == [6, 11, 15]
+    assert fields[5] == "2500" and fields[9] == "0"
+    assert texts(t, "SELECT?") == ["1;0;0;0;0"]
+    t.run_line("HEADER ON")
+    keyed = texts(t, "WFMPRE?")[0]
+    assert keyed.startswith(":WFMPRE:BYT_NR ")
+    from charz.scope._wire import parse_wfmoutpre
+
+    assert parse_wfmoutpre(keyed).nr_pt == 2500          # the same reply, read by key
+    assert texts(t, "TRIG:MAI:LEV 0.35;LEV?") == [":TRIGGER:MAIN:LEVEL 350.0000E-3"]
+
+
+def test_tm_devices_connection_queries_get_the_manuals_replies():
+    t = tek("tek_mso5")
+    t.run_line("HEADER OFF")
+    assert texts(t, ":ETHERNET:NAME?;:CH1:PROBETYPE?;:CH1:PROBE:ID:TYPE?;:CH2:PROBE:ID:SERNUMBER?") == [
+        '"charz-mock"', "ANALOG", '"TCP0030A"', '"N/A"']
+    assert texts(t, ":LICENSE:APPID?;:FILESYSTEM:CWD?") == ['""', '"C:/"']
+    t.run_line(':FILESystem:CWD "E:"')                      # no USB stick in the mock: refused
+    assert texts(t, ":FILESYSTEM:CWD?;*ESR?") == ['"C:/"', "16"]   # execution error (bit 4)
+    assert texts(tek("tek_dpo4000"), "HEAD OFF;:FILES:CWD?") == ['"E:/"']
+
+
+def test_measurement_immed_on_the_held_record():
+    t = tek()
+    t.run_line("HEADER OFF;:CH1:SCALE 0.1;POSITION -3")
+    t.engine.wait_done(None, lambda: True)
+    t.run_line("MEASU:IMM:SOU CH1;TYP MEAN")
+    mean = float(texts(t, "MEASU:IMM:VAL?")[0])
+    t.run_line("DATA:SOURCE CH1;ENCDG RIBINARY;WIDTH 1")
+    ymult, yoff, yzero = (float(x) for x in texts(t, "WFMOUTPRE:YMULT?;YOFF?;YZERO?"))
+    curve = t.run_line("CURVE?")[0].data
+    n = int(curve[2:2 + int(curve[1:2])])
+    codes = np.frombuffer(curve[2 + int(curve[1:2]):], np.int8)[:n].astype(float)
+    assert mean == pytest.approx(((codes - yoff) * ymult + yzero).mean(), rel=1e-4)
+    # no second source for a phase: the manuals' "no measurement" value, 9.9E37
+    assert texts(t, "MEASU:IMM:TYP PHA;VAL?;UNI?") == ["99.0000E+36", '"A"']
