@@ -17,7 +17,7 @@ walks' durations differ by more than the program-time spread (each family's own
 ``contrast.walks_differ``).
 
     .venv/bin/python benchmarks/accuracy.py [--drives 40] [--first-seed 0] [--noise 0.5,1,2]
-        [--family independent,datasheet] [--jobs 2] [--quick]
+        [--family independent,datasheet] [--jobs 2] [--quick] [--nuisances random|none|all]
 
 ``--quick``: 6 drives per family at noise ×1.  Wrong answers and crashes are listed
 with their seed; ``python -m tests.independent --seed S --out D --noise K`` (or
@@ -48,12 +48,12 @@ LEVELS = ("high", "medium", "low")
 HEADLINE = ("dies_per_package", "write_io_unit_bytes", "read_io_unit_bytes", "allocation_scheme")
 
 
-def _render(family: str, seed: int, noise: float, out: Path) -> tuple[Path, Path | None]:
+def _render(family: str, seed: int, noise: float, out: Path, nuisances: str) -> tuple[Path, Path | None]:
     if family == "independent":
         from tests.independent.archive import write_session
         from tests.independent.drive import random_drive
 
-        return write_session(random_drive(seed), out, noise=noise), None
+        return write_session(random_drive(seed, nuisances), out, noise=noise), None
     from tests.independent_datasheet.archive import truth_path, write_session
     from tests.independent_datasheet.ssd import random_ssd
 
@@ -61,11 +61,11 @@ def _render(family: str, seed: int, noise: float, out: Path) -> tuple[Path, Path
     return path, truth_path(path)
 
 
-def run_one(job: tuple[str, int, float]) -> tuple[str, int, float, list]:
-    family, seed, noise = job
+def run_one(job: tuple[str, int, float, str]) -> tuple[str, int, float, list]:
+    family, seed, noise, nuisances = job
     tmp = Path(tempfile.mkdtemp(prefix="charz-acc-"))
     try:
-        path, truth = _render(family, seed, noise, tmp / "s")
+        path, truth = _render(family, seed, noise, tmp / "s", nuisances)
         try:
             return family, seed, noise, grade_session(path, truth)
         except Exception:  # a crash is a finding, not a reason to stop counting
@@ -74,23 +74,23 @@ def run_one(job: tuple[str, int, float]) -> tuple[str, int, float, list]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def decidable(job: tuple[str, int]) -> tuple[str, int, bool]:
-    family, seed = job
+def decidable(job: tuple[str, int, str]) -> tuple[str, int, bool]:
+    family, seed, nuisances = job
     if family == "independent":
         from tests.independent.contrast import walks_differ
         from tests.independent.drive import random_drive
 
-        return family, seed, bool(walks_differ(random_drive(seed)))
+        return family, seed, bool(walks_differ(random_drive(seed, nuisances)))
     from tests.independent_datasheet.contrast import walks_differ
     from tests.independent_datasheet.ssd import random_ssd
 
     return family, seed, bool(walks_differ(random_ssd(seed)))
 
 
-def _nuisances(seed: int) -> str:
+def _nuisances(seed: int, which: str) -> str:
     from tests.independent.drive import nuisances_of, random_drive
 
-    return ", ".join(n for n, on in nuisances_of(random_drive(seed)).items() if on) or "none"
+    return ", ".join(n for n, on in nuisances_of(random_drive(seed, which)).items() if on) or "none"
 
 
 def _pct(a: int, n: int) -> str:
@@ -105,6 +105,8 @@ def main() -> int:
     ap.add_argument("--family", default=",".join(FAMILIES), help="independent, datasheet or both (default)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes")
     ap.add_argument("--quick", action="store_true", help="6 drives per family at noise ×1")
+    ap.add_argument("--nuisances", default="random", choices=("random", "none", "all"),
+                    help="the first family's issue-22 nuisances (default: each drawn at random)")
     a = ap.parse_args()
     if a.quick:
         a.drives, a.noise = 6, "1"
@@ -114,7 +116,7 @@ def main() -> int:
         ap.error(f"unknown family {bad}; choose from {', '.join(FAMILIES)}")
     noises = [float(x) for x in a.noise.split(",")]
     seeds = list(range(a.first_seed, a.first_seed + a.drives))
-    jobs = [(f, s, k) for f in families for k in noises for s in seeds]
+    jobs = [(f, s, k, a.nuisances) for f in families for k in noises for s in seeds]
     t0 = time.monotonic()
 
     fields = defaultdict(Counter)  # (family, noise, field) → verdicts
@@ -122,7 +124,7 @@ def main() -> int:
     headline = defaultdict(Counter)  # (family, noise) → verdicts
     wrong, crashes = [], []
     with ProcessPoolExecutor(a.jobs) as pool:
-        differ = {(f, s): d for f, s, d in pool.map(decidable, [(f, s) for f in families for s in seeds])}
+        differ = {(f, s): d for f, s, d in pool.map(decidable, [(f, s, a.nuisances) for f in families for s in seeds])}
         for family, seed, noise, grades in pool.map(run_one, jobs):
             for g in grades:
                 if isinstance(g, tuple):
@@ -138,7 +140,8 @@ def main() -> int:
                     headline[family, noise][g.verdict] += 1
     elapsed = time.monotonic() - t0
 
-    print(f"{a.drives} drives per family (seeds {seeds[0]}–{seeds[-1]}), noise ×{', ×'.join(f'{k:g}' for k in noises)}")
+    print(f"{a.drives} drives per family (seeds {seeds[0]}–{seeds[-1]}), noise ×{', ×'.join(f'{k:g}' for k in noises)}; "
+          f"first family's nuisances: {a.nuisances}")
     for family in families:
         print(f"\n== family: {family} ==")
         for noise in noises:
@@ -171,7 +174,7 @@ def main() -> int:
     for family, seed, noise, g in sorted(wrong, key=lambda w: (w[0], w[1], w[2])):
         print(f"  {family} seed {seed} ×{noise:g} {g.field}: said {g.said} ({g.confidence}), truth {g.truth}")
         if family == "independent":
-            print(f"      nuisances: {_nuisances(seed)}")
+            print(f"      nuisances: {_nuisances(seed, a.nuisances)}")
         print(f"      {g.evidence[:150]}")
     if crashes:
         print(f"\ncrashes: {len(crashes)}")

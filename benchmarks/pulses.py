@@ -10,7 +10,7 @@ now and then — so edges come as often as on a busy bench.  Two parts:
   The issue asks ≥ 200 M samples/s, so a 24 MS/s analyser costs < 15 % of a core.
 * memory: 1 G samples streamed through the counter in 4 MiB chunks made one at a
   time (never the whole stream); peak RSS growth (``ru_maxrss``) after the first
-  chunk is printed: the counter's own state is a 12-slot vector and the histogram.
+  chunk is printed: the counter's own state is a 13-slot vector and the histogram.
 
     python benchmarks/pulses.py [--rounds 7] [--stream-gsamples 1]
 """

@@ -15,7 +15,7 @@ with the client), acquires one record, then times the same ``CURVe?`` transfer
 6. as ASCII (``DATa:ENCdg ASCIi``) through ``query_ascii_values``.
 
 Rows 1, 2, 3 and 5 are interleaved on connections kept open, one of each per round in a
-rotating order (row 4, for reference, is timed after them), so a noisy machine slows
+shuffled order (row 4, for reference, is timed after them), so a noisy machine slows
 them alike; the ratios are given for the best times, the medians, and as the median of
 the per-round ratios (the figure the goals are judged by).
 A second record has its trace parked at ADC code 10 (0x0A, the newline byte) — a
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
+import random
 import socket
 import statistics
 import subprocess
@@ -103,9 +104,10 @@ def interleaved(resource: str, port: int, n: int, width: int, settings: ScopeSet
     raw socket on one record.
 
     All readers stay connected (the mock serves each connection in its own thread) and
-    each round times each once, in an order that rotates from round to round, so a noisy
-    moment or a warm cache favours none of them and the per-round ratios compare like
-    with like.  ``settings=None`` leaves the driver out.
+    each round times each once, in an order shuffled from round to round (a rotation kept
+    each reader behind the same one, and the raw socket always ran right after the slow
+    pyvisa-py reader), so a noisy moment or a warm cache favours none of them and the
+    per-round ratios compare like with like.  ``settings=None`` leaves the driver out.
     """
     dtype = "h" if width == 2 else "b"
     transport = SocketTransport.open(resource, timeout_s=600.0)
@@ -141,8 +143,9 @@ def interleaved(resource: str, port: int, n: int, width: int, settings: ScopeSet
                                   reference), "charz's transports must move the very record the driver fetched"
         times: dict[str, list[float]] = {name: [] for name in readers}
         names = [name for name in readers if name != "qbv"]
-        for i in range(repeats):
-            for name in names[i % len(names):] + names[:i % len(names)]:
+        shuffle = random.Random(26)  # the same orders every run
+        for _ in range(repeats):
+            for name in shuffle.sample(names, len(names)):
                 times[name].append(timed(readers[name]))
         # The reference row apart: on the parked record one call takes a second or more.
         times["qbv"] = [timed(readers["qbv"]) for _ in range(qbv_repeats)]

@@ -8,8 +8,10 @@
 * erases (000 §4.3: tBERS ≈ 2 ms lies inside MLC's 200–2200 µs program window):
   a separate mode at the top of the window, fewer than one pulse per
   ``MAX_ERASE_SHARE⁻¹`` programs (a block holds ≥ 32 pages, so a drive erases at most
-  one block per 32 programs), is taken as erases and counted apart
-  (:attr:`CountCheck.erases_in_window`); erases that begin just above the upper edge
+  one block per 32 programs; with ``pages_per_block`` given, one per half a block), is
+  taken as erases and counted apart (:attr:`CountCheck.erases_in_window`); such a
+  mode up to 1/8 of the programs cannot be told from programs — untrustworthy, naming
+  erases; erases that begin just above the upper edge
   are tested for an excess of pulses just inside it — none: they are erases outside
   the window, fine; some: untrustworthy, naming the erases (never a hint to widen the
   window onto them).  Erases that overlap the programs' widths cannot be told by
@@ -71,8 +73,13 @@ def resolution(samplerate_hz: float, glitch_us: float, min_gap_us: float) -> tup
     return ok(samplerate_hz), need
 
 
-def program_modes(counts: PulseCounts, *, min_gap_bins: int = 3) -> list[tuple[float, float, int]]:
-    """Clusters of non-empty histogram bins inside the program window: (from µs, to µs, pulses)."""
+def program_modes(counts: PulseCounts, *, min_gap_us: float = 100.0) -> list[tuple[float, float, int]]:
+    """Clusters of non-empty histogram bins inside the program window: (from µs, to µs, pulses).
+
+    Two clusters are apart when at least ``min_gap_us`` of empty bins lie between them —
+    wide enough that a few hundred programs spread over 1000 µs never leave such a hole
+    by chance (a sparse population may still split: the erase test takes whole groups)."""
+    min_gap_bins = max(int(round(min_gap_us / counts.windows.bin_us)), 1)
     w = counts.windows
     edges = counts.bin_edges_us
     lo = int(np.searchsorted(edges, w.program_us[0], side="right")) - 1
@@ -97,9 +104,11 @@ def _band(counts: PulseCounts, lo_us: float, hi_us: float) -> int:
 
 def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wrote: bool = True,
                  edge_margin: float = 0.1, edge_fraction: float = 0.01,
-                 min_gap_us: float | None = None) -> CountCheck:
+                 min_gap_us: float | None = None, pages_per_block: int | None = None) -> CountCheck:
     """The checks of the module docstring.  ``min_gap_us``: the shortest high gap expected
-    between two operations (None: the samplerate is not checked)."""
+    between two operations (None: the samplerate is not checked).  ``pages_per_block``
+    (given): erases come one per that many program pulses, so a top group of up to twice
+    that share is counted apart as erases; without it, up to ``MAX_ERASE_SHARE``."""
     errors: list[str] = []
     warnings: list[str] = []
     w = counts.windows
@@ -119,17 +128,27 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
                       f"{counts.other} other); check the pin, the channel and the window against the histogram")
     modes = program_modes(counts)
     erase_mode = None
-    # the largest group of modes at the top of the window, apart from the rest, with at most
-    # one pulse per 32 of the rest: erases (a sparse erase population splits into several)
-    for i in range(1, len(modes)):
-        top, rest = sum(n for _, _, n in modes[i:]), sum(n for _, _, n in modes[:i])
-        if top <= MAX_ERASE_SHARE * rest:
-            erase_mode = (modes[i][0], modes[-1][1], top)
-            warnings.append(f"{top} pulse{'s' if top != 1 else ''} at {erase_mode[0]:g}–{erase_mode[1]:g} µs, "
+    # erases: at most one pulse per 32 programs (or two per given block)
+    share = min(2.0 / pages_per_block, SMALL_MODE) if pages_per_block else MAX_ERASE_SHARE
+    groups = [(sum(n for _, _, n in modes[i:]), sum(n for _, _, n in modes[:i]), modes[i][0], modes[-1][1], i)
+              for i in range(1, len(modes))]
+    # the largest group of modes at the top that is small beside the rest (decided whole: a
+    # sparse erase population splits into several modes): erases, or not to be told
+    cand = next((g for g in groups if g[0] <= SMALL_MODE * g[1]), None)
+    if cand is not None:
+        top, rest, lo_us, hi_us, i = cand
+        if top <= share * rest:
+            erase_mode = (lo_us, hi_us, top)
+            warnings.append(f"{top} pulse{'s' if top != 1 else ''} at {lo_us:g}–{hi_us:g} µs, "
                             f"apart above the programs and 1/{rest / top:.0f} of their number (erases: one per "
                             "block's programs, 000 §4.3), counted apart as erases (inferred)")
             modes = modes[:i]
-            break
+        else:
+            errors.append(f"erases? {top} pulses at {lo_us:g}–{hi_us:g} µs sit apart above the programs, "
+                          f"1/{rest / top:.0f} of their number: erases of blocks of about {rest / top:.0f} "
+                          "pages, or programs — counted as programs, the count is too high by them if they "
+                          "are erases (000 §4.3); give --pages-per-block to count such erases apart")
+            modes = modes[:i]
     if len(modes) > 1:
         biggest = max(n for _, _, n in modes)
         for lo, hi, n in modes:

@@ -53,7 +53,7 @@ def wa_section(settings: dict, records: dict[int, dict]) -> dict:
             m_p = r.get("m_p")
             continue
         row = {"label": r["label"], "kind": r["step"]["kind"], "logical_bytes": r["logical_bytes"],
-               "program_pulses": r["counts"]["programs"], "trusted": bool(r.get("trusted"))}
+               "program_pulses": _pulses_used(r), "trusted": bool(r.get("trusted"))}
         if r.get("estimate"):
             row["wa"] = r["estimate"]["wa"]
         cw = (r.get("counters") or {}).get("wa") or {}
@@ -67,3 +67,12 @@ def wa_section(settings: dict, records: dict[int, dict]) -> dict:
     return {"method": "RB-Explorer (paper 000): Eq. 7 from one die's R/B program pulses",
             "geometry": settings.get("geometry", {}), "m_p": m_p, "windows": settings["windows"],
             "samplerate_hz": settings["samplerate_hz"], "settle_s": settings["settle_s"], "steps": steps}
+
+
+def _pulses_used(r: dict) -> float:
+    """N_Tprogram as Eq. 7 took it: erases counted apart are out; several dies give their mean."""
+    dies = r.get("dies") or []
+    if not dies:
+        return r["counts"]["programs"]
+    mean = sum(d["programs"] for d in dies) / len(dies)
+    return int(mean) if float(mean).is_integer() else mean

@@ -35,6 +35,7 @@ DTYPES = {"int8": np.dtype("int8"), "int16": np.dtype("<i2")}
 RESERVED_METADATA = ("schema", "created_utc", "tool")
 METADATA_SECTIONS = ("drive", "bench", "plan")
 CAPTURE_OPS = ("write", "read", "idle")  # what the analysis knows how to read
+PLAN_OPS = CAPTURE_OPS + ("fill",)  # a fill prepares the read region and is not captured
 
 # Lower case only: "Current" and "current" would be one file on a case-insensitive
 # file system (macOS, Windows shares), silently overwriting a channel.
@@ -99,6 +100,46 @@ def _nonzero(value: Any, where: str) -> float:
     value = _number(value, where)
     if value == 0.0:
         _fail(where, "a number ≠ 0", value)
+    return value
+
+
+# Physical ranges: a value outside them is damage (or an edit), never a measurement.  They
+# are wide — every scope, probe and drive charz could meet is inside — and they keep a
+# damaged archive from hanging the analysis (a 1e15-byte "request" is walked page by page)
+# or overflowing it (y_mult 1e300 makes every current infinite).
+MAX_REQUEST_BYTES = 1 << 30  # one O_DIRECT request; charz's sweeps stop at 512 KiB
+MAX_OFFSET_BYTES = 1 << 54  # 16 PiB: beyond any drive
+MAX_Y_MULT = 1e3  # SI units per ADC code: 1 kA (or kV) per code is beyond any probe and scope
+MAX_Y_LEVEL = 1e6  # |y_zero| (SI) and |y_offset_codes| (codes): an int16 spans ±32768
+SAMPLE_INTERVAL_RANGE_S = (1e-12, 10.0)  # 1 THz to one sample per 10 s
+MAX_TIME_S = 1e6  # |t_first_sample_s|: about 11 days either side of the reference
+MAX_REPEAT = 1_000_000
+
+
+def _at_most(limit: float, unit: str = "", *, check: Callable[[Any, str], Any] = None) -> Callable[[Any, str], Any]:
+    """``check`` (default :func:`_number`), then |value| ≤ ``limit``."""
+    check = check or _number
+
+    def bounded(value: Any, where: str) -> Any:
+        value = check(value, where)
+        if abs(value) > limit:
+            _fail(where, f"within ±{limit:g}{unit} (a physical range; this is damage or an edit)", value)
+        return value
+    return bounded
+
+
+def _scale(value: Any, where: str) -> float:
+    value = _nonzero(value, where)
+    if not 1e-15 <= abs(value) <= MAX_Y_MULT:
+        _fail(where, f"within 1e-15 … {MAX_Y_MULT:g} units per code in magnitude (a physical range)", value)
+    return value
+
+
+def _interval(value: Any, where: str) -> float:
+    value = _positive(value, where)
+    lo, hi = SAMPLE_INTERVAL_RANGE_S
+    if not lo <= value <= hi:
+        _fail(where, f"within {lo:g} … {hi:g} s (a physical range)", value)
     return value
 
 
@@ -204,9 +245,10 @@ SESSION_FIELDS = (
 )
 
 SCALING_FIELDS = (
-    _Field("y_mult", "number ≠ 0", "SI units per ADC code", _nonzero),
-    _Field("y_offset_codes", "number", "the code subtracted first (may be fractional)", _number),
-    _Field("y_zero", "number", "SI value added last", _number),
+    _Field("y_mult", "number, magnitude 1e-15 … 1e3", "SI units per ADC code", _scale),
+    _Field("y_offset_codes", "number within ±1e6", "the code subtracted first (may be fractional)",
+           _at_most(MAX_Y_LEVEL)),
+    _Field("y_zero", "number within ±1e6", "SI value added last", _at_most(MAX_Y_LEVEL)),
     _Field("unit", '`"A"` or `"V"`', "unit of `value = (code - y_offset_codes) * y_mult + y_zero`", _one_of(*UNITS)),
 )
 
@@ -223,16 +265,28 @@ CHANNEL_FIELDS = (
     _Field("code_max", "integer", "highest code the ADC can produce; a sample there may be clipped", _integer),
 )
 
+PLAN_STEP_FIELDS = (
+    _Field("id", "integer ≥ 0", "the step's id, which captures name in `step`", _count),
+    _Field("op", '`"write"`, `"read"`, `"idle"` or `"fill"`', "what the step does (a fill is not captured)",
+           _one_of(*PLAN_OPS)),
+    _Field("size_bytes", "integer, 0 … 2^54", "request size (a fill: the region it writes)",
+           _at_most(MAX_OFFSET_BYTES, " B", check=_count)),
+    _Field("offset_bytes", "integer, 0 … 2^54", "request offset on the device",
+           _at_most(MAX_OFFSET_BYTES, " B", check=_count)),
+)
+
 CAPTURE_FIELDS = (
     _Field("schema", "string", f'`"{CAPTURE_SCHEMA}"`: format and major version of this record', _schema(CAPTURE_SCHEMA)),
     _Field("index", "integer ≥ 0", "position in the session; equals the number in the file name", _count),
     _Field("step", "integer ≥ 0 or null", "id of the plan step that asked for this capture", _optional_count),
     _Field("op", "string", '`"write"`, `"read"` or `"idle"`', _one_of(*CAPTURE_OPS)),
-    _Field("size_bytes", "integer ≥ 0", "request size", _count),
-    _Field("offset_bytes", "integer ≥ 0", "request offset on the device", _count),
-    _Field("repeat", "integer ≥ 0", "repetition of this step, 0 first", _count),
-    _Field("sample_interval_s", "number > 0", "time between two samples", _positive),
-    _Field("t_first_sample_s", "number", "time of sample 0 relative to `time_reference` (negative: before it)", _number),
+    _Field("size_bytes", "integer, 0 … 2^30", "request size", _at_most(MAX_REQUEST_BYTES, " B", check=_count)),
+    _Field("offset_bytes", "integer, 0 … 2^54", "request offset on the device",
+           _at_most(MAX_OFFSET_BYTES, " B", check=_count)),
+    _Field("repeat", "integer, 0 … 1e6", "repetition of this step, 0 first", _at_most(MAX_REPEAT, check=_count)),
+    _Field("sample_interval_s", "number, 1e-12 … 10", "time between two samples", _interval),
+    _Field("t_first_sample_s", "number within ±1e6", "time of sample 0 relative to `time_reference` (negative: "
+           "before it)", _at_most(MAX_TIME_S, " s")),
     _Field(
         "time_reference", '`"request"` or `"trigger"`',
         "what t = 0 is: the host issuing the request, or the scope's trigger", _one_of(*TIME_REFERENCES),
@@ -514,7 +568,58 @@ def validate_session(value: Any) -> dict:
     checked = _parse_object(value, SESSION_FIELDS, "session")
     rest = _json_object({k: v for k, v in value.items() if k not in checked}, "session")
     _check_given(checked)
+    plan_steps(checked["plan"])
     return {**checked, **rest}
+
+
+def plan_steps(plan: Mapping[str, Any]) -> dict[int, dict]:
+    """The plan's steps by id, each checked (op, size, offset within physical ranges); {}
+    when the plan lists no step objects (a plan is free form, but steps are what captures name).
+
+    >>> plan_steps({"steps": [{"id": 0, "op": "write", "size_bytes": 4096, "offset_bytes": 0}]})[0]["op"]
+    'write'
+    >>> try:
+    ...     plan_steps({"steps": [{"id": 0, "op": "trim", "size_bytes": 4096, "offset_bytes": 0}]})
+    ... except FormatError as exc:
+    ...     print(exc)
+    plan.steps[0].op must be 'write' or 'read' or 'idle' or 'fill', got 'trim'
+    """
+    if isinstance(plan, Mapping):
+        # charz's own sweep plan: sizes resume allocates a request buffer for, spans it writes
+        for key, limit in (("write_sizes", MAX_REQUEST_BYTES), ("read_sizes", MAX_REQUEST_BYTES)):
+            if isinstance(plan.get(key), list):
+                for i, size in enumerate(plan[key]):
+                    _at_most(limit, " B", check=_count)(size, f"plan.{key}[{i}]")
+        for key in ("stride_bytes", "span_bytes"):
+            if key in plan:
+                _at_most(MAX_OFFSET_BYTES, " B", check=_count)(plan[key], f"plan.{key}")
+        if "repeats" in plan:
+            _at_most(MAX_REPEAT, check=_count)(plan["repeats"], "plan.repeats")
+    steps = plan.get("steps") if isinstance(plan, Mapping) else None
+    if not isinstance(steps, list) or not any(isinstance(s, Mapping) for s in steps):
+        return {}  # a plan in another form than charz's steps (the plan is free form)
+    out: dict[int, dict] = {}
+    for i, step in enumerate(steps):
+        where = f"plan.steps[{i}]"
+        checked = _parse_object(step, PLAN_STEP_FIELDS, where)
+        if checked["id"] in out:
+            _fail(f"{where}.id", "unique in the plan", checked["id"])
+        if checked["op"] != "fill" and checked["size_bytes"] > MAX_REQUEST_BYTES:
+            _fail(f"{where}.size_bytes", f"at most {MAX_REQUEST_BYTES} B (one request)", checked["size_bytes"])
+        out[checked["id"]] = checked
+    return out
+
+
+def check_against_plan(capture: Mapping[str, Any], steps: Mapping[int, dict], where: str) -> None:
+    """A capture names a step of the plan, and is what that step asked for (op and size)."""
+    if not steps or capture.get("step") is None:
+        return
+    step = steps.get(capture["step"])
+    if step is None:
+        _fail(f"{where}.step", f"a step of the session's plan (ids {min(steps)} … {max(steps)})", capture["step"])
+    for key in ("op", "size_bytes"):
+        if capture.get(key) != step[key]:
+            _fail(f"{where}.{key}", f"{step[key]!r}, as plan step {capture['step']} asks", capture.get(key))
 
 
 def _check_given(session: dict) -> None:
@@ -650,6 +755,7 @@ def field_table(specs: Sequence[_Field]) -> str:
 
 _DOC_TABLES = {
     "session": SESSION_FIELDS,
+    "plan_step": PLAN_STEP_FIELDS,
     "capture": CAPTURE_FIELDS,
     "channel": CHANNEL_FIELDS,
     "scaling": SCALING_FIELDS,

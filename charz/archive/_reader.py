@@ -31,7 +31,9 @@ from charz.archive._format import (
     capture_file_name,
     capture_files,
     capture_from_dict,
+    check_against_plan,
     parse_capture_file_name,
+    plan_steps,
     validate_session,
 )
 from charz.errors import ArchiveCorrupt, ArchiveError
@@ -121,8 +123,13 @@ def read_archive(path: str | os.PathLike, *, verify: bool = True, tolerant: bool
     damaged += scan.damaged
     captures = []
     rows = _RowBlocks(scan.entries)
+    steps = plan_steps(metadata.get("plan") or {}) if metadata else {}
     for entry in scan.entries:
         try:
+            try:  # the plan the capture's step refers to: a step it never had is damage
+                check_against_plan(entry.record, steps, "capture")
+            except FormatError as exc:
+                raise ArchiveCorrupt(entry.path, str(exc), hint=SALVAGE_HINT) from None
             captures.append(load_capture(entry, verify=verify, rows=rows))
         except ArchiveError as exc:
             if not tolerant:

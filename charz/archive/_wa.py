@@ -108,6 +108,17 @@ class WaArchive:
         _atomic.write_atomic(steps / f"{index:04d}.json", lambda f: f.write(_dump({"index": index, **record})))
         self.records[index] = {"index": index, **record}
 
+    def record_initialization(self, record: dict, earlier: list) -> None:
+        """Write the drive's initialization record as it stands (after a change, after the
+        restore) into the settings: ``bench.initializations`` is ``earlier`` + this one."""
+        bench = dict(self.settings.get("bench") or {})
+        bench["initializations"] = list(earlier) + [record]
+        if not earlier:
+            bench["initialization"] = record
+        full = {**self.settings, "bench": bench}
+        _atomic.write_atomic(self.root / SETTINGS, lambda f: f.write(_dump(full)))
+        self.settings = full
+
     def close(self) -> None:
         if self._lock is not None:
             self._lock.close()

@@ -130,6 +130,21 @@ def UI_ERR():
 
 
 @contextlib.contextmanager
+def _finished_said(ui: CliUI):
+    """A finished session is not resumed (nor analysed again unasked): said, exit 0 — or
+    exit 6 when a run of it left drive settings changed (charz restore DIR)."""
+    from charz.session._session import SessionFinished
+
+    try:
+        yield
+    except SessionFinished as exc:
+        if exc.pending:
+            raise
+        ui.err.print(f"{exc.message}; {exc.hint}", markup=False)
+        raise typer.Exit(0)
+
+
+@contextlib.contextmanager
 def _session_stops(ui: CliUI, out: Path):
     """Every way a session stops with its archive kept says so, and how to go on: a signal
     (exit 128 + N) or an error after the archive exists (the error, then the line)."""
@@ -274,7 +289,7 @@ def register(app: typer.Typer) -> None:
 
         ui = CliUI(quiet)
         # The provider is only used if the session was recorded on the mock bench.
-        with _session_stops(ui, session), damage_hints(reading=False), stoppable():
+        with _finished_said(ui), _session_stops(ui, session), damage_hints(reading=False), stoppable():
             result = resume_session(session, ui=ui, analyze=analyze,
                                     device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
                                     mock_faults=tuple(mock_fault or ()), scratch=scratch,

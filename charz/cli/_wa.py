@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.console import Console
 
 from charz.cli._common import console, emit_json
 from charz.cli._conventions import MockFtl, WaCounters
@@ -355,6 +356,8 @@ def run(
     dies: Optional[int] = typer.Option(None, help="N_die per chip (bench)."),
     page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size (bench), e.g. 16k."),
     planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
+    pages_per_block: Optional[int] = typer.Option(None, min=2, help="Program pulses per erase block, if known: "
+                                                                    "erases are told by one per block."),
     profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
     program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
     read_window: str = typer.Option("2,200", help="Read pulse window µs."),
@@ -378,7 +381,7 @@ def run(
     """Measure WA: M_p calibration, then 000 Table 3's micro-benchmarks (and sub-tests, OP sweep).
 
     Exit codes: 0 all steps trusted, 2 bad usage, 4 a step is not trustworthy (its
-    counts are kept), 5 the analyser or sigrok-cli failed, 6 the drive was refused."""
+    counts are kept), 9 the analyser or sigrok-cli failed, 6 the drive was refused."""
     from charz.analysis._pulses import PulseWindows
     from charz.archive._wa import WaArchive
     from charz.logic._srzip import parse_samplerate
@@ -417,7 +420,7 @@ def run(
         notes = settle_notes(settle, min_gap)[2]
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
                 "settle_timeout_s": settle_timeout if settle_timeout is not None else settle + 300.0,
-                "m_p_given": mp, "planes": planes, "min_gap_us": min_gap, "notes": notes}
+                "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap, "notes": notes}
     if mock:
         from charz.sim._wa_bench import MockWaBench, mock_config
         from charz.sim._wa_bench import ftl_options
@@ -445,12 +448,17 @@ def run(
     spec = parse_logic_spec(logic)
     geometry = _geometry(channels, chips, dies, page_size, profile)
     with _stops(out), contextlib.ExitStack() as stack:
-        bench = stack.enter_context(DeviceWaBench.open(device, spec, geometry, out=out, samplerate_hz=rate,
-                                                       settle_s=settle, confirm_serial=confirm_serial,
-                                                       confirm=_ask, sigrok=sigrok_cli))
+        # The archive is made once the drive is initialized (its record goes into it), and
+        # closed only after the drive is restored, so the restore is recorded too.
+        made: list = []
+        stack.callback(lambda: made and made[0].close())
+        bench = stack.enter_context(DeviceWaBench.open(
+            device, spec, geometry, out=out, samplerate_hz=rate, settle_s=settle, confirm_serial=confirm_serial,
+            confirm=_ask, sigrok=sigrok_cli, journal=lambda record: made and made[0].record_initialization(record, [])))
         settings["notes"] += die_notes(len(spec.bits), geometry.dies)
         settings.update(bench=bench.describe(), geometry=geometry.to_dict())
-        archive = stack.enter_context(WaArchive.create(out, settings))
+        archive = WaArchive.create(out, settings)
+        made.append(archive)
         summary = _run(archive, bench, quiet, json_out=json_out)
     _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
 
@@ -490,6 +498,8 @@ def die_notes(counted: int, dies: int) -> list[str]:
 def _stops(out: Path):
     """A bench run stops cleanly on Ctrl-C, SIGTERM and SIGHUP: the drive's settings are put
     back on the way out (as characterize does), then the exit status says which signal."""
+    from rich.console import Console
+
     from charz.cli._stop import stoppable
 
     try:
@@ -515,7 +525,7 @@ def _geometry(channels, chips, dies, page_size, profile):
 
     if profile is None:
         if None in (channels, chips, dies, page_size):
-            raise UsageError("--device needs --channels, --chips, --dies and --page-size (Eq. 7's constants)",
+            raise UsageError("Eq. 7 needs --channels, --chips, --dies and --page-size (the drive's parallelism)",
                              hint="take them from the drive's teardown / NAND datasheet, or give --profile")
         return WaGeometry.given(channels, chips, dies, parse_size(page_size))
     from charz.profile import read_profile
@@ -538,7 +548,9 @@ def profile_cmd(
     allow_geometry_mismatch: bool = typer.Option(False, help="Add the section even when the WA run's geometry "
                                                              "(channels, chips, dies, page) is not the profile's."),
 ) -> None:
-    """Add (or replace) the profile's write_amplification section from a WA archive."""
+    """Add (or replace) the profile's write_amplification section from a WA archive.
+
+    Refused (exit 2, nothing written) when the run's geometry is not the profile's."""
     from charz.analysis._wa_profile import wa_section
     from charz.archive._wa import read_wa_archive
     from charz.profile import read_profile, validate_profile, write_profile
@@ -587,8 +599,9 @@ def geometry_mismatch(settings: dict, profile: dict) -> list[tuple[str, object, 
 
 
 def _ask(text: str, token_name: str) -> str | None:
+    """The drive's confirmation, on stderr (stdout carries the result, JSON with --json)."""
     import sys
-    console.print(text)
+    Console(stderr=True, emoji=False, highlight=False, soft_wrap=True).print(_wrap(text), markup=False)
     if not sys.stdin.isatty():
         return None
     return typer.prompt(f"type the {token_name} to go on")
@@ -600,7 +613,9 @@ def resume(
     device: Optional[Path] = typer.Option(None, help="Bench: where the drive is now (default: where it was)."),
     logic: Optional[str] = typer.Option(None, help="Bench: sigrok DRIVER:CHANNEL now (default: as before)."),
     confirm_serial: Optional[str] = typer.Option(None, help="Bench: the drive's serial, for scripts."),
-    quiet: bool = typer.Option(False, help="No progress bar."),
+    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
+                                             help="Bench: the sigrok-cli to run (default: the run's, else PATH's)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout, as wa show --json."),
 ) -> None:
     """Run the steps an interrupted charz wa run has no record of (mock or bench)."""
@@ -616,7 +631,7 @@ def resume(
                 raise UsageError("--device, --logic and --confirm-serial are for a bench run; this one is --mock")
             summary = _resume_mock(archive, quiet)
         else:
-            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet)
+            summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet, sigrok_cli)
     _finish(out, s, summary, quiet, json_out=json_out)
 
 
@@ -632,7 +647,8 @@ def _resume_mock(archive, quiet: bool):
         return _run(archive, bench, quiet)
 
 
-def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool):
+def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list[int], quiet: bool,
+                   sigrok_cli: str | None = None):
     """The same drive (its serial checked against the archive's) through the same guard,
     claim and confirmation as ``run``; the steps without a record run in plan order.  A
     step a kill interrupted starts again from its beginning, on a drive that step's
@@ -651,9 +667,13 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
     if todo:
         console.print(_wrap(f"step {todo[0]} restarts from its beginning; the drive keeps what an interrupted "
                             "run of it wrote"))
+    earlier = s["bench"].get("initializations") or [s["bench"].get("initialization") or {}]
     with _stops(out), DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
-                            samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
-                            confirm_serial=confirm_serial, confirm=_ask, expect_drive=before) as bench:
+                                          samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                                          confirm_serial=confirm_serial, confirm=_ask, expect_drive=before,
+                                          sigrok=sigrok_cli or a.get("sigrok"), earlier=earlier,
+                                          journal=lambda record: archive.record_initialization(record, earlier)) \
+            as bench:
         return _run(archive, bench, quiet)
 
 
@@ -678,7 +698,9 @@ def report(
     out: Path = typer.Argument(..., help="A WA archive."),
     to: Optional[Path] = typer.Option(None, "--to", help="Folder for the PNGs (default OUT/report)."),
 ) -> None:
-    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms."""
+    """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms.
+
+    Exit codes: 0 written, 3 not a WA archive (or damaged)."""
     from charz.archive._wa import read_wa_archive
     from charz.report._wa_report import write_wa_pngs
     settings, records = read_wa_archive(out)

@@ -69,6 +69,8 @@ def analyze(
     dies: Optional[int] = typer.Option(None, help="N_die per chip."),
     page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size, e.g. 16k."),
     planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
+    pages_per_block: Optional[int] = typer.Option(None, min=2, help="Program pulses per erase block, if known: "
+                                                                    "erases are told by one per block."),
     profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
     program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
     read_window: str = typer.Option("2,200", help="Read pulse window µs."),
@@ -88,7 +90,7 @@ def analyze(
     """WA from R/B recordings charz did not make: the same counts, checks, table and archive as wa run.
 
     Exit codes: 0 all steps trusted, 2 bad usage, 3 the archive cannot be written, 4 a
-    step is not trustworthy (its counts are kept), 5 sigrok-cli cannot read a file."""
+    step is not trustworthy (its counts are kept), 9 sigrok-cli cannot read a file."""
     import datetime
 
     from charz.analysis._pulses import PulseWindows
@@ -125,7 +127,7 @@ def analyze(
     out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     bench = FileWaBench(geometry, names, sigrok=exe, samplerate_hz=rate)
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
-                "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "min_gap_us": min_gap,
+                "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap,
                 "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
     from charz.cli._wa import _run
     with WaArchive.create(out, settings) as archive:

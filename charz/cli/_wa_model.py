@@ -149,7 +149,9 @@ def model(
                                                       "(and, from a mock run, its geometry)."),
     as_json: bool = typer.Option(False, "--json", help="Print the table as JSON (charz.wa-model/1)."),
 ) -> None:
-    """Closed-form WA (Desnoyers LRW and greedy, Dayan δ, Agarwal) for a geometry; measured WA beside it."""
+    """Closed-form WA (Desnoyers LRW and greedy, Dayan δ, Agarwal) for a geometry; measured WA beside it.
+
+    Exit codes: 0 shown, 2 bad usage (e.g. an ambiguous --op), 3 not a WA archive."""
     settings, records = None, None
     if archive is not None:
         from charz.archive._wa import read_wa_archive

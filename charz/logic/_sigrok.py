@@ -4,7 +4,11 @@ A bench streams ``sigrok-cli -d DRIVER --config samplerate=R --continuous -C CH
 -O binary`` from stdout; the mock bench reads a session file back with
 ``sigrok-cli -i FILE -O binary``.  Either way charz parses sigrok's bytes: one
 unit per sample, bit k of a unit is the k-th channel of the device (``-C`` only
-chooses what is acquired, it does not repack the bits), so D3 is bit 3.
+chooses what is acquired, it does not repack the bits), so D3 is bit 3.  That is
+fx2lafw's way (the board always sends all 8 channels).  Not every driver does it:
+sigrok's ``demo`` driver packs the enabled channels from bit 0 (seen with sigrok-cli
+0.7.2: ``-C D3`` gives 0/1, ``-C D2,D5`` gives 0–3), so on such a driver name
+channels from D0 up (D0, or D0,D1,…), where both readings agree.
 
 sigrok-cli quirks this module handles (sigrok-cli 0.7.2, seen on this machine):
 

@@ -283,7 +283,18 @@ class ScopeDriver:
         self._require_connected("a write").write(message)
 
     def _query(self, message: str, timeout_s: float | None = None) -> str:
-        return self._require_connected("a query").query(message, timeout_s=timeout_s)
+        transport = self._require_connected("a query")
+        reply = transport.query(message, timeout_s=timeout_s)
+        if self._idn_raw and reply.strip() == self._idn_raw and not message.lstrip().upper().startswith("*IDN"):
+            # The late answer to an earlier *IDN? (the one a reconnect sent, answered after
+            # its timeout): not this query's reply, which follows it.  Parsed as this
+            # query's number it read "number is not a number: 'TEKTRONIX,...'".
+            notes = getattr(self, "retry_notes", None)
+            if notes is not None:
+                notes.append(f"scope link: a stale *IDN? reply came before the reply to {message.strip()}; "
+                             "discarded it")
+            reply = transport.read(timeout_s=timeout_s)
+        return reply
 
     def _resync(self) -> None:
         transport = self._require_connected("resynchronising")

@@ -211,11 +211,14 @@ class _Reader:
 
     def read_some(self, size: int) -> bytes:
         pending = self._t._pending
-        if not pending:
-            self._t._fill()
-        out = bytes(pending[:size])
-        del pending[:size]
-        return out
+        if pending:
+            out = bytes(pending[:size])
+            del pending[:size]
+            return out
+        # Only what was asked: a larger receive would pull block data into the buffer,
+        # to be copied out again.
+        buf = bytearray(size)
+        return bytes(buf[:self._t._recv_into(memoryview(buf))])
 
     def read_into(self, body: memoryview, got: int, message: str) -> None:
         pending = self._t._pending

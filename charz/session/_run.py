@@ -9,6 +9,7 @@ measurement.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -17,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 from charz.archive import Capture, Channel, Scaling
-from charz.errors import TriggerTimeout
+from charz.errors import ScopeInstrumentError, TriggerTimeout
 from charz.session._plan import MIB, Step
 
 MAX_ATTEMPTS = 3
@@ -137,8 +138,18 @@ class CommitQueue:
 
     def submit(self, capture) -> None:
         self.flush()
-        self._thread = threading.Thread(target=self._commit, args=(capture,), name="charz-commit", daemon=False)
-        self._thread.start()
+        thread = threading.Thread(target=self._commit, args=(capture,), name="charz-commit", daemon=False)
+        # A stop signal inside start() (while it waits for the thread to begin) left a thread
+        # that flush() could not join ("cannot join thread before it is started"): the
+        # signals wait until it has started (and the thread, inheriting the mask, never takes
+        # one; Python runs handlers in the main thread anyway).
+        stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            thread.start()
+            self._thread = thread
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class Runner:
@@ -192,30 +203,46 @@ class Runner:
         offset = step.offset_bytes
         last_warnings: list[str] = []
         earlier: list[int] = []  # offsets of failed attempts: the drive saw those requests too
+        recovered: list[str] = []  # what the scope objected to, and that it was configured again
         st = self.stats
         for attempt in range(1, MAX_ATTEMPTS + 1):
-            t0 = time.perf_counter()
-            self._configure(step.op)
-            scope.arm()
-            t1 = time.perf_counter()
-            io_result = self._issue(step.op, step.size_bytes, offset)
-            t2 = time.perf_counter()
-            st.scope_s += t1 - t0
-            st.io_s += t2 - t1
+            issued = False
             try:
-                scope.wait(self.bench.config.trigger_timeout_s)
-            except TriggerTimeout as exc:
-                last_warnings = [f"attempt {attempt}: {exc.message}"]
-                self.log(f"step {step.id}: no trigger ({exc.message}); retrying")
+                t0 = time.perf_counter()
+                self._configure(step.op)
+                scope.arm()
+                t1 = time.perf_counter()
+                io_result = self._issue(step.op, step.size_bytes, offset)
+                issued = True
+                t2 = time.perf_counter()
+                st.scope_s += t1 - t0
+                st.io_s += t2 - t1
+                try:
+                    scope.wait(self.bench.config.trigger_timeout_s)
+                except TriggerTimeout as exc:
+                    last_warnings = [f"attempt {attempt}: {exc.message}"]
+                    self.log(f"step {step.id}: no trigger ({exc.message}); retrying")
+                    st.retried += 1
+                    earlier.append(offset)
+                    offset = self._next_offset(step)
+                    continue
+                finally:
+                    st.scope_s += time.perf_counter() - t2
+                t3 = time.perf_counter()
+                record = scope.fetch(max_clipped_fraction=1.0)
+                t4 = time.perf_counter()
+            except ScopeInstrumentError as exc:
+                # The scope itself objected: reset or power-cycled (its settings are gone), or
+                # an error in its queue.  Configure it again and take the capture anew, on fresh
+                # LBAs if the request was sent; the same trouble on every attempt stops the run.
+                if attempt == MAX_ATTEMPTS:
+                    raise
+                recovered.append(self._recover(step, exc))
                 st.retried += 1
-                earlier.append(offset)
-                offset = self._next_offset(step)
+                if issued:
+                    earlier.append(offset)
+                    offset = self._next_offset(step)
                 continue
-            finally:
-                st.scope_s += time.perf_counter() - t2
-            t3 = time.perf_counter()
-            record = scope.fetch(max_clipped_fraction=1.0)
-            t4 = time.perf_counter()
             # A scratch file's timing says nothing about the simulated drive: only a real
             # drive's completion time bounds how long the request ran.
             host_s = io_result.duration_ns * 1e-9 if self.bench.config.kind == "real" else None
@@ -227,7 +254,7 @@ class Runner:
                 if verdict != "ok":
                     warnings = [f"kept after {attempt} attempts: {verdict}"] + warnings
                     st.flagged += 1
-                warnings = self.link_retries(step) + warnings
+                warnings = self.link_retries(step) + recovered + warnings
                 self.commits.submit(to_capture(step, record, io_result, offset, attempt, warnings, earlier))
                 st.archive_s += time.perf_counter() - t5  # waiting for the previous commit, if any
                 self._early_checks(step, window)
@@ -243,6 +270,24 @@ class Runner:
         st.missed.append(step.id)
         st.notes.append(f"step {step.id} ({step.op} {step.size_bytes} B) never triggered: {'; '.join(last_warnings)}")
         self.progress(step)
+
+    def _recover(self, step: Step, exc: ScopeInstrumentError) -> str:
+        reset = exc.code == "settings-changed"
+        what = "the scope was reset or power-cycled" if reset else "the scope reported an error"
+        note = f"step {step.id}: {what} ({exc.message}); configured it again and took the capture anew"
+        self.log(f"step {step.id}: {what}; configuring it again and taking the capture anew")
+        self.stats.notes.append(note)
+        # Configured again, a bounded number of times: each configure's error check reads
+        # (and so clears) the power-on report or the queued error that made it fail.
+        for attempt in range(1, MAX_ATTEMPTS + 1):
+            self._configured = None
+            try:
+                self._configure(step.op)
+                break
+            except ScopeInstrumentError:
+                if attempt == MAX_ATTEMPTS:
+                    raise
+        return note
 
     def link_retries(self, step: Step | None = None) -> list[str]:
         """The scope-link retries since the last call: logged, counted, returned as warnings."""

@@ -43,8 +43,15 @@ def sectors_written(stat_text: str) -> int:
     return int(fields[6])
 
 
+def _log_stderr(text: str) -> None:
+    import sys
+    import textwrap
+    lines = [w for line in text.splitlines() for w in (textwrap.wrap(line, 80, subsequent_indent="    ") or [""])]
+    print("\n".join(lines), file=sys.stderr)
+
+
 class _UI:
-    def __init__(self, confirm, log=print):
+    def __init__(self, confirm, log=_log_stderr):  # stdout carries the result (JSON with --json)
         self._confirm = confirm
         self._log = log
 
@@ -80,7 +87,8 @@ class _Running:
         self._read_counters("before")
         self.stream = SigrokStream(stream_argv(bench.spec.driver, ",".join(bench.spec.channels), bench.samplerate_hz,
                                                sigrok=bench.sigrok),
-                                   unitsize=1 if max(bench.spec.bits) < 8 else 2)
+                                   unitsize=1 if max(bench.spec.bits) < 8 else 2,
+                                   strip_meta=True)  # a driver that sends its samplerate as META prints it first
         self.runner = _RecordingRunner(SubprocessRunner())
         self.error: BaseException | None = None
         self.report = None
@@ -168,11 +176,14 @@ class DeviceWaBench:
     @contextlib.contextmanager
     def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
              settle_s: float, confirm_serial: str | None, confirm, expect_drive: dict | None = None,
-             sigrok: str | None = None):
+             sigrok: str | None = None, earlier: list | None = None, journal=None):
         """Check, claim, identify, confirm and initialize ``device``.  With ``expect_drive``
         (a resume: the archive's ``bench.drive``) a drive whose model, serial, size or
         transport differ is refused right after the claim, before anything is asked or
-        changed; a drive without a serial (a loop device) is told by the other three."""
+        changed; a drive without a serial (a loop device) is told by the other three.
+        ``earlier`` are the archive's initialization records (what a killed run left changed
+        is put back with the value first found); ``journal`` is called with the
+        initialization's record before each change and after the restore."""
         from charz.logic import find_sigrok_cli
         from charz.session._session import DeviceOptions, _claimed, _prepared_target
 
@@ -184,7 +195,8 @@ class DeviceWaBench:
             if expect_drive is not None:
                 _check_same_drive(hold, expect_drive)
             with _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
-                                  action="the write-amplification workloads (fio) overwrite the whole of") as (drive, init):
+                                  action="the write-amplification workloads (fio) overwrite the whole of",
+                                  earlier=earlier, journal=journal) as (drive, init):
                 yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s, sigrok=exe)
 
     def describe(self) -> dict:

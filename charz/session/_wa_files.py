@@ -152,4 +152,6 @@ class FileWaBench:
         outcome = volume_outcome(HostVolume.from_dict(step["volume"]))
         stream = SigrokStream(file_argv(path, sigrok=self.sigrok, input_format=fmt), unitsize=info.unitsize,
                               strip_meta=True)
-        return _Running(stream, outcome, float(rate), bits, list(self.channels), info)
+        run = _Running(stream, outcome, float(rate), bits, list(self.channels), info)
+        run.rate_given = self.samplerate_hz is not None  # the user's --samplerate overrides the file's
+        return run

@@ -180,7 +180,8 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
         dies = []
         for name, cc in zip(names, res.all_counts or (c,)):
             chk = check_counts(cc, settled=cc.high_for_us >= s["settle_s"] * 1e6, settle_s=s["settle_s"],
-                               host_wrote=outcome.logical_bytes > 0, min_gap_us=s.get("min_gap_us"))
+                               host_wrote=outcome.logical_bytes > 0, min_gap_us=s.get("min_gap_us"),
+                               pages_per_block=s.get("pages_per_block"))
             tag = f"{name}: " if len(bits) > 1 else ""
             errors += [tag + e for e in chk.errors if tag + e not in errors]
             warnings += [tag + w for w in chk.warnings if tag + w not in warnings]
@@ -199,6 +200,11 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
             raise LogicError(f"step {index} ({label}): {res.error}",
                              hint=f"counts up to the failure are in {archive.root}/steps/{index:04d}.partial.json; "
                                   f"fix the cause and run: charz wa resume {archive.root}")
+        meta = getattr(running.stream, "meta_samplerate_hz", None)
+        if meta and abs(meta - rate) > 1e-6 * rate and not getattr(running, "rate_given", False):
+            record["errors"].append(f"sigrok-cli says the samples come at {meta / 1e3:g} kS/s, counted at "
+                                    f"{rate / 1e3:g} kS/s: every width is off by that ratio; set the samplerate "
+                                    "the analyser really runs at")
         per_die = [d["programs"] for d in dies]
         n = per_die[0]
         die_counts = per_die if len(per_die) > 1 else None

@@ -220,5 +220,10 @@ class FaultBook:
         return None
 
     def peek(self, kind: str) -> Fault | None:
+        """The first fault of ``kind`` whose schedule window is open now (``at_capture``,
+        ``after_s``/``until_s``), not counted as fired.  Before its window a fault is not
+        there: an ``over_range`` meant for mid-sweep must not strike the autoset's idle record."""
         with self._lock:
-            return next((f for f in self._faults if f.kind == kind), None)
+            elapsed = self._clock() - self._t0
+            return next((f for f in self._faults if f.kind == kind and self.ios >= f.at_capture
+                         and elapsed >= f.after_s and (f.until_s is None or elapsed < f.until_s)), None)

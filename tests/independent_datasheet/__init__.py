@@ -18,8 +18,10 @@ Currents and timing come from the DC and AC tables of public NAND datasheets:
   block erase 3.5 ms typ; PROGRAM PAGE CACHE MODE, interleaved die operations.
 * Samsung K9F2G08U0C (SLC): tR 40 µs max; Intel JS29F02G08AANB3: read 25 µs,
   program 300 µs typ, erase 2 ms typ.
-* ONFI-era MLC/TLC parts list ICC1 (array read), ICC2 (program), ICC3 (erase) at
-  25 mA typ / 50 mA max and ICC4R/ICC4W (I/O burst) rising with the interface rate.
+* Assumed, not read from a datasheet found here: later ONFI-era MLC/TLC parts
+  drawing up to about 25 mA typ / 50 mA max for ICC1–ICC3, with I/O-burst current
+  (ICC4R/ICC4W) rising with the interface rate.  The ranges below reach that far
+  so the generator covers such parts; no claim rests on the figure itself.
 
 So: array read 8–40 mA per die for 25–90 µs; program 12–50 mA per package (a
 package's dies interleave their program operations and share one charge pump, so

@@ -103,8 +103,10 @@ def test_resume_of_a_finished_session_adds_nothing(tmp_path):
     charz("characterize", "--mock", "--preset", "840", "--sizes", "4k:16k:4k", "--read-sizes", "none", "--repeats", "1",
           "--out", str(out), "--quiet", "--no-analyze")
     before = _steps(out)
-    charz("resume", str(out), "--quiet", "--no-analyze")
+    p = charz("resume", str(out), "--quiet", "--no-analyze")
     assert _steps(out) == before
+    # issue 25: said, not silently analysed again
+    assert "is finished: all 4 captures are taken; there is nothing to resume" in p.stderr
 
 
 def test_bad_bench_arguments_fail_cleanly(tmp_path):

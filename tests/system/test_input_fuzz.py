@@ -155,3 +155,47 @@ def test_a_mutated_profile_is_refused_or_tuned_never_a_traceback(profile_text, t
     code = run(["tune", str(path), "--fs", "all"])  # anything but SystemExit fails the test
     capsys.readouterr()
     assert code in (0, 8), code  # tuned, or refused as a bad profile (ProfileError)
+
+
+def _edit_capture(out, index: int, edit) -> None:
+    record = out / "captures" / f"{index:06d}.json"
+    d = json.loads(record.read_text())
+    edit(d)
+    record.write_text(json.dumps(d))
+
+
+@pytest.mark.parametrize("command", ["analyze", "report"])
+@pytest.mark.parametrize("edit, says", [
+    # issue 25: 1e15 bytes kept analyze and report busy past 5 minutes
+    (lambda d: d.update(size_bytes=10**15), "size_bytes"),
+    # issue 25: y_mult 1e300 ended analyze in a traceback ("inf" not JSON) and report accepted it
+    (lambda d: d["channels"][0]["scaling"].update(y_mult=1e300), "y_mult"),
+    # issue 25: a capture whose step is not in the plan was analysed without a word
+    (lambda d: d.update(step=999), "a step of the session's plan"),
+    (lambda d: d.update(size_bytes=d["size_bytes"] + 4096), "as plan step"),
+])
+def test_a_damaged_capture_is_named_by_analyze_and_report(base, tmp_path, capsys, command, edit, says):
+    out = tmp_path / "m"
+    shutil.copytree(base, out)
+    _edit_capture(out, 3, edit)
+    argv = [command, str(out)] + (["-o", str(tmp_path / "r")] if command == "report" else [])
+    code = run(argv)  # within seconds: the range is checked where the value enters
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert "000003.json" in err and says in err and "--tolerant" in err
+    assert run([command, str(out), "--tolerant"] + argv[2:]) == 0  # the other captures are intact
+    said = capsys.readouterr()
+    listed = said.out + said.err + ((tmp_path / "r" / "report.html").read_text() if command == "report" else "")
+    assert "000003.json" in listed  # and the skipped one is named
+
+
+@pytest.mark.parametrize("command", ["analyze", "report"])
+def test_a_plan_step_of_an_unknown_op_is_refused(base, tmp_path, capsys, command):
+    meta = json.loads((base / "session.json").read_text())
+    steps = meta["plan"]["steps"]
+    steps[2]["op"] = "trim"
+    out = _mutate(base, tmp_path, ("plan", "steps"), steps)
+    argv = [command, str(out)] + (["-o", str(tmp_path / "r")] if command == "report" else [])
+    assert run(argv) == 3
+    err = capsys.readouterr().err
+    assert "session.json" in err and "plan.steps[2].op" in err and "trim" in err

@@ -100,7 +100,9 @@ def test_missed_triggers_end_non_zero_and_resume_takes_them(tmp_path):
     assert captures(out) == 16
     assert json.loads((out / "session.json").read_text())["finished"] is True
     again = charz("resume", str(out))
-    assert again.returncode == 2 and "is finished: all 16 captures are taken" in again.stderr
+    assert again.returncode == 0 and "is finished: all 16 captures are taken; there is nothing to resume" \
+        in again.stderr and "charz analyze" in again.stderr
+    assert "captures:" not in again.stdout  # not analysed again unasked
 
 
 def test_a_scope_link_stop_keeps_the_captures_and_the_moved_session_resumes(tmp_path):
@@ -120,3 +122,32 @@ def test_a_scope_link_stop_keeps_the_captures_and_the_moved_session_resumes(tmp_
     assert done.returncode == 0, done.stderr
     assert captures(moved) == 16 and not out.exists()
     assert not (moved / "scratch.bin").exists()  # the scratch file goes at the end, as always
+
+
+@pytest.mark.parametrize("fault, says", [
+    ("reset:count=1,at_capture=8", "the scope was reset or power-cycled"),
+    ("reset:power_cycle=true,count=1,at_capture=8", "the scope was reset or power-cycled"),
+    ("error_queue:count=1,at_capture=8", "the scope reported an error"),
+    # at the set-up: the autoset's configure meets the error, and the autoset runs again
+    ("error_queue:count=1,match=HORizontal:SCAle", "autoset: the scope objected"),
+], ids=["reset", "power-cycle", "error-queue", "error-at-set-up"])
+def test_a_scope_reset_mid_sweep_is_configured_again_and_the_session_goes_on(tmp_path, fault, says):
+    out = tmp_path / "run"
+    p = charz("characterize", *[a for a in SWEEP if a != "--quiet"], "--out", str(out), "--mock-fault", fault)
+    assert p.returncode == 0, p.stderr
+    assert captures(out) == 16
+    if says.startswith("autoset"):
+        assert f"{says} (" in p.stderr and "running the autoset again" in p.stderr
+        return
+    assert f"{says}; configuring it again and taking the capture anew" in p.stderr
+    warned = [json.loads(r.read_text())["warnings"] for r in (out / "captures").glob("[0-9]*.json")]
+    assert sum(any(says in w for w in ws) for ws in warned) == 1  # the capture taken anew says why
+
+
+def test_intermittent_link_faults_are_ridden_out(tmp_path):
+    # 5 % of the scope's replies answer the previous query (the mock's stale_reply), from the start
+    out = tmp_path / "run"
+    p = charz("characterize", *SWEEP, "--out", str(out), "--mock-fault", "stale_reply:count=None,rate=0.05,seed=3")
+    assert p.returncode == 0, p.stderr
+    assert captures(out) == 16
+    assert json.loads((out / "session.json").read_text())["run"]["link_retries"] >= 1

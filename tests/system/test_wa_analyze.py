@@ -88,3 +88,23 @@ def test_host_volume_from_fio_json_and_block_stat(tmp_path):
     written = sum(j["write"]["io_bytes"] for j in json.loads(fio.read_text())["jobs"])
     o = volume_outcome(HostVolume(fio_json=str(fio)))
     assert o.logical_bytes == written > 0 and "fio's JSON" in o.volume_evidence and o.fio_json
+
+
+def test_raw_binary_with_its_options_counts_like_the_session_file(tmp_path, capsys):
+    # the same samples as a raw binary file (sigrok's binary input, samplerate as its option)
+    from tests.independent_rb import files, model
+    sc = model.Scenario("bin", 1e6, programs=200, seed=21)
+    tr = model.make(sc)
+    samples = files.sample(tr["lows"], tr["end_s"], sc.samplerate_hz)
+    samples.tofile(tmp_path / "rb.bin")
+    files.write_sr(tmp_path / "rb.sr", samples, sc.samplerate_hz, ["RB0"])
+    common = [*MOCK_GEOMETRY, "--mp", "1", "--host-bytes", "1m", "--settle", "0.2", "--json"]
+    assert run(["wa", "analyze", str(tmp_path / "rb.bin"), "-I", "binary:samplerate=1000000:numchannels=8",
+                *common, "-o", str(tmp_path / "a")]) == 0
+    a = json.loads(capsys.readouterr().out)["steps"][0]
+    assert run(["wa", "analyze", str(tmp_path / "rb.sr"), *common, "-o", str(tmp_path / "b")]) == 0
+    b = json.loads(capsys.readouterr().out)["steps"][0]
+    assert a["programs"] == b["programs"] == [tr["dies"][0].programs] and a["samplerate_hz"] == 1e6
+    # without a samplerate sigrok's binary input has none: said, with what to give
+    assert run(["wa", "analyze", str(tmp_path / "rb.bin"), "-I", "binary", *common, "-o", str(tmp_path / "c")]) == 2
+    assert "does not say its samplerate" in capsys.readouterr().err

@@ -40,6 +40,12 @@ CASES = [
      "sr", [], "flagged"),
     ("erases 1.8-2.15 ms, a mode of their own", S("j", 1e6, erase_us=(1800, 2150), seed=9,
                                                   program_us=((250, 600), (900, 1500))), "sr", [], "good"),
+    ("erases in a mode of their own, 16-page blocks", S("u", 1e6, erase_us=(1800, 2150), seed=20,
+                                                       pages_per_block=16, program_us=((250, 600), (900, 1500))),
+     "sr", [], "flagged"),
+    ("... with --pages-per-block 16", S("u", 1e6, erase_us=(1800, 2150), seed=20, pages_per_block=16,
+                                        program_us=((250, 600), (900, 1500))), "sr", ["--pages-per-block", "16"],
+     "good"),
     ("erases 2.2-2.45 ms, just above the window", S("k", 1e6, erase_us=(2210, 2450), pages_per_block=16,
                                                     seed=10), "sr", [], "good"),
     ("late GC, recorded to the end", S("l", 250e3, late_programs=200, seed=11), "sr", [], "good"),
@@ -134,3 +140,28 @@ def test_erases_in_a_mode_of_their_own_are_counted_apart_one_for_one(tmp_path, c
     step = json.loads(capsys.readouterr().out)["steps"][0]
     truth = model.make(sc)["dies"][0]
     assert step["erases_counted_apart"] == [truth.erases] and step["programs"] == [truth.programs]
+
+
+def test_calibration_recording_finds_two_plane_programs_then_a_benchmark_is_within_1_percent(tmp_path, capsys):
+    # 000 §3.5: a sequential run on a fresh drive has WA 1; with two pages under every pulse
+    # (multi-plane) Eq. 7 with M_p = 1 reads 0.5.  The generator's truth: 2 pages per pulse.
+    paths, hosts, truth = [], [], []
+    for k, (sc, wa) in enumerate(((S("cal", 1e6, programs=500, gc_share=0.0, seed=22), 1.0),
+                                  (S("bench", 1e6, programs=500, seed=23), 1.4))):
+        tr = model.make(sc)
+        samples = files.sample(tr["lows"], tr["end_s"], sc.samplerate_hz)
+        path = tmp_path / f"{k}-{sc.name}.sr"
+        files.write_sr(path, samples, sc.samplerate_hz, ["RB0"])
+        pages = tr["dies"][0].programs * 2 * DIES
+        hosts.append(str(int(pages * PAGE / wa)))
+        truth.append(pages * PAGE / int(hosts[-1]))
+        paths.append(str(path))
+    geometry = GEOMETRY[:-2]  # without --mp 1: the calibration finds it
+    argv = ["wa", "analyze", *paths, "--calibration", *geometry, "--settle", "0.2", "--json",
+            "-o", str(tmp_path / "wa")]
+    for h in hosts:
+        argv += ["--host-bytes", h]
+    assert run(argv) == 0
+    cal, bench = json.loads(capsys.readouterr().out)["steps"]
+    assert cal["kind"] == "calibrate" and cal["m_p"] == 2 and cal["trusted"]
+    assert bench["trusted"] and abs(bench["wa"]["value"] - truth[1]) / truth[1] < 0.01

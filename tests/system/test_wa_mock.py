@@ -226,12 +226,16 @@ def test_bench_path_on_a_loop_device_with_the_demo_analyser(tmp_path):
     loop = LoopDevice(tmp_path / "d", size_bytes=64 << 20)
     try:
         out = tmp_path / "bench"
-        p = charz("wa", "run", "--device", loop.path, "--logic", "demo:analog_channels=0:D0", "--channels", "4",
+        # two dies' R/B (D0, D1 of the demo), sigrok-cli named by --sigrok-cli
+        p = charz("wa", "run", "--device", loop.path, "--logic", "demo:analog_channels=0:D0,D1", "--channels", "4",
                   "--chips", "1", "--dies", "1", "--page-size", "4k", "--mp", "1", "--volume", "4m", "--sizes",
-                  "4k", "--files", "wa-w100-sq-align.fio", "--settle", "0.01", "--settle-timeout", "2", "--confirm-serial", loop.kname,
+                  "4k", "--files", "wa-w100-sq-align.fio", "--settle", "0.01", "--settle-timeout", "2",
+                  "--confirm-serial", loop.kname, "--sigrok-cli", shutil.which("sigrok-cli"),
                   "--out", str(out), *FAST, timeout=300)
         assert p.returncode == 4, p.stdout + p.stderr
         r = records(out)[0]
+        assert [d["channel"] for d in r["dies"]] == ["D0", "D1"]
+        assert "--settle 0.01 s is shorter than 000's 300 s" in " ".join(p.stdout.split())
         assert r["logical_bytes"] == 4 << 20  # fio's JSON
         assert r["u_logical_bytes"] == 0, r["volume_evidence"]  # /sys/block/X/stat agrees
         assert json.loads((out / "steps" / r["fio_json_file"]).read_text())["jobs"][0]["write"]["io_bytes"] == 4 << 20

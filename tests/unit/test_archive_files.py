@@ -197,7 +197,7 @@ def test_failed_append_leaves_the_archive_as_it_was(tmp_path, rng, monkeypatch):
         return real(path, write, **kw)
 
     monkeypatch.setattr(_atomic, "write_atomic", disk_full_at_commit)
-    with pytest.raises(ArchiveError, match="No space left") as info:
+    with pytest.raises(ArchiveError, match="disk full: no space left for capture 1") as info:
         writer.append(make_capture(rng, dtypes=("int16", "int8")))
     assert "intact" in info.value.hint
     assert sorted(os.listdir(tmp_path / "s" / "captures")) == ["000000.current.npy", "000000.json"]

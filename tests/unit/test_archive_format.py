@@ -39,9 +39,10 @@ def channel_sets(draw):
         lo = draw(st.integers(int(info.min), int(info.max) - 1))
         hi = draw(st.integers(lo + 1, int(info.max)))
         scaling = Scaling(
-            y_mult=draw(finite.filter(lambda v: v != 0)),
-            y_offset_codes=draw(finite),
-            y_zero=draw(finite),
+            # within the physical ranges (fmt.MAX_Y_MULT ...); outside them is tested below
+            y_mult=draw(st.floats(1e-15, fmt.MAX_Y_MULT) | st.floats(-fmt.MAX_Y_MULT, -1e-15)),
+            y_offset_codes=draw(st.floats(-fmt.MAX_Y_LEVEL, fmt.MAX_Y_LEVEL)),
+            y_zero=draw(st.floats(-fmt.MAX_Y_LEVEL, fmt.MAX_Y_LEVEL)),
             unit=draw(st.sampled_from(["A", "V"])),
         )
         channels.append(Channel(name, codes, scaling, draw(st.text(min_size=1, max_size=5)), lo, hi))
@@ -54,11 +55,11 @@ def captures(draw):
         index=draw(st.integers(0, 2_000_000)),
         step=draw(st.none() | st.integers(0, 10**6)),
         op=draw(st.sampled_from(["write", "read", "idle"])),  # the ops the analysis reads; others are refused
-        size_bytes=draw(st.integers(0, 2**40)),
-        offset_bytes=draw(st.integers(0, 2**50)),
+        size_bytes=draw(st.integers(0, fmt.MAX_REQUEST_BYTES)),
+        offset_bytes=draw(st.integers(0, fmt.MAX_OFFSET_BYTES)),
         repeat=draw(st.integers(0, 1000)),
-        sample_interval_s=draw(finite.filter(lambda v: v > 0)),
-        t_first_sample_s=draw(finite),
+        sample_interval_s=draw(st.floats(*fmt.SAMPLE_INTERVAL_RANGE_S)),
+        t_first_sample_s=draw(st.floats(-fmt.MAX_TIME_S, fmt.MAX_TIME_S)),
         time_reference=draw(st.sampled_from(["request", "trigger"])),
         channels=draw(channel_sets()),
         warnings=draw(st.lists(st.text(max_size=20), max_size=3)),
@@ -149,11 +150,12 @@ BAD_CAPTURE_VALUES = {
     "index": [-1, 1.0, True, "3", None],
     "step": [-1, 2.5, "2"],
     "op": ["", 3, None, "trim"],
-    "size_bytes": [-1, 1.5, True],
-    "offset_bytes": [-4096, None],
-    "repeat": [-1, "0"],
-    "sample_interval_s": [0, -2e-6, float("nan"), float("inf"), "2e-6", None],
-    "t_first_sample_s": [float("nan"), None, "0"],
+    # issue 25: a request of 1e15 bytes kept analyze busy for minutes; physical ranges refuse it
+    "size_bytes": [-1, 1.5, True, 10**15, 2**30 + 1],
+    "offset_bytes": [-4096, None, 2**60],
+    "repeat": [-1, "0", 10**9],
+    "sample_interval_s": [0, -2e-6, float("nan"), float("inf"), "2e-6", None, 1e-15, 3600.0],
+    "t_first_sample_s": [float("nan"), None, "0", 1e300],
     "time_reference": ["Request", "scope", None],
     "channels": [[], {}, None],
     "warnings": ["clipped", [1], None],
@@ -206,7 +208,9 @@ def test_bad_channel_field_is_refused_naming_it(field, value):
 
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("y_mult", 0), ("y_mult", float("nan")), ("y_offset_codes", None), ("y_zero", "0"), ("unit", "W"), ("unit", "a")],
+    [("y_mult", 0), ("y_mult", float("nan")), ("y_offset_codes", None), ("y_zero", "0"), ("unit", "W"), ("unit", "a"),
+     # issue 25: y_mult 1e300 made every current infinite (a traceback in analyze, accepted by report)
+     ("y_mult", 1e300), ("y_mult", -1e4), ("y_mult", 1e-300), ("y_zero", 1e300), ("y_offset_codes", -1e9)],
 )
 def test_bad_scaling_is_refused_naming_it(field, value):
     record = a_record()
@@ -344,3 +348,40 @@ def test_file_names():
     assert fmt.parse_capture_file_name(".000005.json.0123456789abcdef.tmp") is None
     assert fmt.parse_channel_file_name("000005.current.npy") == (5, "current")
     assert fmt.parse_channel_file_name("000005.json") is None
+
+
+@pytest.mark.parametrize(("step", "problem"), [
+    ({"id": 0, "op": "trim", "size_bytes": 4096, "offset_bytes": 0}, r"plan.steps\[0\].op"),
+    ({"id": 0, "op": "write", "size_bytes": 10**15, "offset_bytes": 0}, r"plan.steps\[0\].size_bytes"),
+    ({"id": -1, "op": "write", "size_bytes": 4096, "offset_bytes": 0}, r"plan.steps\[0\].id"),
+    ({"op": "write", "size_bytes": 4096, "offset_bytes": 0}, r"has no 'id'"),
+])
+def test_a_bad_plan_step_is_refused_naming_it(step, problem):
+    session = {**fmt.new_session({}, created_utc="t", tool_version="9.9"), "plan": {"steps": [step]}}
+    with pytest.raises(fmt.FormatError, match=problem):
+        fmt.validate_session(session)
+
+
+def test_a_capture_must_be_what_its_plan_step_asked_for():
+    steps = fmt.plan_steps({"steps": [{"id": 0, "op": "write", "size_bytes": 4096, "offset_bytes": 0},
+                                      {"id": 1, "op": "fill", "size_bytes": 1 << 40, "offset_bytes": 0}]})
+    fmt.check_against_plan({"step": 0, "op": "write", "size_bytes": 4096}, steps, "capture")
+    fmt.check_against_plan({"step": None, "op": "idle", "size_bytes": 0}, steps, "capture")
+    with pytest.raises(fmt.FormatError, match=r"capture.step must be a step of the session's plan"):
+        fmt.check_against_plan({"step": 7, "op": "write", "size_bytes": 4096}, steps, "capture")
+    with pytest.raises(fmt.FormatError, match=r"capture.size_bytes must be 4096"):
+        fmt.check_against_plan({"step": 0, "op": "write", "size_bytes": 8192}, steps, "capture")
+    with pytest.raises(fmt.FormatError, match=r"capture.op must be 'write'"):
+        fmt.check_against_plan({"step": 0, "op": "read", "size_bytes": 4096}, steps, "capture")
+
+
+@pytest.mark.parametrize(("plan", "problem"), [
+    ({"write_sizes": [4096, 10**15]}, r"plan.write_sizes\[1\]"),
+    ({"read_sizes": [-1]}, r"plan.read_sizes\[0\]"),
+    ({"span_bytes": 2**60}, r"plan.span_bytes"),
+    ({"repeats": 10**9}, r"plan.repeats"),
+])
+def test_the_plans_sizes_are_refused_out_of_range(plan, problem):
+    session = {**fmt.new_session({}, created_utc="t", tool_version="9.9"), "plan": plan}
+    with pytest.raises(fmt.FormatError, match=problem):
+        fmt.validate_session(session)

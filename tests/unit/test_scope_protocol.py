@@ -390,3 +390,18 @@ def test_keysight_error_queue_is_drained_until_no_error():
     with t:
         scope.attach(t)
         assert [e.code for e in scope.errors()] == [-113, -222]
+
+
+def test_a_stale_idn_reply_is_discarded_not_parsed_as_the_next_answer():
+    # issue 25: the late answer to a reconnect's *IDN? was read as the next query's number
+    # ("number is not a number: 'TEKTRONIX,...'"); it is discarded and the real reply read
+    pairs = tek_connect() + tek_configure() + [
+        ("ACQuire:STOPAfter SEQuence;:ACQuire:STATE RUN", None),
+        ("TRIGger:STATE?", TEK_IDN), (None, ":TRIGGER:STATE READY")]
+    scope, t = tek(pairs)
+    notes: list[str] = []
+    scope.retry_notes = notes
+    with t:
+        scope.configure(SETTINGS)
+        scope.arm()
+    assert len(notes) == 1 and "stale *IDN? reply" in notes[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from charz.errors import ScopeConnectionError, ScopeInstrumentError, ScopeProtocolError, ScopeTimeout
-from charz.scope._retry import RECONNECT_ATTEMPTS, RetryingScope, open_with_retry
+from charz.scope._retry import OPERATION_RECOVERIES, RECONNECT_ATTEMPTS, RetryingScope, open_with_retry
 
 
 class Driver:
@@ -74,18 +74,34 @@ def test_a_glitch_in_fetch_is_ridden_out_once_keeping_the_settings(exc):
     assert len(scope.take_retries()) == 1 and scope.take_retries() == []
 
 
-def test_a_second_failure_in_a_row_is_raised():
-    scope, log, _ = make([("fetch", ScopeTimeout("late")), ("fetch", ScopeTimeout("late again"))])
+def test_failures_in_a_row_are_bounded_and_the_last_is_raised():
+    fails = [("fetch", ScopeTimeout(f"late {i}")) for i in range(OPERATION_RECOVERIES + 1)]
+    scope, log, opened = make(fails)
     scope.configure("S")
-    with pytest.raises(ScopeTimeout, match="late again"):
+    with pytest.raises(ScopeTimeout, match=f"late {OPERATION_RECOVERIES}"):
         scope.fetch()
+    assert len(opened) == OPERATION_RECOVERIES and log.count("fetch") == OPERATION_RECOVERIES + 1
 
 
-def test_arm_is_repeated_after_configuring_again():
-    scope, log, _ = make([("arm", ScopeConnectionError("dropped"))])
+def test_a_glitch_during_the_recovery_is_one_more_round_not_the_end():
+    # issue 25: at 5 % of commands faulty, the commands of a recovery were lost too and
+    # ended the session; now that is one more (bounded) round
+    scope, log, opened = make([("configure", ScopeConnectionError("dropped")), ("configure", ScopeTimeout("lost")),
+                               ("configure", ScopeTimeout("late"))])
+    scope.configure("S")
+    assert log == ["configure", "close", "reopen", "configure", "close", "reopen", "configure",
+                   "close", "reopen", "configure"]
+    notes = scope.take_retries()
+    assert len(notes) == 3 and "the recovery failed too (lost)" in notes[0]
+    assert notes[-1].endswith("reconnected and repeated it")
+
+
+def test_arm_is_repeated_on_the_settings_the_scope_kept():
+    scope, log, opened = make([("arm", ScopeConnectionError("dropped"))])
     scope.configure("S")
     scope.arm()
-    assert log == ["configure", "arm", "close", "reopen", "configure", "arm"]
+    assert log == ["configure", "arm", "close", "reopen", "arm"]
+    assert opened[-1]._settings == "S"  # the new session knows them without sending them again
 
 
 def test_force_trigger_and_instrument_errors_are_never_repeated():

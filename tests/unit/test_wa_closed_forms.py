@@ -107,7 +107,9 @@ def test_format_model_fits_80_columns_and_names_conventions():
 @pytest.mark.parametrize("args,msg", [
     (["--op", "7%", "--spare-factor", "0.1"], "give one of"),
     (["--op", "seven"], "ρ = spare/user"),
-    (["--op", "0"], "ρ = spare/user must be > 0"),
+    (["--op", "0"], "need some spare space (ρ > 0)"),
+    (["--op", "7"], "ambiguous"),
+    (["--op", "700%"], "above 100 %"),
     (["--spare-factor", "1.2"], "S_f"),
     (["--op", "7%", "--held-blocks", "1,2"], "--blocks-per-pool"),
     ([], "give --op or --spare-factor"),

@@ -181,3 +181,21 @@ def test_archive_refuses_a_non_empty_directory_and_reports_damage(tmp_path):
     (root / "steps" / "0000.json").write_text("{trunc")
     with pytest.raises(ArchiveCorrupt, match="0000.json"):
         read_wa_archive(root)
+
+
+def test_an_erase_group_is_decided_whole_even_when_sparse():
+    # 600 programs (two modes), erases 1/16 of them in two clumps 150 µs apart: too many to be
+    # counted apart without the block size (1/32) — untrustworthy naming erases, never half counted
+    progs = [400] * 300 + [1300] * 300
+    erases = [1850] * 20 + [2050] * 18
+    chk = check_counts(_counts(progs + erases), settled=True, settle_s=0)
+    assert not chk.trusted and chk.erases_in_window == 0 and chk.errors[0].startswith("erases? 38 pulses")
+    chk = check_counts(_counts(progs + erases), settled=True, settle_s=0, pages_per_block=16)
+    assert chk.trusted and chk.erases_in_window == 38
+
+
+def test_a_sparse_program_tail_is_not_taken_for_erases():
+    rng = np.random.default_rng(2)
+    progs = list(rng.integers(250, 850, 75)) + list(rng.integers(1150, 2100, 75))
+    chk = check_counts(_counts(progs), settled=True, settle_s=0)
+    assert chk.trusted and chk.erases_in_window == 0, chk
