@@ -12,8 +12,8 @@ import re
 import textwrap
 from typing import Any, Mapping
 
-__all__ = ["RESULT_LABELS", "count", "layout_words", "fold", "format_given", "format_quantity", "ordered_result_keys",
-           "significant", "singular_counts", "size_label", "size_ranges"]
+__all__ = ["RESULT_LABELS", "count", "fit", "layout_words", "fold", "format_given", "format_quantity", "ordered_result_keys",
+           "significant", "singular_counts", "size_label", "size_ranges", "terminal_width"]
 
 WIDTH = 80  # a terminal's columns; every line charz prints fits
 
@@ -141,6 +141,71 @@ def fold(text: str, *, first: str = "", rest: str | None = None, width: int = WI
     text = _UNIT_PAIR.sub(lambda m: m.group(1) + "\u00a0" + m.group(2), " ".join(str(text).split()))
     return textwrap.fill(text, width=width, initial_indent=first, subsequent_indent=rest,
                          break_long_words=False, break_on_hyphens=False).replace("\u00a0", " ")
+
+# A line's own indent: leading spaces and a marker ("$ ", "! ", "· ", "≠ ", "# ", "- ", "✗ ",
+# "== "), or a label column ("basis     ", "kernel    ").
+_HANG = re.compile(r"^(\s*)(?:([$!·≠#\-✗*]|==) |([a-z][\w ]{0,12}?\s{2,})(?=\S))?")
+
+
+def terminal_width() -> int:
+    """The terminal's columns (``COLUMNS`` first), 80 when output is not a terminal; at least 40."""
+    import os
+    import sys
+
+    try:
+        columns = int(os.environ.get("COLUMNS", ""))
+    except ValueError:
+        columns = 0
+    if not columns and sys.stdout.isatty():
+        try:
+            columns = os.get_terminal_size(sys.stdout.fileno()).columns
+        except (OSError, ValueError):
+            columns = 0
+    return max(40, columns or WIDTH)
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """Every line of ``text`` folded to ``width`` columns under its own indent.
+
+    A continuation line starts under the text of its line (after the indent and a marker
+    such as ``$ `` or ``! ``, or after a label column); a shell command (``$ ...``) is
+    continued with `` \\`` so it still pastes as one command.  Long words (paths) stay whole.
+
+    Examples
+    --------
+    >>> print(fit("  ! one two three four five", width=16))
+      ! one two
+        three four
+        five
+    >>> print(fit("  $ mkfs.ext4 -b 4096 -E stride=8 DEV", width=24))
+      $ mkfs.ext4 -b 4096 \\
+          -E stride=8 DEV
+    >>> print(fit("basis     a b c d e f g h", width=16))
+    basis     a b c
+              d e f
+              g h
+    """
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        m = _HANG.match(line)
+        lead, marker, label = m.group(1), m.group(2), m.group(3)
+        head = lead + (marker + " " if marker else label or "")
+        body = line[len(head):]
+        if marker == "$":  # a command: continuation lines end in a backslash
+            parts = textwrap.wrap(body, width - len(head) - 2, break_long_words=False, break_on_hyphens=False)
+            pad = lead + "    "
+            rows = [head + parts[0]] + [pad + p for p in parts[1:]]
+            out.append(" \\\n".join(rows))
+            continue
+        # a plain line hangs two columns deeper than it starts
+        hang = " " * len(head) if (marker or label) else lead + "  "
+        out.append(textwrap.fill(body, width, initial_indent=head, subsequent_indent=hang,
+                                 break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)
+
 
 # The order a reader meets the results in: the paper's chain (steps → Eq. 1/2 → allocation),
 # then the timing and currents that support it.  Keys not listed follow in file order.

@@ -4,9 +4,9 @@
 
     CharzError                      exit 1 unless a subclass says otherwise
     ├── UsageError                  bad arguments or options (exit 2)
-    ├── ArchiveError                a session directory cannot be read or written
+    ├── ArchiveError                a session directory cannot be read or written (exit 3)
     │   └── ArchiveCorrupt          a file in it is truncated or damaged (names the file)
-    ├── ProfileError                a profile file is malformed or of an unknown schema
+    ├── ProfileError                a profile file is malformed or of an unknown schema (exit 8)
     ├── AnalysisError               the captures cannot be analysed at all (empty, NaN, ...)
     ├── ScopeError                  anything between charz and the oscilloscope
     │   ├── ScopeConnectionError    cannot open, or the connection dropped
@@ -21,7 +21,10 @@
     │   ├── ConfirmationRequired    a destructive step was not confirmed
     │   └── DeviceCommandFailed     hdparm / nvme / blkdiscard / smartctl failed
     ├── WorkloadError               fio or the O_DIRECT request failed
-    └── LogicError                  the logic analyser or sigrok-cli (R/B counting; exit 5)
+    └── LogicError                  the logic analyser or sigrok-cli (R/B counting; exit 9)
+
+Each kind has its own exit code (:data:`EXIT_CODES`, which every ``--help`` lists):
+a script can tell a scope problem from a drive problem by the status alone.
 
 Every error carries a ``hint``: what the user should do about it.  Errors keep the
 code of the layer below (e.g. a VISA status) in ``code`` when there is one.
@@ -58,7 +61,7 @@ class ArchiveCorrupt(ArchiveError):
 
 
 class ProfileError(CharzError):
-    exit_code = 3
+    exit_code = 8
 
 
 class AnalysisError(CharzError):
@@ -120,4 +123,22 @@ class WorkloadError(CharzError):
 class LogicError(CharzError):
     """The logic analyser path (sigrok-cli, a session file, the R/B stream) failed or cannot be trusted."""
 
-    exit_code = 5
+    exit_code = 9
+
+
+# The one table of exit statuses; `--help` of every command prints it, a unit test checks
+# that each error kind above has its own row.
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (0, "success"),
+    (1, "failed (an error of no more specific kind)"),
+    (2, "bad arguments or options (UsageError)"),
+    (3, "a session or archive cannot be read or written (ArchiveError)"),
+    (4, "the captures cannot be analysed (AnalysisError)"),
+    (5, "the oscilloscope or its link (ScopeError)"),
+    (6, "the drive: refused, not confirmed, or a command failed (DeviceError)"),
+    (7, "fio or an O_DIRECT request failed (WorkloadError)"),
+    (8, "a profile is malformed or of an unknown schema (ProfileError)"),
+    (9, "the logic analyser or sigrok-cli (LogicError)"),
+    (130, "stopped by Ctrl-C (128 + SIGINT); what was done is kept"),
+    (143, "stopped by SIGTERM (128 + SIGTERM); what was done is kept"),
+)

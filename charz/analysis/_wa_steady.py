@@ -53,11 +53,13 @@ def mock_geometry(settings: dict) -> dict | None:
         return None  # Wolf, an NVM cache, cost-benefit: the uniform closed forms describe a plain greedy drive
     planes = int(ftl["planes"])
     multi = bool(ftl.get("multi_plane", True))
-    physical = (int(ftl["channels"]) * int(ftl["chips_per_channel"]) * int(ftl["dies_per_chip"]) * planes
-                * int(ftl["blocks_per_plane"]) * int(ftl["pages_per_block"]))
+    dies = int(ftl["channels"]) * int(ftl["chips_per_channel"]) * int(ftl["dies_per_chip"])
+    physical = dies * planes * int(ftl["blocks_per_plane"]) * int(ftl["pages_per_block"])
+    # the erase unit GC picks: a line over every die's planes (docs/ftl.md), else a die's
+    # multi-plane block, else one block; charz wa model and the figure's legend both read it here
+    per_unit = int(ftl["pages_per_block"]) * (planes * dies if ftl.get("lines") else planes if multi else 1)
     return {"physical_pages": physical, "page_size": int(ftl["page_size"]),
-            "pages_per_unit": int(ftl["pages_per_block"]) * (planes if multi else 1),
-            "units_per_pool": int(ftl["blocks_per_plane"])}
+            "pages_per_unit": per_unit, "units_per_pool": int(ftl["blocks_per_plane"])}
 
 
 def steady_series(settings: dict, records: dict[int, dict]) -> list[SteadySeries]:

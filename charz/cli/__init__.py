@@ -15,10 +15,12 @@ import warnings
 import typer
 from rich.console import Console
 
+from charz.cli._conventions import CharzRoot, apply as _apply_conventions
 from charz.errors import CharzError
 
 app = typer.Typer(
     name="charz",
+    cls=CharzRoot,  # main commands first, developer tools apart, exit codes in --help
     help="Read an SSD's hidden internals (dies, I/O unit, allocation scheme) from its supply current.",
     no_args_is_help=True,
     # --install-completion / --show-completion (bash, zsh, fish, PowerShell), Click's own mechanism.
@@ -74,7 +76,13 @@ def _whole_short_help(typer_app: typer.Typer) -> None:
         text = info.help or (info.callback.__doc__ if info.callback else None)
         if info.short_help is None and text:
             info.short_help = text.strip().split("\n\n")[0]
+    from typer.models import DefaultPlaceholder
+
     for group in typer_app.registered_groups:
+        info = group.typer_instance.info
+        text = next((t for t in (group.help, info.help) if t and not isinstance(t, DefaultPlaceholder)), None)
+        if (group.short_help is None or isinstance(group.short_help, DefaultPlaceholder)) and text:
+            group.short_help = text.strip().split("\n\n")[0]
         _whole_short_help(group.typer_instance)
 
 
@@ -82,6 +90,7 @@ def _register_all() -> None:
     for name in _COMMAND_MODULES:
         importlib.import_module(name).register(app)
     _whole_short_help(app)
+    _apply_conventions(app)
 
 
 _register_all()
@@ -94,6 +103,15 @@ def report_error(exc: CharzError) -> int:
     err_console.print(f"[bold red]error:[/] {escape(exc.message)}")
     if exc.hint:
         err_console.print(f"[yellow]what to do:[/] {escape(exc.hint)}")
+    from charz.cli import _common
+
+    if _common.verbosity > 0:  # -v: the layer below's code and the chain of causes
+        if exc.code is not None:
+            err_console.print(f"code: {escape(str(exc.code))}")
+        cause = exc.__cause__ or exc.__context__
+        while cause is not None:
+            err_console.print(f"cause: {type(cause).__name__}: {escape(str(cause))}")
+            cause = cause.__cause__ or cause.__context__
     return exc.exit_code
 
 
@@ -107,7 +125,38 @@ def main(argv: list[str] | None = None) -> None:
     announce_compiles()  # the first run after an install compiles for ~10 s: say so, not sit silent
     # Standalone mode lets Typer report its own usage errors (exit 2); charz's errors pass
     # through it untouched and are reported here.
+    import time
+
+    from charz.cli import _common
+
+    started = time.monotonic()
+    _common.verbosity = 0
+    _common.compiled_now = False  # per command (tests run many in one process)
     try:
         app(args=argv, standalone_mode=True)
     except CharzError as exc:
         sys.exit(report_error(exc))
+    except SystemExit as done:
+        if done.code in (0, None) and _common.compiled_now:
+            _warm_the_rest()
+        raise
+    finally:
+        if _common.verbosity > 0:
+            sys.stderr.write(f"took {time.monotonic() - started:.1f} s\n")
+
+
+def _warm_the_rest() -> None:
+    """After a first run that compiled a kernel: compile charz's others now (one wait per install)."""
+    import os
+    import time
+
+    from charz.cli import _common
+
+    if os.environ.get("CHARZ_WARM", "1") == "0":
+        return
+    _common.note("compiling charz's other kernels too, once, so that no later command waits ...")
+    t0 = time.monotonic()
+    from charz.cli._warm import warm_kernels
+
+    warm_kernels()
+    _common.note(f"done in {time.monotonic() - t0:.1f} s")

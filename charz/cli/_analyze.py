@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console, damage_hints
+from charz.cli._common import console, damage_hints, emit_json
 from charz.cli._summary import format_summary, new_notes
 
 __all__ = ["format_summary", "new_notes", "register"]  # characterize prints the same summary
@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
             _, profile, _ = analyze_archive(session, overrides=overrides, tolerant=tolerant)
         target = write_profile(profile, output or session / "profile.toml")
         if json_out:
-            typer.echo(to_json(profile), nl=False)
+            emit_json(to_json(profile))
         else:
             console.print(format_summary(profile), markup=False)
             console.print(f"\nprofile written to {target}", markup=False)

@@ -10,7 +10,8 @@ from typing import List, Optional
 
 import typer
 
-from charz.cli._common import console, damage_hints, progress_bar
+from charz.cli._common import console, damage_hints, emit_json, progress_bar
+from charz.cli._conventions import Dialect, EraseMethod, Preset, one_of
 from charz.cli._stop import kept_line, stoppable
 from charz.errors import UsageError
 
@@ -78,12 +79,35 @@ def format_outcome(result) -> str:
     return "\n".join(lines)
 
 
-def _report(result) -> None:
+def outcome_dict(result, session: Path) -> dict:
+    """The --json document of characterize and resume (schema charz.characterize/1)."""
+    import json
+
+    from charz.profile import to_json
+
+    s = result.stats
+    return {
+        "schema": "charz.characterize/1",
+        "session": str(session),
+        "captures": {"taken": s.captured, "retried": s.retried, "kept_with_warnings": s.flagged,
+                     "never_captured": s.missed, "link_retries": getattr(s, "link_retries", 0)},
+        "notes": list(s.notes),
+        "profile_path": str(result.profile_path) if result.profile_path else None,
+        "profile": json.loads(to_json(result.profile)) if result.profile else None,
+    }
+
+
+def _report(result, session: Path, as_json: bool = False) -> None:
     from charz.cli._analyze import format_summary
 
-    if result.profile:
-        console.print(format_summary(result.profile), markup=False)
-    console.print(format_outcome(result), markup=False)
+    if as_json:
+        import json
+
+        emit_json(json.dumps(outcome_dict(result, session), indent=2))
+    else:
+        if result.profile:
+            console.print(format_summary(result.profile), markup=False)
+        console.print(format_outcome(result), markup=False)
     if result.stats.missed:
         # Not a finished run: said on stderr and in the exit status, not only in the archive.
         from charz.session import captures_kept
@@ -147,7 +171,7 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def characterize(
         mock: bool = typer.Option(False, help="Run against the mock bench (simulated SSD behind a simulated scope over TCP)."),
-        preset: str = typer.Option("mxp", help="Mock bench: the simulated drive (charz simulate --list)."),
+        preset: Preset = typer.Option("mxp", help="Mock bench: the simulated drive (charz simulate --list)."),
         device: Optional[Path] = typer.Option(None, help="Block device under test (a whole disk; checked, claimed, confirmed)."),
         scope: Optional[str] = typer.Option(None, help="VISA resource of the scope, e.g. TCPIP::192.168.1.20::4000::SOCKET."),
         out: Optional[Path] = typer.Option(None, help="Session directory to create (default runs/<drive>-<time>)."),
@@ -162,7 +186,7 @@ def register(app: typer.Typer) -> None:
         sizes: Optional[str] = typer.Option(None, help="Write sizes (default one page to 160 KB in page steps)."),
         read_sizes: Optional[str] = typer.Option(None, help="Read sizes (default page steps to 160 KB and 512 KB); 'none'."),
         repeats: int = typer.Option(5, min=1, help="Captures per size."),
-        erase: Optional[str] = typer.Option(None, help="Erase first: discard, secure-erase, enhanced-secure-erase or format."),
+        erase: Optional[EraseMethod] = typer.Option(None, help="Erase first (default: none)."),
         confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts (instead of typing it)."),
         allow_signatures: bool = typer.Option(False, help="Overwrite a drive that carries a file system or RAID signature."),
         rail_v: Optional[float] = typer.Option(None, help="Voltage of the rail the probe is on (energy figures; "
@@ -174,9 +198,12 @@ def register(app: typer.Typer) -> None:
         standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),
         write_cache: bool = typer.Option(False, help="Mock bench: leave the simulated write cache on (to see the warning)."),
         mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: inject a scope fault, e.g. no_trigger:count=1."),
-        mock_dialect: str = typer.Option("tek", help="Mock bench: the scope it plays (tek, tek-mdo, tek-mso5, keysight)."),
+        mock_dialect: Dialect = typer.Option("tek", metavar="<dialect>",
+                                             help=f"Mock bench: the scope it plays: {one_of(Dialect)}."),
         analyze: bool = typer.Option(True, help="Analyze the session and write OUT/profile.toml at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+        as_json: bool = typer.Option(False, "--json", help="Print the outcome and the profile as one JSON document "
+                                                           "(charz.characterize/1) instead of the summary."),
     ) -> None:
         """Characterize a drive: initialize it, sweep O_DIRECT writes and reads under capture, analyze."""
         from charz.session import SCRATCH_NAME, BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
@@ -236,7 +263,7 @@ def register(app: typer.Typer) -> None:
             result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
                                    device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
                                                         allow_signatures=allow_signatures, standby=standby))
-        _report(result)
+        _report(result, out, as_json)
 
     @app.command()
     def resume(
@@ -244,6 +271,8 @@ def register(app: typer.Typer) -> None:
         confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
         analyze: bool = typer.Option(True, help="Analyze the session at the end."),
         quiet: bool = typer.Option(False, help="No progress bar or log lines."),
+        as_json: bool = typer.Option(False, "--json", help="Print the outcome and the profile as JSON, as "
+                                                           "characterize --json."),
         mock_fault: Optional[List[str]] = typer.Option(None, help="Mock bench: faults for this resume (none by default)."),
         scope: Optional[str] = typer.Option(None, help="The scope's VISA resource now, if it changed (recorded)."),
         channel: Optional[str] = typer.Option(None, help="The probe's scope channel now, if it changed (recorded)."),
@@ -266,7 +295,7 @@ def register(app: typer.Typer) -> None:
                                     mock_faults=tuple(mock_fault or ()), scratch=scratch,
                                     changes={"scope": scope, "channel": channel, "visa_library": visa_library,
                                              "device": str(device) if device else None})
-        _report(result)
+        _report(result, session, as_json)
 
     @app.command()
     def restore(

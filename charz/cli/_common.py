@@ -9,16 +9,50 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)  # SCPI ":A:" and paths are no emoji codes
 
+# -1 with -q/--quiet, 0 by default, 1+ with -v/--verbose (set by charz.cli._conventions for
+# every command before it runs).
+verbosity = 0
+
+
+# With --json, stdout carries the JSON document alone: the command runs with stdout sent to
+# stderr (log lines, tables) and writes the document here (charz.cli._conventions sets it).
+json_stream = None
+
+
+def emit_json(text: str) -> None:
+    """Write the command's --json document to the real stdout."""
+    import sys
+
+    stream = json_stream or sys.stdout
+    stream.write(text if text.endswith("\n") else text + "\n")
+    stream.flush()
+
+
+# Set when numba compiled something in this process (a first run after an install).
+compiled_now = False
+
+
+def note(text: str) -> None:
+    """A progress or log line on stderr (what the command is doing); silent with -q."""
+    if verbosity >= 0:
+        import sys
+
+        sys.stderr.write(text + "\n")
+        sys.stderr.flush()
+
 
 @contextmanager
 def progress_bar(total: int, description: str, *, enabled: bool = True):
-    """A progress bar with ETA on stderr; a no-op object when disabled (scripts, --json)."""
-    if not enabled:
+    """A progress bar with ETA on stderr; a no-op object when disabled (scripts, --json, -q)."""
+    if not enabled or verbosity < 0:
         class _Null:
             def advance(self, n: int = 1) -> None:
                 pass
 
             def describe(self, text: str) -> None:
+                pass
+
+            def total(self, n: int) -> None:
                 pass
 
         yield _Null()
@@ -42,6 +76,9 @@ def progress_bar(total: int, description: str, *, enabled: bool = True):
 
             def describe(self, text: str) -> None:
                 progress.update(task, description=text)
+
+            def total(self, n: int) -> None:
+                progress.update(task, total=n)
 
         yield _Bar()
 
@@ -129,7 +166,7 @@ def _listen_to_compiles() -> None:
         def on_start(self, ev) -> None:
             if self.depth == 0:
                 self.started = time.perf_counter()
-                if not self.said:
+                if not self.said and verbosity >= 0:
                     sys.stderr.write("compiling charz's analysis kernel (numba; the first run after an install "
                                      "only,\nthen cached) ...\n")
                     sys.stderr.flush()
@@ -137,9 +174,13 @@ def _listen_to_compiles() -> None:
 
         def on_end(self, ev) -> None:
             self.depth -= 1
+            if self.depth == 0:
+                global compiled_now
+                compiled_now = True
             if self.depth == 0 and not self.said:
                 self.said = True
-                sys.stderr.write(f"compiled in {time.perf_counter() - self.started:.1f} s\n")
+                if verbosity >= 0:
+                    sys.stderr.write(f"compiled in {time.perf_counter() - self.started:.1f} s\n")
                 sys.stderr.flush()
 
     event.register("numba:compile", Notice())

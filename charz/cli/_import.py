@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console, progress_bar
+from charz.cli._conventions import ExportFormat
 from charz.errors import UsageError
 
 
@@ -100,7 +101,7 @@ def register(app: typer.Typer) -> None:
     def export(
         session: Path = typer.Argument(..., help="Session directory."),
         out: Path = typer.Option(..., "--out", "-o", help="Folder to write (must not exist or be empty)."),
-        format: str = typer.Option("tek-csv", "--format", help="tek-csv, isf, tek-wfm or keysight-bin."),
+        format: ExportFormat = typer.Option("tek-csv", "--format", help="File format to write."),
         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     ) -> None:
         """Write a session's captures as scope files plus the manifest charz import reads back.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional, Sequence
 
 import typer
 
-from charz.cli._common import console, damage_hints
+from charz.cli._common import console, damage_hints, note, progress_bar
 from charz.errors import UsageError
 from charz._text import fold
 
@@ -76,10 +76,27 @@ def register(app: typer.Typer) -> None:
         if wa is not None:
             from charz.archive._wa import read_wa_archive
             wa_data = read_wa_archive(wa)
+        # Reading and measuring every capture, then drawing, take seconds each: say what is going on.
+        analysing = profile is None and not (session / "profile.toml").exists()
+        note(fold(f"reading {session} and measuring each capture"
+                  + (" (no profile.toml: analysing the session too)" if analysing else "") + " ...",
+                  first="report: ", rest="  "))
         with damage_hints(reading=True):
             inputs = load_inputs(session, profile_path=profile, tolerant=tolerant)
-        rep = build_report(inputs.profile, inputs.measured, inputs.captures, session=str(session),
-                           profile_source=inputs.profile_source, damaged=inputs.damaged, wa=wa_data)
+        n = len(inputs.captures)
+        note(f"report: {n} capture{'s' if n != 1 else ''} measured; drawing the figures")  # ≤ 80 columns
+        with progress_bar(1, "drawing") as bar:
+            def drawing(key: str, i: int, total: int) -> None:
+                if i == 0:
+                    bar.total(total)
+                else:
+                    bar.advance()
+                bar.describe(f"drawing {key}")
+
+            rep = build_report(inputs.profile, inputs.measured, inputs.captures, session=str(session),
+                               profile_source=inputs.profile_source, damaged=inputs.damaged, wa=wa_data,
+                               progress=drawing)
+            bar.advance()
         written = write_report(rep, out_dir)
         # A profile made on the fly is kept beside the report, so the page's numbers can be checked later.
         computed = write_profile(inputs.profile, out_dir / "profile.toml") if inputs.computed else None

@@ -13,7 +13,8 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
+from charz.cli._conventions import Dialect, MockScopePreset, Probe, one_of
 from charz.errors import UsageError
 
 __all__ = ["register", "format_check", "format_mock_banner"]
@@ -198,7 +199,7 @@ def register(app: typer.Typer) -> None:
         finally:
             scope.close()
         if as_json:
-            typer.echo(json.dumps(result.to_dict(), default=str, indent=2))
+            emit_json(json.dumps(result.to_dict(), default=str, indent=2))
         else:
             console.print(format_check(result, device), markup=False)
         if not result.ok:
@@ -208,12 +209,12 @@ def register(app: typer.Typer) -> None:
     def mock_scope(
         port: int = typer.Option(0, help="SCPI port on 127.0.0.1 (0: a free one)."),
         control_port: int = typer.Option(0, help="Control port (JSON lines) on 127.0.0.1 (0: a free one)."),
-        preset: str = typer.Option("mxp", help="Simulated drive behind the probe (charz simulate --list), as "
+        preset: MockScopePreset = typer.Option("mxp", help="Simulated drive behind the probe (charz simulate --list), as "
                                                "characterize --mock; 'pulse' for a plain pulse train."),
         seed: int = typer.Option(0, help="Seed of the simulated drive."),
-        dialect: str = typer.Option("tek", help="tek, tek-mdo, tek-mso5 or keysight."),
+        dialect: Dialect = typer.Option("tek", metavar="<dialect>", help=f"The scope the mock plays: {one_of(Dialect)}."),
         fault: Optional[list[str]] = typer.Option(None, help="Fault to inject, kind[:key=value,...]; repeatable."),
-        probe: str = typer.Option("current", help="current (reports A) or voltage (a shunt)."),
+        probe: Probe = typer.Option("current", help="current (reports A) or voltage (a shunt)."),
         realtime: bool = typer.Option(False, help="Acquisitions, commands and transfers take as long as on "
                                       "the modelled scope (instruments/*.toml [timing])."),
     ) -> None:

@@ -8,15 +8,15 @@ import warnings
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 
 # pip package for the module pyvisa-py says is missing ("No module named 'usb'")
 _PIP = {"usb": "pyusb", "serial": "pyserial", "gpib": "gpib-ctypes", "pyvicp": "pyvicp",
         "psutil": "psutil", "zeroconf": "zeroconf"}
 
 
-def _missing(info: dict) -> list[str]:
-    """One line per resource kind pyvisa-py cannot use, with the install that enables it."""
+def missing(info: dict) -> dict[str, list[str]]:
+    """The installs that would enable what pyvisa-py cannot search, each with the resource kinds it enables."""
     by_fix: dict[str, list[str]] = {}
     for kind, state in info.items():
         if kind == "Version":
@@ -37,8 +37,14 @@ def _missing(info: dict) -> list[str]:
         for found in re.findall(r"(\w+ not installed)", text):     # discovery limits of an available kind
             module = found.split()[0]
             by_fix.setdefault(f"pip install {_PIP.get(module, module)}", []).append(f"{kind} discovery")
+    return by_fix
+
+
+def _missing(info: dict) -> list[str]:
+    """One line per resource kind pyvisa-py cannot use, with the install that enables it."""
     # A backend's own message can run to a paragraph: fold it to the 80 columns people read in.
-    return [textwrap.fill(f"{', '.join(kinds)}: {fix}", 78, subsequent_indent="    ") for fix, kinds in by_fix.items()]
+    return [textwrap.fill(f"{', '.join(kinds)}: {fix}", 78, subsequent_indent="    ")
+            for fix, kinds in missing(info).items()]
 
 
 def format_list(resources: tuple[str, ...], info: dict) -> str:
@@ -54,7 +60,10 @@ def format_list(resources: tuple[str, ...], info: dict) -> str:
 
 def register(scope_app: typer.Typer) -> None:
     @scope_app.command("list")
-    def list_() -> None:
+    def list_(
+        as_json: bool = typer.Option(False, "--json", help="Print the resources and what is missing as JSON "
+                                                           "(charz.scope-list/1)."),
+    ) -> None:
         """List the VISA resources pyvisa-py finds, and which backends it lacks."""
         import pyvisa
 
@@ -66,4 +75,12 @@ def register(scope_app: typer.Typer) -> None:
                 info = dict(rm.visalib.get_debug_info())
             finally:
                 rm.close()
-        console.print(format_list(resources, info))
+        if as_json:
+            import json
+
+            emit_json(json.dumps({"schema": "charz.scope-list/1", "pyvisa_py": info.get("Version"),
+                                   "resources": list(resources),
+                                   "missing": [{"fix": fix, "kinds": kinds} for fix, kinds in missing(info).items()]},
+                                  indent=2))
+            return
+        console.print(format_list(resources, info), markup=False)

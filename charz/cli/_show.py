@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
 
 
 def register(app: typer.Typer) -> None:
@@ -16,6 +16,7 @@ def register(app: typer.Typer) -> None:
         session: Path = typer.Argument(..., help="Session directory."),
         index: int = typer.Argument(0, min=0, help="Capture number (0 first)."),
         output: Optional[Path] = typer.Option(None, "--output", "-o", help="PNG to write (default SESSION/capture-NNNNNN.png)."),
+        as_json: bool = typer.Option(False, "--json", help="Print what the capture is as JSON (charz.show/1)."),
     ) -> None:
         """Plot one capture (PNG) and print what it is: op, size, timing, current range."""
         from charz.archive import read_archive, write_atomic
@@ -37,5 +38,30 @@ def register(app: typer.Typer) -> None:
             write_atomic(out, lambda f: f.write(png))
         except OSError as exc:
             raise UsageError(f"cannot write {out}: {exc.strerror or exc}", hint="choose another file with -o") from None
-        console.print(capture_summary(cap))
-        console.print(f"figure   {out}")
+        if as_json:
+            import json
+
+            emit_json(json.dumps(capture_facts(cap, out), indent=2))
+            return
+        console.print(capture_summary(cap), markup=False)
+        console.print(f"figure   {out}", markup=False)
+
+
+def capture_facts(cap, figure: Path) -> dict:
+    """The --json document: the capture's metadata and its current channel's range, in SI units."""
+    import numpy as np
+
+    ch = cap.channel("current")
+    y = ch.to_si()
+    clipped = int(np.count_nonzero((ch.codes <= ch.code_min) | (ch.codes >= ch.code_max)))
+    return {
+        "schema": "charz.show/1",
+        "index": cap.index, "op": cap.op, "size_bytes": cap.size_bytes, "offset_bytes": cap.offset_bytes,
+        "repeat": cap.repeat, "step": cap.step,
+        "samples": int(y.size), "sample_interval_s": cap.sample_interval_s,
+        "time_reference": cap.time_reference, "t_first_sample_s": cap.t_first_sample_s,
+        "current": {"source": ch.source, "unit": ch.scaling.unit, "min": float(y.min()),
+                    "median": float(np.median(y)), "max": float(y.max()), "clipped_samples": clipped},
+        "warnings": list(cap.warnings),
+        "figure": str(figure),
+    }

@@ -8,20 +8,23 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console, damage_hints, progress_bar
+from charz.cli._conventions import Preset
 from charz.errors import UsageError
 
 
-def format_preset_list(models) -> str:
+def format_preset_list(models, width: int = 80) -> str:
+    from charz._text import fold
+
     lines = ["presets (simulated replicas of the drives of 003):"]
     for m in models:
-        lines.append(f"  {m.name:6s} {m.description}")
+        lines.append(fold(m.description, first=f"  {m.name:6s} ", width=width))
     return "\n".join(lines)
 
 
 def register(app: typer.Typer) -> None:
     @app.command()
     def simulate(
-        preset: Optional[str] = typer.Option(None, help="Drive to simulate (see --list)."),
+        preset: Optional[Preset] = typer.Option(None, help="Drive to simulate (see --list)."),
         out: Optional[Path] = typer.Option(None, help="Session directory to create (must not exist or be empty)."),
         seed: int = typer.Option(0, help="Seed: same seed, same captures."),
         sizes: Optional[str] = typer.Option(None, help="Write sizes, e.g. '4k:160k:4k' or '4k,32k' (default: one page to 160 KB in page steps)."),
@@ -42,7 +45,9 @@ def register(app: typer.Typer) -> None:
         from charz.sim._capture import replay, simulate_capture
 
         if list_presets:
-            console.print(format_preset_list([load_preset(n) for n in names()]))
+            from charz._text import terminal_width
+
+            console.print(format_preset_list([load_preset(n) for n in names()], terminal_width()), markup=False)
             return
         if preset is None or out is None:
             raise UsageError("simulate needs --preset and --out", hint="e.g. charz simulate --preset mxp --out runs/mxp (charz simulate --list shows presets)")

@@ -13,12 +13,14 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
+from charz.cli._conventions import TuneTarget
+from charz._text import fit, fold, terminal_width
 from charz.errors import UsageError
 
 __all__ = ["register", "parse_io_size"]
 
-_FS_HELP = "ext4, xfs, zfs, btrfs, mdadm, lvm, partition, or all."
+_FS_HELP = "What to print commands for (all: every target)."
 
 
 def parse_io_size(text: str, option: str) -> int:
@@ -66,11 +68,55 @@ def _device_path(device: str) -> str:
     return device if device.startswith("/") else f"/dev/{device}"
 
 
+def _drive_of(device: str) -> tuple[str | None, str | None]:
+    """(model, serial) of the whole disk at ``device`` as lsblk reports them (read-only); Nones if unknown."""
+    import subprocess
+
+    from charz.device._lsblk import lsblk_argv, parse_lsblk
+
+    try:
+        done = subprocess.run(lsblk_argv(_device_path(device)), capture_output=True, text=True, timeout=10)
+        rows = parse_lsblk(done.stdout) if done.returncode == 0 else ()
+    except (OSError, subprocess.SubprocessError, Exception):  # noqa: BLE001 - a check, never a failure
+        return None, None
+    row = next((r for r in rows if r.type == "disk"), rows[0] if rows else None)
+    if row is None:
+        return None, None
+    return (row.model or None), (row.serial or None)
+
+
+def same_drive_note(profile: dict, device: str, model: str | None, serial: str | None) -> str | None:
+    """A warning when ``device`` is not the drive the profile was measured on (None when it is).
+
+    >>> p = {"device": {"model": "SSD A", "serial": "S1"}}
+    >>> same_drive_note(p, "/dev/sdb", "SSD A", "S1") is None
+    True
+    >>> print(same_drive_note(p, "/dev/sdb", "SSD B", "S9"))
+    the profile was measured on SSD A (serial S1); /dev/sdb is SSD B (serial S9): another model, so its numbers may not hold here (charz characterize /dev/sdb measures this one)
+    >>> print(same_drive_note(p, "/dev/sdc", "SSD A", "S2"))
+    the profile was measured on SSD A (serial S1); /dev/sdc is SSD A (serial S2): the same model, another drive (the numbers hold if the firmware is the same)
+    """
+    d = profile.get("device") or {}
+    p_model, p_serial = str(d.get("model") or "").strip(), str(d.get("serial") or "").strip()
+    if serial and p_serial and serial.strip() == p_serial:
+        return None
+    measured = f"{p_model or 'an unnamed drive'}" + (f" (serial {p_serial})" if p_serial else "")
+    if not (model or serial):
+        return (f"cannot tell whether {device} is the drive the profile was measured on ({measured}): the "
+                "system reports no model or serial for it")
+    here = f"{model or 'an unnamed drive'}" + (f" (serial {serial})" if serial else "")
+    if model and p_model and model.strip() == p_model:
+        return (f"the profile was measured on {measured}; {device} is {here}: the same model, another drive "
+                "(the numbers hold if the firmware is the same)")
+    return (f"the profile was measured on {measured}; {device} is {here}: another model, so its numbers may "
+            f"not hold here (charz characterize {device} measures this one)")
+
+
 def register(app: typer.Typer) -> None:
     @app.command()
     def tune(
         profile: Path = typer.Argument(..., help="Profile from charz analyze (TOML, or .json), or a session directory."),
-        fs: str = typer.Option(..., "--fs", help=_FS_HELP),
+        fs: TuneTarget = typer.Option(..., "--fs", help=_FS_HELP),
         device: Optional[str] = typer.Option(None, help="Block device whose queue limits to read (read-only) and "
                                                         "to name in the commands, e.g. /dev/sda or nvme0n1."),
         min_io: Optional[str] = typer.Option(None, "--min-io", help="Use this minimum_io_size instead (e.g. 4k, or 0)."),
@@ -96,11 +142,16 @@ def register(app: typer.Typer) -> None:
             typer.echo(note, err=True)
         limits = read_limits(device, sysfs_root=sysfs_root) if device else None
         limits = with_overrides(limits, min_io_bytes=min_io_bytes, opt_io_bytes=opt_io_bytes)
+        other = None
+        if device and sysfs_root == "/sys":  # (a fake sysfs tree in tests names no real drive)
+            other = same_drive_note(data, _device_path(device), *_drive_of(device))
+            if other and not json_out:
+                console.print(fold(other, first="warning: ", rest="  ", width=terminal_width()), markup=False)
         # run
         report = build_report(data, fs=fs, limits=limits, block_size_bytes=block_bytes, data_disks=data_disks,
                               device=_device_path(device) if device else None, profile_path=where)
         # format, print
         if json_out:
-            typer.echo(json.dumps(report.to_dict(), indent=2))
+            emit_json(json.dumps({**report.to_dict(), "device_check": other}, indent=2))
         else:
-            console.print(format_report(report), markup=False)
+            console.print(fit(format_report(report), terminal_width()), markup=False)

@@ -12,7 +12,8 @@ from typing import Optional
 
 import typer
 
-from charz.cli._common import console, progress_bar
+from charz.cli._common import console, emit_json, progress_bar
+from charz.cli._conventions import Preset
 from charz.errors import UsageError
 
 __all__ = ["register"]
@@ -52,7 +53,7 @@ def register(app: typer.Typer) -> None:
     def validate(
         mock: bool = typer.Option(False, help="Mock bench: the real fio on a scratch file, the drive's MB/s and "
                                                "current from the simulated SSD's timing model."),
-        preset: Optional[str] = typer.Option(None, help="Mock bench: the simulated drive (charz simulate --list) "
+        preset: Optional[Preset] = typer.Option(None, help="Mock bench: the simulated drive (charz simulate --list) "
                                                         "[default: the --profile's preset, else mxp, as charz "
                                                         "characterize]."),
         device: Optional[Path] = typer.Option(None, help="Bench: the block device (whole disk; checked, claimed, "
@@ -148,7 +149,7 @@ def register(app: typer.Typer) -> None:
         # format, print
         if json_out:
             doc = {**result.to_dict(), "profile_written": None if written is None else str(written)}
-            typer.echo(json.dumps(doc, indent=2, allow_nan=False))
+            emit_json(json.dumps(doc, indent=2, allow_nan=False))
         else:
             console.print(format_table(result), markup=False)
             if written is not None:

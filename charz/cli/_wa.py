@@ -13,7 +13,8 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from charz.cli._common import console
+from charz.cli._common import console, emit_json
+from charz.cli._conventions import MockFtl, WaCounters
 from charz.errors import AnalysisError, UsageError
 
 __all__ = ["register", "wa_app", "format_summary"]
@@ -71,7 +72,10 @@ def format_json(settings: dict, records: dict[int, dict], out=None) -> dict:
 
 
 def format_summary(settings: dict, records: dict[int, dict], *, verbose: bool = False) -> str:
-    """The result table and notes (pure; ≤ 80 columns)."""
+    """The result table and notes (pure; ≤ 80 columns once folded by ``_wrap``).
+
+    Every warning is listed, each once (``verbose`` is kept for callers; it adds nothing now).
+    """
     geo = settings.get("geometry", {})
     lines = []
     if geo:
@@ -95,31 +99,35 @@ def format_summary(settings: dict, records: dict[int, dict], *, verbose: bool = 
     lines.append("")
     mock = any(r.get("truth") for r in records.values())
     ctr = any(((r.get("counters") or {}).get("wa") or {}).get("value") for r in records.values())
-    head = f"{'#':>3}  {'benchmark':<28}{'pulses':>8}  {'WA ± u':<15}"
-    lines.append(head + (f"{'true':>6} {'|RE_WA|':>8}" if mock else "") + (f"{'SMART':>7}" if ctr else ""))
+    # Columns of fixed width, each after one space: the widest row is 79 columns, and no two
+    # columns touch however large WA grows (_num keeps a number within its column's width).
+    head = f"{'#':>3} {'benchmark':<26} {'pulses':>9} {'WA ± u':<14}"
+    lines.append(head + (f" {'true':>6} {'|RE_WA|':>7}" if mock else "") + (f" {'SMART':>6}" if ctr else ""))
     for i in sorted(records):
         r = records[i]
         dies = r.get("dies") or []
         n = round(sum(d["programs"] for d in dies) / len(dies)) if dies else r["counts"]["programs"]
         flag = "" if r.get("trusted") else " !"
+        label = r["label"] if len(r["label"]) <= 26 else r["label"][:25] + "…"
         if r["step"]["kind"] == "calibrate":
             mp = r.get("m_p", {})
-            wa1 = mp.get("details", {}).get("wa_mp1") or mp.get("details", {}).get("wa_mp1")
-            txt = (f"M_p {mp['value']} (WA₁ {wa1:.3f})" if mp.get("value") else "M_p ? (cannot tell)")
-            lines.append(f"{i:>3}  {r['label'][:28]:<28}{n:>8}  {txt}{flag}")
+            wa1 = mp.get("details", {}).get("wa_mp1")
+            txt = (f"M_p {mp['value']} (WA₁ {_num(wa1)})" if mp.get("value") and wa1 is not None
+                   else f"M_p {mp['value']}" if mp.get("value") else "M_p ? (cannot tell)")
+            lines.append(f"{i:>3} {label:<26} {n:>9} {txt}{flag}")
             continue
         est = r.get("estimate")
-        wa = f"{est['wa']['value']:.3f} ± {est['wa']['uncertainty']:.3f}" if est else "—"
-        row = f"{i:>3}  {r['label'][:28]:<28}{n:>8}  {wa:<15}"
+        wa = f"{_num(est['wa']['value'])} ± {_num(est['wa']['uncertainty'])}" if est else "—"
+        row = f"{i:>3} {label:<26} {n:>9} {wa:<14}"
         if mock and r.get("truth"):
             re = r.get("re_wa")
-            row += f"{r['truth']['true_wa']:>6.3f} {(f'{100 * re:.2f} %' if re is not None else '—'):>8}"
+            row += f" {_num(r['truth']['true_wa']):>6} {(_percent(re) if re is not None else '—'):>7}"
         elif mock:
             row += " " * 15
         if ctr:
             cw = (r.get("counters") or {}).get("wa") or {}
-            row += f"{cw['value']:>7.3f}" if cw.get("value") else f"{'—':>7}"
-        lines.append(row + flag)
+            row += f" {_num(cw['value']):>6}" if cw.get("value") else f" {'—':>6}"
+        lines.append(row.rstrip() + flag)
     lines.append("")
     bench = [r for r in records.values() if r["step"]["kind"] == "benchmark" and r.get("re_wa") is not None]
     if bench:
@@ -153,15 +161,69 @@ def format_summary(settings: dict, records: dict[int, dict], *, verbose: bool = 
         for i in bad:
             for e in records[i]["errors"]:
                 lines.append(f"  {i}: {e}")
-    nwarn = sum(len(r.get("warnings", [])) for r in records.values())
-    if nwarn and verbose:
-        for i in sorted(records):
-            for w_ in records[i].get("warnings", []):
-                lines.append(f"  {i}: {w_}")
-    elif nwarn:
-        first = next(r["warnings"][0] for r in records.values() if r.get("warnings"))
-        lines.append(f"{nwarn} warning{'s' if nwarn != 1 else ''} (-v lists them), e.g.: {first}")
+    lines += _warning_lines(records)
     return "\n".join(lines)
+
+
+def _num(v: float) -> str:
+    """A WA-sized number in at most 6 characters: 3 decimals below 10, 2 below 100, then fewer."""
+    if v is None:
+        return "—"
+    for limit, digits in ((10, 3), (100, 2), (1000, 1)):
+        if abs(v) < limit:
+            return f"{v:.{digits}f}"
+    return f"{v:.0f}"
+
+
+def _percent(fraction: float) -> str:
+    p = 100 * fraction
+    return f"{p:.2f} %" if p < 100 else f"{p:.0f} %"
+
+
+def _steps(indices: list[int]) -> str:
+    """``0–3, 7`` for [0, 1, 2, 3, 7]."""
+    runs: list[list[int]] = []
+    for i in indices:
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
+
+
+def _warning_lines(records: dict[int, dict]) -> list[str]:
+    """Every warning of every step, each said once: a warning's explanation (after "; ") once per kind,
+    then what each step measured; steps with the same text share one line."""
+    import re
+
+    kinds: dict[str, dict[str, list[int]]] = {}   # kind (digits masked) → text before "; " → steps
+    tails: dict[str, str] = {}
+    for i in sorted(records):
+        for w in records[i].get("warnings") or []:
+            head, _, tail = w.partition("; ")
+            kind = re.sub(r"\d+(?:[.,]\d+)*", "#", head) + "|" + tail
+            tails[kind] = tail
+            steps = kinds.setdefault(kind, {}).setdefault(head, [])
+            if i not in steps:
+                steps.append(i)
+    if not kinds:
+        return []
+    n = sum(len(s) for heads in kinds.values() for s in heads.values())
+    out = [f"{n} warning{'s' if n != 1 else ''}:"]
+    for kind, heads in kinds.items():
+        tail = tails[kind]
+        if len(heads) == 1:
+            (head, steps), = heads.items()
+            s = "s" if len(steps) > 1 else ""
+            out.append(f"  step{s} {_steps(steps)}: {head}" + (f"; {tail}" if tail else ""))
+            continue
+        every = sorted(i for steps in heads.values() for i in steps)
+        if tail:
+            out.append(f"  steps {_steps(every)}: {tail}")
+        for head, steps in heads.items():
+            s = "s" if len(steps) > 1 else ""
+            out.append(f"    step{s} {_steps(steps)}: {head}")
+    return out
 
 
 def _counter_notes(records: dict[int, dict]) -> list[str]:
@@ -205,7 +267,7 @@ def _finish(out: Path, settings: dict, summary, quiet: bool, *, json_out: bool =
             verbose: bool = False) -> None:
     if json_out:
         import json
-        print(json.dumps(format_json(settings, summary.records, out), indent=1))
+        emit_json(json.dumps(format_json(settings, summary.records, out), indent=1))
     else:
         console.print(_wrap(format_summary(settings, summary.records, verbose=verbose)))
         console.print(f"archive   {out}")
@@ -272,13 +334,13 @@ def run(
     mock_lines: Optional[bool] = typer.Option(None, "--mock-lines/--mock-die-gc",
                                               help="Mock drive: GC on lines over every die (default for greedy "
                                                    "and cost-benefit), or on each die alone."),
-    mock_counters: str = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
+    mock_counters: WaCounters = typer.Option("micron", help="Mock drive's SMART counters: micron (pages), intel "
                                                      "(32 MiB units) or nvme (Data Units + OCP C0h)."),
-    mock_ftl: Optional[str] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
+    mock_ftl: Optional[MockFtl] = typer.Option(None, help="Mock drive's block manager: greedy (default), cost-benefit, "
                                                       "wolf (002 §5), fdp (002's baseline), nvm or cdm (an NVM cache, 004 §III)."),
     mock_nvm_cache: str = typer.Option("8m", help="Mock drive's NVM cache for --mock-ftl nvm|cdm."),
     mock_keep_sr: Optional[Path] = typer.Option(None, help="Keep the mock's sigrok session files (NNNN.sr) in "
-                                                           "this folder, e.g. for `charz wa analyze`."),
+                                                           "this folder, e.g. for charz wa analyze."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),
@@ -319,7 +381,7 @@ def run(
     """Measure WA: M_p calibration, then 000 Table 3's micro-benchmarks (and sub-tests, OP sweep).
 
     Exit codes: 0 all steps trusted, 2 bad usage, 4 a step is not trustworthy (its
-    counts are kept), 5 the analyser or sigrok-cli failed, 6 the drive was refused."""
+    counts are kept), 9 the analyser or sigrok-cli failed, 6 the drive was refused."""
     from charz.analysis._pulses import PulseWindows
     from charz.archive._wa import WaArchive
     from charz.logic._srzip import parse_samplerate
@@ -483,19 +545,57 @@ def _geometry(channels, chips, dies, page_size, profile):
 def profile_cmd(
     out: Path = typer.Argument(..., help="A WA archive."),
     into: Path = typer.Option(..., "--into", help="The charz profile to add the section to (rewritten)."),
+    allow_geometry_mismatch: bool = typer.Option(False, help="Add the section even when the WA run's geometry "
+                                                             "(channels, chips, dies, page) is not the profile's."),
 ) -> None:
-    """Add (or replace) the profile's ``write_amplification`` section from a WA archive.
+    """Add (or replace) the profile's write_amplification section from a WA archive.
 
-    Exit codes: 0 written, 3 not a WA archive or a profile charz cannot read."""
+    Refused (exit 2, nothing written) when the run's geometry is not the profile's."""
     from charz.analysis._wa_profile import wa_section
     from charz.archive._wa import read_wa_archive
     from charz.profile import read_profile, validate_profile, write_profile
 
     settings, records = read_wa_archive(out)
     prof = read_profile(into)
+    differ = geometry_mismatch(settings, prof)
+    if differ:
+        text = "; ".join(f"{name}: run {a}, profile {b}" for name, a, b in differ)
+        if not allow_geometry_mismatch:
+            raise UsageError(f"{out} was measured with another geometry than {into} describes ({text}): "
+                             "its WA (Eq. 7 scales by N_channel · N_chip · N_die · P_a) belongs to another drive "
+                             "or another assumption; nothing was written",
+                             hint="run charz wa run with --profile on this drive, or add --allow-geometry-mismatch "
+                                  "to keep the run's own geometry in the section anyway")
+        console.print(_wrap(f"warning: geometry differs ({text}); the section keeps the run's own"), markup=False)
     prof["write_amplification"] = wa_section(settings, records)
     write_profile(validate_profile(prof, origin=str(into)), into)
     console.print(f"{into}: write_amplification from {out} ({len(records)} steps)")
+
+
+def geometry_mismatch(settings: dict, profile: dict) -> list[tuple[str, object, object]]:
+    """(name, the WA run's value, the profile's) for each of Eq. 7's constants the two disagree on.
+
+    A constant the profile does not know is not compared.
+
+    >>> s = {"geometry": {"channels": {"value": 4}, "chips_per_channel": {"value": 1},
+    ...                   "dies_per_chip": {"value": 1}, "page_size": {"value": 4096}}}
+    >>> p = {"given": {"channels": 10, "packages": 20, "page_size_bytes": 4096}, "results": {}}
+    >>> geometry_mismatch(s, p)
+    [('channels', 4, 10), ('chips per channel', 1, 2), ('packages', 4, 20)]
+    """
+    geo = settings.get("geometry") or {}
+    given, results = profile.get("given") or {}, profile.get("results") or {}
+    ch, pk = given.get("channels"), given.get("packages")
+    theirs = {"channels": ch, "chips per channel": pk // ch if ch and pk and pk % ch == 0 else None,
+              "dies per chip": (results.get("dies_per_package") or {}).get("value"),
+              "page": given.get("page_size_bytes")}
+    ours = {"channels": "channels", "chips per channel": "chips_per_channel", "dies per chip": "dies_per_chip",
+            "page": "page_size"}
+    run = {name: (geo.get(key) or {}).get("value") for name, key in ours.items()}
+    a_ch, a_chips = run["channels"], run["chips per channel"]
+    run["packages"], theirs["packages"] = (a_ch * a_chips if a_ch and a_chips else None), pk
+    return [(name, run[name], theirs[name]) for name in run
+            if run[name] is not None and theirs[name] is not None and int(run[name]) != int(theirs[name])]
 
 
 def _ask(text: str, token_name: str) -> str | None:
@@ -516,11 +616,9 @@ def resume(
     sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
                                              help="Bench: the sigrok-cli to run (default: the run's, else PATH's)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout, as wa show --json."),
 ) -> None:
-    """Run the steps an interrupted ``charz wa run`` has no record of (mock or bench).
-
-    Exit codes: 0 all steps trusted, 2 bad usage (another drive), 3 not a WA archive, 4 a
-    step is not trustworthy, 5 the analyser or sigrok-cli failed, 6 the drive was refused."""
+    """Run the steps an interrupted charz wa run has no record of (mock or bench)."""
     from charz.archive._wa import WaArchive
 
     with WaArchive.resume(out) as archive:
@@ -534,7 +632,7 @@ def resume(
             summary = _resume_mock(archive, quiet)
         else:
             summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet, sigrok_cli)
-    _finish(out, s, summary, quiet)
+    _finish(out, s, summary, quiet, json_out=json_out)
 
 
 def _resume_mock(archive, quiet: bool):
@@ -590,7 +688,7 @@ def show(out: Path = typer.Argument(..., help="A WA archive."),
     settings, records = read_wa_archive(out)
     if json_out:
         import json
-        print(json.dumps(format_json(settings, records, out), indent=1))
+        emit_json(json.dumps(format_json(settings, records, out), indent=1))
         return
     console.print(_wrap(format_summary(settings, records, verbose=verbose)))
 
@@ -604,11 +702,13 @@ def report(
 
     Exit codes: 0 written, 3 not a WA archive (or damaged)."""
     from charz.archive._wa import read_wa_archive
-    from charz.report._fig_wa import write_wa_figures
+    from charz.report._wa_report import write_wa_pngs
     settings, records = read_wa_archive(out)
-    paths = write_wa_figures(settings, records, to or out / "report")
+    paths, skipped = write_wa_pngs(settings, records, to or out / "report")
     for p in paths:
-        console.print(str(p))
+        console.print(str(p), markup=False)
+    for name, why in skipped:  # an empty placeholder figure would say less than this line
+        console.print(_wrap(f"not drawn: {name}: {why}"), markup=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -87,10 +87,10 @@ def analyze(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Every warning of every step."),
 ) -> None:
-    """WA from R/B recordings charz did not make: the same counts, checks, table and archive as `wa run`.
+    """WA from R/B recordings charz did not make: the same counts, checks, table and archive as wa run.
 
     Exit codes: 0 all steps trusted, 2 bad usage, 3 the archive cannot be written, 4 a
-    step is not trustworthy (its counts are kept), 5 sigrok-cli cannot read a file."""
+    step is not trustworthy (its counts are kept), 9 sigrok-cli cannot read a file."""
     import datetime
 
     from charz.analysis._pulses import PulseWindows

@@ -76,6 +76,30 @@ def format_model(g: Geometry, measured=None, source: str = "") -> str:
     return _wrap("\n".join(lines))
 
 
+def model_dict(g: Geometry, measured=None, source: str = "") -> dict:
+    """The --json document of the same table (charz.wa-model/1; pure)."""
+    from charz.analysis._wa_models import model_table, rho_from_sf
+
+    band = g.held and g.blocks_per_pool
+    held_tables = [model_table(_held_sf(g, h), g.pages_per_block) for h in g.held] if band else []
+    models = []
+    for k, row in enumerate(model_table(g.spare_factor, g.pages_per_block)):
+        entry = {"name": row.name, "takes": row.convention, "wa": row.wa, "source": row.source,
+                 "origin": "inferred from the formula"}
+        if band:
+            entry["wa_held_free"] = [held_tables[0][k].wa, held_tables[1][k].wa]
+        models.append(entry)
+    doc = {"schema": "charz.wa-model/1", "spare_factor": g.spare_factor, "rho": rho_from_sf(g.spare_factor),
+           "spare_factor_origin": g.sf_origin, "pages_per_block": g.pages_per_block,
+           "blocks_per_pool": g.blocks_per_pool, "held_free_blocks": list(g.held) if band else None,
+           "held_free_origin": g.held_origin if band else None, "models": models, "measured": None}
+    if measured:
+        doc["measured"] = {"label": measured.label, "source": source, "sub_tests": measured.steps,
+                           "rb_pin": {"wa": measured.rb[0], "uncertainty": measured.rb[1]} if measured.rb else None,
+                           "smart": {"wa": measured.smart[0], "uncertainty": measured.smart[1]} if measured.smart else None}
+    return doc
+
+
 def parse_op(text: str) -> float:
     """``--op``: ρ = spare/user as a percent (``7%``) or a fraction below 1 (``0.07``).
 
@@ -120,9 +144,10 @@ def model(
     pages_per_block: Optional[int] = typer.Option(None, help="Pages per erase block (the greedy model)."),
     blocks_per_pool: Optional[int] = typer.Option(None, help="Blocks per GC pool (a die or a plane)."),
     held_blocks: Optional[str] = typer.Option(None, help="Blocks per pool the FTL keeps free, LOW,HIGH."),
-    mock: bool = typer.Option(False, "--mock", help="The geometry of `charz wa run --mock`'s drive."),
+    mock: bool = typer.Option(False, "--mock", help="The geometry of the drive of charz wa run --mock."),
     archive: Optional[Path] = typer.Option(None, help="A WA archive: its steady sub-tests beside the models "
                                                       "(and, from a mock run, its geometry)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the table as JSON (charz.wa-model/1)."),
 ) -> None:
     """Closed-form WA (Desnoyers LRW and greedy, Dayan δ, Agarwal) for a geometry; measured WA beside it.
 
@@ -165,7 +190,15 @@ def model(
             from charz.analysis._wa_steady import steady_series
             own = [x for x in steady_series(settings, records) if x.op_percent is None]
             measured = own[0] if own else None
-        text = format_model(g, measured, str(archive) if archive else "")
+        if as_json:
+            import json
+
+            from charz.cli._common import emit_json
+
+            emit_json(json.dumps(model_dict(g, measured, str(archive) if archive else ""), indent=2))
+            return
+        else:
+            text = format_model(g, measured, str(archive) if archive else "")
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     console.print(text, markup=False)

@@ -315,6 +315,7 @@ def build_report(
     profile_source: str = "",
     damaged: Sequence[str] = (),
     wa: tuple[Mapping[str, Any], Mapping[int, dict]] | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> Report:
     """Draw every figure the profile and the captures allow.
 
@@ -333,6 +334,9 @@ def build_report(
     wa : (settings, records), optional
         A WA archive (``charz wa``) whose figures join the page; without one, a profile's
         ``write_amplification`` section is drawn on its own.
+    progress : callable, optional
+        Called as ``progress(key, i, n)`` before the i-th of n figures is drawn (the CLI's
+        progress line: drawing takes seconds).
 
     Returns
     -------
@@ -346,8 +350,15 @@ def build_report(
     >>> [(s.key, s.drawn) for s in r.sections][:2]
     [('1-peak-staircase', False), ('2-write-waveforms', False)]
     """
-    sections = tuple(_section(*spec, profile, measured, captures) for spec in _SECTIONS)
+    sections = []
+    for i, spec in enumerate(_SECTIONS):
+        if progress is not None:
+            progress(spec[0], i, len(_SECTIONS) + (1 if wa is not None else 0))
+        sections.append(_section(*spec, profile, measured, captures))
+    sections = tuple(sections)
     if wa is not None:
+        if progress is not None:
+            progress("wa figures", len(_SECTIONS), len(_SECTIONS) + 1)
         sections += wa_sections(*wa)
     elif (own := profile_wa_section(profile)) is not None:
         sections += (own,)

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from charz.analysis._wa_steady import steady_series
-from charz.report._style import DOTS, FIT, MEASURED, figure_png, new_figure
+from charz.report._style import DOTS, FIT, MEASURED, new_figure
 
 __all__ = ["histogram_figure", "benchmarks_figure", "volume_figure", "models_figure", "write_wa_figures"]
 
@@ -135,14 +134,7 @@ def models_figure(series):
 
 
 def write_wa_figures(settings: dict, records: dict[int, dict], folder: str | Path) -> list[Path]:
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    out = []
-    for name, fig in (("wa-histogram.png", histogram_figure(settings, records)),
-                      ("wa-benchmarks.png", benchmarks_figure(records)),
-                      ("wa-volume.png", volume_figure(records)),
-                      ("wa-models.png", models_figure(steady_series(settings, records)))):
-        p = folder / name
-        p.write_bytes(figure_png(fig))
-        out.append(p)
-    return out
+    """The WA figures with something to show, as PNGs in ``folder`` (see ``write_wa_pngs``)."""
+    from charz.report._wa_report import write_wa_pngs
+
+    return write_wa_pngs(settings, records, folder)[0]

@@ -41,7 +41,7 @@ figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
 figcaption { color: #333; font-size: 0.93em; margin-top: 0.4em; }
 .evidence { border-left: 4px solid #4c72b0; padding: 0.3em 0.8em; background: #f3f6fb; }
 .note { background: #fff8e1; border-left: 4px solid #e0a800; padding: 0.5em 0.8em; }
-nav ol { columns: 2; }
+nav ul { columns: 2; list-style: none; padding-left: 0; }
 footer { color: #666; font-size: 0.85em; margin-top: 3em; border-top: 1px solid #ddd; padding-top: 0.5em; }
 """
 
@@ -91,8 +91,9 @@ def _png_uri(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def _figure_section(number: int, section: Section, results: Mapping[str, Any]) -> str:
-    parts = [f'<section id="{_text(section.key)}"><h2>Figure {number}. {_text(section.title)}</h2>']
+def _figure_section(section: Section, results: Mapping[str, Any]) -> str:
+    # numbered as its PNG is named (3b-rise.png is Figure 3b), not by position on the page
+    parts = [f'<section id="{_text(section.key)}"><h2>Figure {_text(section.number)}. {_text(section.title)}</h2>']
     if section.drawn:
         parts.append(
             f'<figure><img src="{_png_uri(section.png)}" alt="{_text(section.title)}">'
@@ -182,12 +183,12 @@ def render_html(report: Report) -> str:
         header += (f'<p class="sub">Time axes: on every figure t = 0 is {_text(zero)} '
                    f'(“time from the {_text(report.time_reference)}”).</p>')
     contents = ['<li><a href="#results">Results</a></li>']
-    contents += [f'<li><a href="#{_text(s.key)}">Figure {i}. {_text(s.title)}{"" if s.drawn else " (not drawn)"}</a></li>'
-                 for i, s in enumerate(report.sections, 1)]
+    contents += [f'<li><a href="#{_text(s.key)}">Figure {_text(s.number)}. {_text(s.title)}'
+                 f'{"" if s.drawn else " (not drawn)"}</a></li>' for s in report.sections]
     contents += ['<li><a href="#warnings">Warnings</a></li>', '<li><a href="#provenance">Provenance</a></li>']
     body = [
         header,
-        f"<nav><ol>{''.join(contents)}</ol></nav>",
+        f"<nav><ul>{''.join(contents)}</ul></nav>",
         '<section id="results"><h2>Results</h2>'
         "<p>Every number the profile holds: its value, whether it was given, measured or inferred, how sure "
         "charz is, and what decided it. An undetermined result says why.</p>"
@@ -197,7 +198,7 @@ def render_html(report: Report) -> str:
         + _assumed(profile)
         + "</section>",
     ]
-    body += [_figure_section(i, s, results) for i, s in enumerate(report.sections, 1)]
+    body += [_figure_section(s, results) for s in report.sections]
     body.append(f'<section id="warnings"><h2>Warnings</h2>{_warnings(list(profile.get("warnings") or []))}')
     if report.damaged:
         items = "".join(f"<li>{_text(d)}</li>" for d in report.damaged)

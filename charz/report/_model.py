@@ -22,6 +22,8 @@ class Section:
     ...             "the session has no read captures")
     >>> s.drawn
     False
+    >>> s.number, s.file_name
+    ('4', '4-read-bursts.png')
     """
 
     key: str
@@ -39,6 +41,18 @@ class Section:
     @property
     def file_name(self) -> str:
         return f"{self.key}.png"
+
+    @property
+    def number(self) -> str:
+        """The figure's number on the page, the one its PNG's name starts with.
+
+        ``3b-rise`` → ``3b`` (a figure added after 3, so docs/report.md's numbers hold);
+        ``wa-2-benchmarks`` → ``WA 2``.
+        """
+        head, _, rest = self.key.partition("-")
+        if head == "wa":
+            return "WA " + rest.partition("-")[0]
+        return head
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from charz.report._fig_wa import benchmarks_figure, histogram_figure, models_fig
 from charz.report._model import Report, Section
 from charz.report._style import DOTS, MEASURED, figure_png, new_figure
 
-__all__ = ["wa_sections", "wa_report", "profile_wa_section", "steady_results"]
+__all__ = ["wa_sections", "wa_report", "profile_wa_section", "steady_results", "wa_figure_plan", "write_wa_pngs"]
 
 _CAPTIONS = {
     "wa-1-histogram": ("R/B low-pulse widths and the windows",
@@ -61,10 +61,11 @@ def _no_models_why(settings: Mapping[str, Any], series) -> str:
             "bench, charz wa model --op gives the curves)")
 
 
-def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tuple[Section, ...]:
-    """The WA archive's four figures as report sections (a figure with nothing to show says why)."""
+def wa_figure_plan(settings: Mapping[str, Any], records: Mapping[int, dict], series=None):
+    """``{key: (draw, why)}`` for the four WA figures: ``draw`` makes the figure, or is None when the
+    archive has nothing for it to show, and ``why`` then says so (no empty placeholder is drawn)."""
     records = dict(records)
-    series = steady_series(dict(settings), records)
+    series = steady_series(dict(settings), records) if series is None else series
     has = {
         "wa-1-histogram": (bool(records), "the archive has no committed step"),
         "wa-2-benchmarks": (any(r["step"]["kind"] == "benchmark" and r.get("estimate") for r in records.values()),
@@ -77,13 +78,46 @@ def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tup
             "wa-2-benchmarks": lambda: benchmarks_figure(records),
             "wa-3-volume": lambda: volume_figure(records),
             "wa-4-models": lambda: models_figure(series)}
+    return {key: ((draw[key], "") if has[key][0] else (None, has[key][1])) for key in _CAPTIONS}
+
+
+def write_wa_pngs(settings: Mapping[str, Any], records: Mapping[int, dict], folder) -> tuple[list, list]:
+    """Write the WA figures that have something to show as PNGs (``charz wa report``).
+
+    Returns (the paths written, [(file name, why it was not drawn)]).
+    """
+    from pathlib import Path
+
+    from charz.archive import write_atomic
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written, skipped = [], []
+    for key, (draw, why) in wa_figure_plan(settings, records).items():
+        name = key.replace("wa-", "", 1).split("-", 1)[1]
+        path = folder / f"wa-{name}.png"
+        if draw is None:
+            skipped.append((path.name, why))
+            continue
+        png = _png(draw())
+        write_atomic(path, lambda f: f.write(png))
+        written.append(path)
+    return written, skipped
+
+
+def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tuple[Section, ...]:
+    """The WA archive's four figures as report sections (a figure with nothing to show says why)."""
+    records = dict(records)
+    series = steady_series(dict(settings), records)
+    plan = wa_figure_plan(settings, records, series)
     out = []
     for key, (title, caption) in _CAPTIONS.items():
-        ok, why = has[key]
+        draw, why = plan[key]
+        ok = draw is not None
         evidence = "\n".join(f"{s.label}: R/B {s.rb[0]:.3f} ± {s.rb[1]:.3f}" +
                              (f", counters {s.smart[0]:.3f} ± {s.smart[1]:.3f}" if s.smart else "")
                              for s in series if s.rb) if key == "wa-4-models" else ""
-        out.append(Section(key, title, caption, (), _png(draw[key]()) if ok else None, None if ok else why,
+        out.append(Section(key, title, caption, (), _png(draw()) if ok else None, None if ok else why,
                            evidence))
     return tuple(out)
 

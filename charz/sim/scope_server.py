@@ -84,8 +84,9 @@ class _Connection:
 
     def serve(self) -> None:
         buf = bytearray()
-        self.sock.settimeout(_POLL_S)
         try:
+            # inside the try: stop() may close the socket before this thread first runs (EBADF)
+            self.sock.settimeout(_POLL_S)
             while not self.server.stopping and not self.closed:
                 try:
                     chunk = self.sock.recv(65536)
@@ -293,9 +294,11 @@ class MockScopeServer:
                 sock.close()
             except OSError:
                 pass
+        for t in list(self._threads[:2]):  # the accept loops first: then no client thread starts
+            t.join(timeout=2.0)
         for conn in list(self._connections):
             conn.close()
-        for t in self._threads:
+        for t in list(self._threads[2:]):  # each client's thread ends at its next poll
             t.join(timeout=2.0)
 
     def __enter__(self) -> MockScopeServer:
@@ -338,7 +341,7 @@ class MockScopeServer:
             except OSError:
                 return
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=serve, args=(sock,), daemon=True).start()
+            self._spawn(serve, sock)  # tracked, so stop() waits for it
 
     def _serve_scpi(self, sock: socket.socket) -> None:
         conn = _Connection(self, sock)
@@ -417,9 +420,9 @@ class MockScopeServer:
                          "(use io, fault, clear_faults or status)")
 
     def _serve_control(self, sock: socket.socket) -> None:
-        sock.settimeout(_POLL_S)
         buf = b""
         try:
+            sock.settimeout(_POLL_S)
             while not self.stopping:
                 try:
                     chunk = sock.recv(65536)

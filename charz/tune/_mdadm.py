@@ -101,7 +101,8 @@ def advise_mdadm(ctx: Context) -> Advice:
         chunk_source = Source("mdadm default", None, "", "tool", origin="mdadm(8)")
         notes.append("no unit beyond a page: mdadm's default 512K chunk is a whole number of pages; keep it"
                      + (" (fallback: the unit is undetermined)" if basis.kind == FALLBACK else ""))
-    argv.append("MEMBERS...")
+    # --device names one member: it goes in the command, the others stay a placeholder
+    argv += ["MEMBERS..."] if ctx.device == "DEV" else [ctx.device, "OTHERS..."]
     commands = [Command(tuple(argv), tuple(options), "create the array (replace MD, LEVEL, N and the members)")]
     if ctx.data_disks:
         stripe = chunk * ctx.data_disks
@@ -112,7 +113,7 @@ def advise_mdadm(ctx: Context) -> Advice:
                      "alone; mke2fs ≥ 1.47.3 takes only the stride on an array of SSDs (non-rotational)")
         commands.extend(_array_mkfs(ctx, chunk, ctx.data_disks, chunk_source))
     if ctx.device != "DEV":
-        notes.append(f"{ctx.device} is one member; list every member in place of it")
+        notes.append(f"{ctx.device} is one member; list the others in place of OTHERS...")
     disagreements = (f"mdadm chunk: mdadm alone → 512K; charz → {suffixed(chunk, upper=True)}",) if options else ()
     headline = f"mdadm --chunk={suffixed(chunk, upper=True)}" if options else "mdadm with its default chunk (512K)"
     return Advice(TARGET, basis.kind, headline, tuple(commands), default, disagreements, tuple(notes), tuple(warnings))

@@ -30,6 +30,7 @@ PLACEHOLDERS = {
     "LEVEL": "the RAID level (0, 5, 6, 10)",
     "N": "the number of member devices",
     "MEMBERS...": "the member devices",
+    "OTHERS...": "the other member devices",
 }
 
 

@@ -49,3 +49,28 @@ def test_commands_that_never_analyse_do_not_import_numba():
             "print('numba' in sys.modules)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip().splitlines()[-1] == "False", proc.stdout + proc.stderr
+
+
+def test_a_run_that_compiled_compiles_the_other_kernels_too(monkeypatch, capsys):
+    # The other path's kernels are compiled right after a run that compiled one (a fresh
+    # install), and never after a run that found its kernel cached, or that failed.
+    import charz.cli._wa_model as wa_model
+    import charz.cli._warm as warm
+    from charz.cli import _common
+    from tests.system.charz_cli import run
+
+    calls = []
+    monkeypatch.setattr(warm, "warm_kernels", lambda: calls.append(1))
+    assert run(["wa", "model", "--op", "7%"]) == 0 and calls == []  # nothing compiled (cached)
+    real = wa_model.format_model
+
+    def compiling(*args, **kwargs):  # as numba's listener marks a compile during the command
+        _common.compiled_now = True
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(wa_model, "format_model", compiling)
+    assert run(["wa", "model", "--op", "7%"]) == 0 and calls == [1]
+    assert "compiling charz's other kernels too" in capsys.readouterr().err
+    assert run(["wa", "model", "--op", "7"]) == 2 and calls == [1]  # a usage error: nothing more
+    monkeypatch.setenv("CHARZ_WARM", "0")
+    assert run(["wa", "model", "--op", "7%"]) == 0 and calls == [1]

@@ -135,7 +135,7 @@ def test_out_of_range_given_values_on_the_command_line_are_refused_before_anythi
 @pytest.fixture(scope="module")
 def profile_text(base, tmp_path_factory):
     out = tmp_path_factory.mktemp("profile") / "p.toml"
-    proc = subprocess.run([sys.executable, "-m", "charz", "analyze", str(base), "--output", str(out)],
+    proc = subprocess.run([sys.executable, "-m", "charz", "analyze", str(base), "-o", str(out)],
                           capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     return out.read_text()
@@ -154,7 +154,7 @@ def test_a_mutated_profile_is_refused_or_tuned_never_a_traceback(profile_text, t
     path.write_text("\n".join(lines) + "\n")
     code = run(["tune", str(path), "--fs", "all"])  # anything but SystemExit fails the test
     capsys.readouterr()
-    assert code in (0, 3), code
+    assert code in (0, 8), code  # tuned, or refused as a bad profile (ProfileError)
 
 
 def _edit_capture(out, index: int, edit) -> None:

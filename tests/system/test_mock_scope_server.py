@@ -98,6 +98,20 @@ def test_control_channel_messages_and_errors():
             assert json.loads(raw.recv(4096))["ok"] is False
 
 
+def test_stopping_while_clients_connect_raises_in_no_thread(monkeypatch):
+    # stop() once closed a client's socket before its thread had set the socket's timeout:
+    # "OSError: [Errno 9] Bad file descriptor" in serve, reported by pytest as a thread exception
+    seen = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: seen.append(repr(args.exc_value)))
+    for _ in range(20):
+        with MockScopeServer() as server:
+            for _ in range(3):
+                socket.create_connection(("127.0.0.1", server.port)).close()
+                socket.create_connection(("127.0.0.1", server.control_port)).close()
+        assert all(not t.is_alive() for t in server._threads), "a server thread outlived stop()"
+    assert seen == []
+
+
 @pytest.mark.parametrize("dialect, record_length, interval_s, idn_model", [
     ("tek-dpo2000", 125_000, 1.6e-6, "MSO2024B"),      # 2000 series: its own record lengths
     ("tek-dpo4000", 10_000, 2e-6, "DPO4032"),

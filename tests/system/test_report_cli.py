@@ -54,7 +54,10 @@ def test_report_without_a_profile_makes_one_and_writes_figures(short_session, tm
     assert not (short_session / "profile.toml").exists()
     capsys.readouterr()
     assert run(["report", str(short_session), "-o", str(out)]) == 0
-    printed = capsys.readouterr().out
+    printed, said = capsys.readouterr()
+    # it says what it is doing while it works (seconds of reading and drawing), on stderr
+    assert "measuring each capture" in " ".join(said.split()) and "analysing the session too" in " ".join(said.split())
+    assert "captures measured; drawing the figures" in said
     assert f"report   {out / 'report.html'}" in printed
     assert "(the session had none; made now, as charz analyze would)" in " ".join(printed.split())
     assert all(len(line) <= 80 or "/" in line for line in printed.splitlines())  # only a path overflows
@@ -97,6 +100,13 @@ def test_report_from_an_analysed_session_draws_every_figure(full_session, capsys
     assert "4 steps" in page and "32 KiB (32768 B)" in page and "channel-only" in page
 
 
+def test_quiet_report_says_only_what_it_wrote(short_session, tmp_path, capsys):
+    capsys.readouterr()
+    assert run(["report", str(short_session), "-o", str(tmp_path / "q"), "-q"]) == 0
+    printed, said = capsys.readouterr()
+    assert said == "" and "report.html" in printed
+
+
 def test_report_with_a_named_profile(full_session, tmp_path):
     profile = full_session / "profile.toml"
     assert run(["report", str(full_session), "--profile", str(profile), "-o", str(tmp_path / "named")]) == 0
@@ -105,7 +115,7 @@ def test_report_with_a_named_profile(full_session, tmp_path):
 
 def test_a_named_profile_that_is_missing_is_an_error(full_session, tmp_path, capsys):
     capsys.readouterr()
-    assert run(["report", str(full_session), "--profile", str(tmp_path / "nope.toml"), "-o", str(tmp_path / "x")]) == 3
+    assert run(["report", str(full_session), "--profile", str(tmp_path / "nope.toml"), "-o", str(tmp_path / "x")]) == 8
     assert "cannot read profile" in capsys.readouterr().err
     assert not (tmp_path / "x").exists()
 

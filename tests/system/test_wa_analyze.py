@@ -69,7 +69,7 @@ def test_bad_input_says_what_and_loses_nothing(tmp_path, capsys):
     junk = tmp_path / "junk.vcd"
     junk.write_text("this is not a VCD\n")
     geo = [*MOCK_GEOMETRY, "--mp", "1", "--host-bytes", "1m"]
-    assert run(["wa", "analyze", str(junk), "-I", "vcd", *geo, "-o", str(tmp_path / "a")]) == 5
+    assert run(["wa", "analyze", str(junk), "-I", "vcd", *geo, "-o", str(tmp_path / "a")]) == 9  # LogicError: its own exit status
     assert "sigrok-cli cannot read" in capsys.readouterr().err
     assert run(["wa", "analyze", str(tmp_path / "missing.sr"), *geo]) == 2
     assert run(["wa", "analyze", str(junk), *MOCK_GEOMETRY, "--host-bytes", "1m"]) == 2  # no M_p

@@ -118,10 +118,13 @@ def test_progress_bars_fit_80_columns_on_a_wide_terminal(tmp_path):
 
 def test_report_figures(table3, tmp_path):
     out = table3[0]
-    p = charz("wa", "report", str(out), "--to", str(tmp_path), check=0)
-    for name in ("wa-histogram.png", "wa-benchmarks.png", "wa-volume.png"):
+    p = charz("wa", "report", str(out), "-o", str(tmp_path), check=0)
+    for name in ("wa-histogram.png", "wa-benchmarks.png"):
         assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "wa-histogram.png" in p.stdout
+    # no sub-tests in this run: no empty placeholder figure, a line that says why
+    assert not (tmp_path / "wa-volume.png").exists() and not (tmp_path / "wa-models.png").exists()
+    assert "not drawn: wa-volume.png: no sub-tests" in p.stdout
 
 
 def test_walvd_first_subtest_carries_the_initial_data_and_op_sweep_orders(tmp_path):
@@ -256,7 +259,11 @@ def test_profile_section_round_trips_through_charzs_profile_reader(tmp_path, tab
                    check=True, capture_output=True, timeout=600)
     prof = tmp_path / "p.toml"
     subprocess.run([*CHARZ, "analyze", str(sess), "-o", str(prof)], check=True, capture_output=True, timeout=600)
-    charz("wa", "profile", str(table3[0]), "--into", str(prof), check=0)
+    # the mock WA drive (4 channels × 1 chip) is not the MXP: refused, nothing written, unless allowed
+    refused = charz("wa", "profile", str(table3[0]), "-o", str(prof), check=2)
+    assert "another geometry" in refused.stderr and "channels: run 4, profile 8" in " ".join(refused.stderr.split())
+    assert "write_amplification" not in read_profile(prof)
+    charz("wa", "profile", str(table3[0]), "-o", str(prof), "--allow-geometry-mismatch", check=0)
     p = read_profile(prof)  # validated against charz.profile/1
     sec = p["write_amplification"]
     assert sec["m_p"]["value"] == 2 and len(sec["steps"]) == 40

@@ -324,7 +324,18 @@ def test_write_report_writes_the_page_and_one_png_per_figure(report, tmp_path):
 def test_a_hand_made_report_renders_a_note_for_a_missing_figure():
     section = Section("9-x", "X", "caption", ("n_step",), None, "nothing to draw")
     page = render_html(Report({"results": {"n_step": q(4, "steps")}}, (section,), "s", "p"))
-    assert "Not drawn: nothing to draw." in page and "Figure 1. X" in page
+    assert "Not drawn: nothing to draw." in page and "Figure 9. X" in page  # its key's number, as its PNG's
+
+
+def test_each_figure_is_numbered_on_the_page_as_its_png_is_named():
+    import re
+
+    sections = tuple(Section(k, k, "c", (), None, "n") for k in ("1-a", "3-b", "3b-rise", "4-read-bursts", "wa-2-x"))
+    page = render_html(Report({"results": {}}, sections, "s", "p"))
+    headings = re.findall(r"<h2>Figure ([^.]+)\. ", page)
+    assert headings == ["1", "3", "3b", "4", "WA 2"]
+    for s in sections:  # the PNG file name starts with the number the page gives it
+        assert s.file_name.replace("wa-", "WA ").startswith(s.number.replace(" ", " "))
 
 
 def test_an_unwritable_output_is_a_charz_error(report, tmp_path):

@@ -251,3 +251,13 @@ def test_fallback_on_an_8k_page_aligns_to_the_page_and_flags_it():
     xfs = advise(p, fs="xfs", limits=None)
     assert xfs.commands[0].argv[-2] == "su=8k,sw=1" and all(o.fallback for o in xfs.commands[0].options[1:])
     assert "--repeats" in ext4.warnings[0] and "too noisy" in ext4.warnings[0]
+
+
+def test_mdadm_names_the_given_device_as_one_member():
+    from charz.tune import advise
+
+    a = advise(preset_profile("mxp"), fs="mdadm", limits=None, device="/dev/sdb")
+    assert a.commands[0].argv[-2:] == ("/dev/sdb", "OTHERS...")
+    assert "OTHERS..." in a.placeholders and "MEMBERS..." not in a.placeholders
+    assert any("/dev/sdb is one member" in n for n in a.notes)
+    assert advise(preset_profile("mxp"), fs="mdadm", limits=None).commands[0].argv[-1] == "MEMBERS..."

@@ -28,3 +28,25 @@ def test_a_mock_drive_with_another_manager_is_named(name, said):
 def test_without_a_series_the_reason_is_the_missing_series():
     assert "no steady sub-test series" in _no_models_why(_settings(**ftl_options("wolf", 0)), [])
     assert "no steady sub-test series" in _no_models_why({"bench": {"kind": "bench"}}, SERIES)
+
+
+def test_figures_with_nothing_to_show_are_not_drawn_but_said(tmp_path):
+    from charz.report._wa_report import write_wa_pngs
+
+    written, skipped = write_wa_pngs(_settings(), {}, tmp_path / "rep")
+    assert written == [] and list((tmp_path / "rep").iterdir()) == []
+    assert [name for name, _ in skipped] == ["wa-histogram.png", "wa-benchmarks.png", "wa-volume.png", "wa-models.png"]
+    assert all(why for _, why in skipped) and "no sub-tests" in dict(skipped)["wa-volume.png"]
+
+
+@pytest.mark.parametrize("lines, multi", [(True, True), (False, True), (False, False)])
+def test_the_figures_erase_unit_is_the_simulated_ftls(lines, multi):
+    # wa model --archive (from the FTL's config) and the figure's legend (from the archive's
+    # settings, without the simulator) once said 1024 and 256 pages for the same line-GC drive
+    from charz.analysis._wa_steady import mock_geometry
+    from charz.sim.ftl import FtlConfig
+
+    settings = _settings(lines=lines, multi_plane=multi)
+    cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in settings["bench"]["ftl"].items()})
+    geo = mock_geometry(settings)
+    assert (geo["pages_per_unit"], geo["units_per_pool"]) == (cfg.pages_per_unit, cfg.units_per_pool)
