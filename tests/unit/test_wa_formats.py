@@ -199,3 +199,17 @@ def test_a_sparse_program_tail_is_not_taken_for_erases():
     progs = list(rng.integers(250, 850, 75)) + list(rng.integers(1150, 2100, 75))
     chk = check_counts(_counts(progs), settled=True, settle_s=0)
     assert chk.trusted and chk.erases_in_window == 0, chk
+
+
+def test_a_few_erases_just_above_the_edge_bound_what_may_hide_inside():
+    # Erases of 1.5-3 ms (000 §4.3), one per 32 programs: half of them lie inside the
+    # window, too few above its edge for the excess test; the count is ~1.5 % high.
+    rng = np.random.default_rng(7)
+    progs = list(rng.integers(250, 850, 300)) + list(rng.integers(1150, 2100, 300))
+    erases = list(rng.integers(1500, 3000, 19))
+    chk = check_counts(_counts(progs + erases), settled=True, settle_s=0)
+    assert not chk.trusted and "erases may reach into the program window" in chk.errors[0], chk
+    assert "widen" not in " ".join(chk.errors)
+    # told the block (32 programs) and all 19 erases seen above the window: nothing hides
+    above = list(rng.integers(2210, 3000, 19))
+    assert check_counts(_counts(progs + above), settled=True, settle_s=0, pages_per_block=32).trusted
