@@ -196,6 +196,18 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
             errors.append(f"{above} pulses lie just above the program window's upper edge {b:g} µs, too many "
                           "for erases: the window cuts a mode of programs; look at the width histogram and move "
                           "the edge (--program-window)")
+    # A program and the next operation (an erase needs only its command cycles) may be apart
+    # by less than the glitch time: the high gap is taken for a blip, the two are one long
+    # pulse, and the program is lost.  Such a pulse begins with a program-wide stretch.
+    if counts.merged:
+        text = (f"{counts.merged} pulse{'s' if counts.merged != 1 else ''} wider than the program window "
+                f"began with a program-wide stretch ended by a high blip (< {w.glitch_us:g} µs): a program and "
+                "the next operation may have joined, the program not counted")
+        if programs and counts.merged >= edge_fraction * programs:
+            errors.append(text + f"; the count may be {100 * counts.merged / programs:.1f} % low — record at a "
+                          "higher samplerate with a shorter --glitch")
+        else:
+            warnings.append(text)
     if not settled:
         errors.append(f"R/B was not high for the settle time ({settle_s:g} s) when the stream ended: "
                       "programs may still have been queued (000 §4.2)")
