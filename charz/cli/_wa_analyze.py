@@ -120,7 +120,7 @@ def analyze(
     geometry = _geometry(channels, chips, dies, page_size, profile)
     exe = find_sigrok_cli(sigrok_cli)
     settle, min_gap, notes = settle_notes(settle, min_gap)
-    notes += die_notes(len(names), geometry.dies)
+    notes += die_notes(len(names), geometry.dies, "--channel D0,D1,…")
     plan = [{"kind": "calibrate" if calibration and k == 0 else "benchmark", "recorded": True,
              "file": str(f.resolve()), "input_format": input_format, "label": f.name, "volume": v}
             for k, (f, v) in enumerate(zip(files, volumes))]
