@@ -210,7 +210,8 @@ def _finish(out: Path, settings: dict, summary, quiet: bool, *, json_out: bool =
         console.print(_wrap(format_summary(settings, summary.records, verbose=verbose)))
         console.print(f"archive   {out}")
     if summary.untrusted:
-        raise AnalysisError(f"{len(summary.untrusted)} of {len(summary.records)} steps are not trustworthy",
+        n, of = len(summary.untrusted), len(summary.records)
+        raise AnalysisError(f"{n} of {of} step{'s' if of != 1 else ''} {'is' if n == 1 else 'are'} not trustworthy",
                             hint="see the errors above and the width histogram (charz wa report DIR)")
 
 

@@ -107,8 +107,10 @@ def test_late_gc_with_000s_default_settle_is_untrusted_saying_why(tmp_path, caps
     # the recording holds 0.3 s of high after the late programs; 000 waits 300 s
     argv, _ = analyze(tmp_path, S("q", 250e3, late_programs=50, programs=200, seed=16), "sr", [], settle=None)
     assert run(argv) == 4
-    step = json.loads(capsys.readouterr().out)["steps"][0]
+    cap = capsys.readouterr()
+    step = json.loads(cap.out)["steps"][0]
     assert any("not high for the settle time (300 s)" in e for e in step["errors"])
+    assert "1 of 1 step is not trustworthy" in cap.err
 
 
 def test_one_die_of_uneven_dies_states_the_assumption_and_its_u_covers_the_miss(tmp_path, capsys):
