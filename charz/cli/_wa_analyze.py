@@ -130,6 +130,7 @@ def analyze(
                 "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap,
                 "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
     from charz.cli._wa import _run
+    bench.check(plan)
     with WaArchive.create(out, settings) as archive:
         summary = _run(archive, bench, quiet, json_out=json_out)
     _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
