@@ -199,12 +199,19 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
     # A program and the next operation (an erase needs only its command cycles) may be apart
     # by less than the glitch time: the high gap is taken for a blip, the two are one long
     # pulse, and the program is lost.  Such a pulse begins with a program-wide stretch.
+    # Ringing strikes long pulses too: as often as it strikes programs (their blipped share),
+    # it explains that share of the long pulses; only the excess beyond it is taken for joins.
+    long_pulses = counts.erases + counts.other
+    ringing = long_pulses * counts.programs_blipped / counts.programs if counts.programs else 0.0
+    joins = counts.merged - ringing - 2 * math.sqrt(ringing) if ringing else counts.merged
     if counts.merged:
         text = (f"{counts.merged} pulse{'s' if counts.merged != 1 else ''} wider than the program window "
                 f"began with a program-wide stretch ended by a high blip (< {w.glitch_us:g} µs): a program and "
-                "the next operation may have joined, the program not counted")
-        if programs and counts.merged >= edge_fraction * programs:
-            errors.append(text + f"; the count may be {100 * counts.merged / programs:.1f} % low — record at a "
+                "the next operation may have joined, the program not counted"
+                + (f" (ringing, striking {counts.programs_blipped} of the {counts.programs} programs, explains "
+                   f"about {ringing:.0f})" if ringing else ""))
+        if programs and joins >= edge_fraction * programs:
+            errors.append(text + f"; the count may be {100 * joins / programs:.1f} % low — record at a "
                           "higher samplerate with a shorter --glitch")
         else:
             warnings.append(text)

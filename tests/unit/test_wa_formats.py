@@ -241,3 +241,20 @@ def test_a_program_joined_to_an_erase_across_a_sub_glitch_gap_is_not_trusted():
     c2 = count_pulses(rb2, 1e6)
     assert c2.programs == 100 and c2.high_glitches == 100 and c2.merged == 0
     assert check_counts(c2, settled=True, settle_s=0).trusted
+
+
+def test_ringing_inside_erases_as_often_as_inside_programs_is_not_taken_for_joins():
+    # every program and every erase (3 ms, one per 16 programs) rings once, 300 µs in: the
+    # erases' blips begin program-wide stretches, as often as ringing explains
+    rb = np.ones(600_000, np.uint8)
+    pos = 10
+    for k in range(200):
+        for w in (900,) + ((3000,) if k % 16 == 15 else ()):
+            rb[pos:pos + w] = 0
+            rb[pos + 300] = 1
+            pos += w + 50
+    c = count_pulses(rb[:pos + 100], 1e6)
+    assert c.programs == 200 and c.programs_blipped == 200 and c.merged == c.erases == 12
+    chk = check_counts(c, settled=True, settle_s=0)
+    assert chk.trusted, chk.errors
+    assert any("ringing" in x for x in chk.warnings)
