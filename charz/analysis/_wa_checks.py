@@ -16,6 +16,12 @@
   the window, fine; some: untrustworthy, naming the erases (never a hint to widen the
   window onto them).  Erases that overlap the programs' widths cannot be told by
   width; ``charz.session._wa_run`` flags a count with GC (WA > 1) but no erase anywhere;
+* a few erase-like pulses just above the upper edge (too few for that excess test): the
+  block rule bounds the erases that may lie inside; room for 1 % of the programs or more
+  is untrustworthy, naming erases;
+* pulses beyond the program window that began with a program-wide stretch ended by a high
+  blip, beyond what ringing explains: a program joined to the next operation across a gap
+  under the glitch time, lost; 1 % of the programs or more is untrustworthy;
 * a population just outside a window edge that is not erase-like (within 10 % of the
   edge, ≥ 1 % of the programs): the window cuts a program mode — untrustworthy;
 * a small mode inside the window that is not at its top: a warning naming it (modes
