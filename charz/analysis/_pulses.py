@@ -43,7 +43,13 @@ _jit = numba.njit(cache=True, nogil=True)
 # Slots of the state vector (int64); kept in one array so the kernel allocates nothing.
 S_POS, S_STATE, S_LOW_START, S_RISE, S_PARTIAL_FIRST = range(5)
 S_PROGRAMS, S_READS, S_ERASES, S_GLITCHES, S_OTHER, S_PARTIAL, S_PULSES, S_HIGH_GLITCHES = range(5, 13)
-N_STATE = 13
+# S_PIECE: the pulse's first low stretch, up to a high blip, was program-wide (0/1); S_MERGED:
+# pulses wider than the program window that began so — a program and the next operation
+# joined across a high gap shorter than the glitch time, or ringing inside a long pulse.
+# S_BLIPPED: the pulse held a high blip (0/1); S_PROG_BLIPPED: programs that did — how often
+# ringing strikes, to tell a join from ringing inside an erase.
+S_PIECE, S_MERGED, S_BLIPPED, S_PROG_BLIPPED = 13, 14, 15, 16
+N_STATE = 17
 UNKNOWN, HIGH, LOW, PENDING = 0, 1, 2, 3  # PENDING: high again, but not yet for a glitch width
 
 # Slots of the configuration vector (float64, widths in samples; C_GLITCH a whole number of samples).
@@ -125,6 +131,8 @@ class PulseCounts:
     windows: PulseWindows
     histogram: np.ndarray = field(repr=False)
     high_glitches: int = 0  # of ``glitches``: high blips that did not split a pulse
+    merged: int = 0  # pulses beyond the program window whose first stretch, up to a high blip, was program-wide
+    programs_blipped: int = 0  # programs holding a high blip (ringing's rate)
 
     @property
     def duration_s(self) -> float:
@@ -140,7 +148,8 @@ class PulseCounts:
                 "reads": self.reads, "erases": self.erases, "glitches": self.glitches, "other": self.other,
                 "partial": self.partial, "pulses": self.pulses, "open_us": self.open_us,
                 "high_for_us": self.high_for_us, "windows": self.windows.to_dict(),
-                "histogram": [int(x) for x in self.histogram], "high_glitches": self.high_glitches}
+                "histogram": [int(x) for x in self.histogram], "high_glitches": self.high_glitches,
+                "merged": self.merged, "programs_blipped": self.programs_blipped}
 
     @classmethod
     def from_dict(cls, d: dict) -> "PulseCounts":
@@ -149,7 +158,8 @@ class PulseCounts:
                    open_us=float(d["open_us"]), high_for_us=float(d["high_for_us"]),
                    windows=PulseWindows.from_dict(d["windows"]),
                    histogram=np.asarray(d["histogram"], dtype=np.int64),
-                   high_glitches=int(d.get("high_glitches", 0)))
+                   high_glitches=int(d.get("high_glitches", 0)), merged=int(d.get("merged", 0)),
+                   programs_blipped=int(d.get("programs_blipped", 0)))
 
 
 @_jit
@@ -164,10 +174,13 @@ def _finish_pulse(width, state, cfg, hist):
         k = hist.shape[0] - 1
     hist[k] += 1
     state[S_PULSES] += 1
+    if state[S_PIECE] and w >= cfg[C_PROG_HI]:
+        state[S_MERGED] += 1
     if w <= cfg[C_GLITCH]:
         state[S_GLITCHES] += 1
     elif cfg[C_PROG_LO] < w < cfg[C_PROG_HI]:
         state[S_PROGRAMS] += 1
+        state[S_PROG_BLIPPED] += state[S_BLIPPED]
     elif cfg[C_READ_LO] < w < cfg[C_READ_HI]:
         state[S_READS] += 1
     elif cfg[C_ERASE_LO] < w < cfg[C_ERASE_HI]:
@@ -210,16 +223,25 @@ def _feed(buf, mask, cfg, state, hist):
                 if st == PENDING:
                     if k - state[S_RISE] <= glitch:
                         state[S_GLITCHES] += 1  # a high blip inside a pulse: the pulse goes on
+                        state[S_BLIPPED] = 1
+                        if state[S_PIECE] == 0:
+                            piece = float(state[S_RISE] - state[S_LOW_START])
+                            if cfg[C_PROG_LO] < piece < cfg[C_PROG_HI]:
+                                state[S_PIECE] = 1
                         state[S_HIGH_GLITCHES] += 1
                         st = LOW
                         continue
                     _finish_pulse(state[S_RISE] - state[S_LOW_START], state, cfg, hist)
                 st = LOW
                 state[S_LOW_START] = k
+                state[S_PIECE] = 0
+                state[S_BLIPPED] = 0
     pos += n
     if st == PENDING and pos - state[S_RISE] > glitch:
         _finish_pulse(state[S_RISE] - state[S_LOW_START], state, cfg, hist)
         st = HIGH
+        state[S_PIECE] = 0
+        state[S_BLIPPED] = 0
     state[S_POS] = pos
     state[S_STATE] = st
 
@@ -302,7 +324,8 @@ class PulseCounter:
             erases=int(s[S_ERASES]), glitches=int(s[S_GLITCHES]), other=int(s[S_OTHER]),
             partial=int(s[S_PARTIAL]) + int(s[S_PARTIAL_FIRST] and st == LOW),
             pulses=int(s[S_PULSES]), open_us=float(open_us), high_for_us=float(high_for_us),
-            windows=self.windows, histogram=self._hist.copy(), high_glitches=int(s[S_HIGH_GLITCHES]))
+            windows=self.windows, histogram=self._hist.copy(), high_glitches=int(s[S_HIGH_GLITCHES]),
+            merged=int(s[S_MERGED]), programs_blipped=int(s[S_PROG_BLIPPED]))
 
 
 def count_pulses(samples, samplerate_hz: float, windows: PulseWindows = WINDOWS_MLC, *, bit: int = 0) -> PulseCounts:

@@ -16,6 +16,12 @@
   the window, fine; some: untrustworthy, naming the erases (never a hint to widen the
   window onto them).  Erases that overlap the programs' widths cannot be told by
   width; ``charz.session._wa_run`` flags a count with GC (WA > 1) but no erase anywhere;
+* a few erase-like pulses just above the upper edge (too few for that excess test): the
+  block rule bounds the erases that may lie inside; room for 1 % of the programs or more
+  is untrustworthy, naming erases;
+* pulses beyond the program window that began with a program-wide stretch ended by a high
+  blip, beyond what ringing explains: a program joined to the next operation across a gap
+  under the glitch time, lost; 1 % of the programs or more is untrustworthy;
 * a population just outside a window edge that is not erase-like (within 10 % of the
   edge, ≥ 1 % of the programs): the window cuts a program mode — untrustworthy;
 * a small mode inside the window that is not at its top: a warning naming it (modes
@@ -162,6 +168,21 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
         errors.append(f"{near} pulses lie just below the program window's lower edge {a:g} µs: the window "
                       "cuts a mode; look at the width histogram and move the edge (--program-window)")
     above = _band(counts, b, b + edge_margin * b)
+    # Erase-like pulses right above the upper edge, too few for the excess test below to see
+    # anything: their width distribution may go on below the edge, and those erases are
+    # counted as programs.  How many cannot be told by width; the block rule bounds them
+    # (one erase per block's programs, or at most one per 32): what that allows beyond the
+    # erases seen elsewhere is what the count may be too high by.
+    erases_seen = counts.erases + (erase_mode[2] if erase_mode else 0)
+    cap = programs / pages_per_block if pages_per_block else MAX_ERASE_SHARE * programs
+    hidden = cap - erases_seen
+    if programs and 0 < above <= edge_fraction * programs and hidden >= edge_fraction * programs:
+        errors.append(f"erases may reach into the program window: {above} erase-like pulse"
+                      f"{'s' if above != 1 else ''} just above its upper edge {b:g} µs, {erases_seen} erase"
+                      f"{'s' if erases_seen != 1 else ''} seen in all; with one erase per "
+                      f"{pages_per_block or round(1 / MAX_ERASE_SHARE)} programs up to {hidden:.0f} more may be "
+                      f"inside, counted as programs (000 §4.3) — the count may be up to {100 * hidden / programs:.1f} % "
+                      "high" + ("" if pages_per_block else "; give --pages-per-block to bound them"))
     if programs and above > edge_fraction * programs:
         width = edge_margin * b
         inside = _band(counts, b - width, b)
@@ -181,6 +202,25 @@ def check_counts(counts: PulseCounts, *, settled: bool, settle_s: float, host_wr
             errors.append(f"{above} pulses lie just above the program window's upper edge {b:g} µs, too many "
                           "for erases: the window cuts a mode of programs; look at the width histogram and move "
                           "the edge (--program-window)")
+    # A program and the next operation (an erase needs only its command cycles) may be apart
+    # by less than the glitch time: the high gap is taken for a blip, the two are one long
+    # pulse, and the program is lost.  Such a pulse begins with a program-wide stretch.
+    # Ringing strikes long pulses too: as often as it strikes programs (their blipped share),
+    # it explains that share of the long pulses; only the excess beyond it is taken for joins.
+    long_pulses = counts.erases + counts.other
+    ringing = long_pulses * counts.programs_blipped / counts.programs if counts.programs else 0.0
+    joins = counts.merged - ringing - 2 * math.sqrt(ringing) if ringing else counts.merged
+    if counts.merged:
+        text = (f"{counts.merged} pulse{'s' if counts.merged != 1 else ''} wider than the program window "
+                f"began with a program-wide stretch ended by a high blip (< {w.glitch_us:g} µs): a program and "
+                "the next operation may have joined, the program not counted"
+                + (f" (ringing, striking {counts.programs_blipped} of the {counts.programs} programs, explains "
+                   f"about {ringing:.0f})" if ringing else ""))
+        if programs and joins >= edge_fraction * programs:
+            errors.append(text + f"; the count may be {100 * joins / programs:.1f} % low — record at a "
+                          "higher samplerate with a shorter --glitch")
+        else:
+            warnings.append(text)
     if not settled:
         errors.append(f"R/B was not high for the settle time ({settle_s:g} s) when the stream ended: "
                       "programs may still have been queued (000 §4.2)")

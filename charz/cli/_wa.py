@@ -272,7 +272,8 @@ def _finish(out: Path, settings: dict, summary, quiet: bool, *, json_out: bool =
         console.print(_wrap(format_summary(settings, summary.records, verbose=verbose)))
         console.print(f"archive   {out}")
     if summary.untrusted:
-        raise AnalysisError(f"{len(summary.untrusted)} of {len(summary.records)} steps are not trustworthy",
+        n, of = len(summary.untrusted), len(summary.records)
+        raise AnalysisError(f"{n} of {of} step{'s' if of != 1 else ''} {'is' if n == 1 else 'are'} not trustworthy",
                             hint="see the errors above and the width histogram (charz wa report DIR)")
 
 
@@ -484,11 +485,12 @@ def settle_notes(settle: float | None, min_gap: float | None) -> tuple[float, fl
     return settle, min_gap, notes
 
 
-def die_notes(counted: int, dies: int) -> list[str]:
+def die_notes(counted: int, dies: int, how: str = "--logic DRIVER:D0,D1,…") -> list[str]:
+    """``how``: the option of the command at hand that counts several dies (a hint must name a real one)."""
     if counted == 1 and dies > 1:
         return [f"one die of {dies} counted: Eq. 7 takes every die to do the same work (000 §3.2.3, assumed); "
                 "u covers dies that share pulses at random, not a die that works more — count several "
-                "(--logic DRIVER:D0,D1,…) to measure their spread"]
+                f"({how}) to measure their spread"]
     if counted > dies:
         raise UsageError(f"{counted} dies counted but the geometry has {dies}")
     return []

@@ -120,7 +120,7 @@ def analyze(
     geometry = _geometry(channels, chips, dies, page_size, profile)
     exe = find_sigrok_cli(sigrok_cli)
     settle, min_gap, notes = settle_notes(settle, min_gap)
-    notes += die_notes(len(names), geometry.dies)
+    notes += die_notes(len(names), geometry.dies, "--channel D0,D1,…")
     plan = [{"kind": "calibrate" if calibration and k == 0 else "benchmark", "recorded": True,
              "file": str(f.resolve()), "input_format": input_format, "label": f.name, "volume": v}
             for k, (f, v) in enumerate(zip(files, volumes))]
@@ -130,6 +130,7 @@ def analyze(
                 "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap,
                 "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
     from charz.cli._wa import _run
+    bench.check(plan)
     with WaArchive.create(out, settings) as archive:
         summary = _run(archive, bench, quiet, json_out=json_out)
     _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)

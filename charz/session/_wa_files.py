@@ -139,6 +139,21 @@ class FileWaBench:
     def geometry(self) -> WaGeometry:
         return self._geometry
 
+    def check(self, plan: list[dict]) -> None:
+        """Every file readable, its samplerate known, the channels in it and the host volume
+        readable — before an archive is made, so a typo leaves no half-made archive behind
+        (which the same --out would then refuse)."""
+        for step in plan:
+            path, fmt = step["file"], step.get("input_format")
+            if not Path(path).is_file():
+                raise UsageError(f"{path}: no such file")
+            info = show_file(path, sigrok=self.sigrok, input_format=fmt)
+            if not (self.samplerate_hz or info.samplerate_hz):
+                raise UsageError(f"{path} does not say its samplerate",
+                                 hint="give it: --samplerate 1M, or in the format's options (csv:samplerate=1000000)")
+            resolve_channels(self.channels, info.channels, path)
+            volume_outcome(HostVolume.from_dict(step["volume"]))
+
     def start(self, index: int, step: dict, job) -> _Running:
         path, fmt = step["file"], step.get("input_format")
         if not Path(path).is_file():

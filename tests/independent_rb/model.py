@@ -48,6 +48,8 @@ class Scenario:
     gc_share: float = 0.3            # share of programs that are GC copies (each after a read)
     pages_per_block: int = 64        # one erase per this many programs
     erase_us: tuple | None = None    # None: 2.6–3.2 ms, well above 000's window
+    erase_gap_us: tuple | None = None  # high gap before an erase (µs); an erase needs only its
+                                       # command cycles, so it may follow a program within 1 µs
     glitches: int = 0                # high blips inside programs
     late_programs: int = 0           # background GC after the workload ends (000 §4.2)
     late_idle_s: float = 0.2
@@ -84,11 +86,13 @@ def _one_die(sc: Scenario, programs: int, seed: int) -> DieTrace:
     reads += sc.late_programs
     t = 500e-6
     starts, widths, kinds = [], [], []
-    for kind, w in ops:
+    for k, (kind, w) in enumerate(ops):
         starts.append(t)
         widths.append(w * 1e-6)
         kinds.append(kind)
-        t += w * 1e-6 + rng.uniform(12, 150) * 1e-6
+        nxt = ops[k + 1][0] if k + 1 < len(ops) else None
+        gap = sc.erase_gap_us if nxt == "erase" and sc.erase_gap_us else (12, 150)
+        t += w * 1e-6 + rng.uniform(*gap) * 1e-6
     work_end = t
     if late:
         t += sc.late_idle_s

@@ -71,6 +71,12 @@ def test_bad_input_says_what_and_loses_nothing(tmp_path, capsys):
     geo = [*MOCK_GEOMETRY, "--mp", "1", "--host-bytes", "1m"]
     assert run(["wa", "analyze", str(junk), "-I", "vcd", *geo, "-o", str(tmp_path / "a")]) == 9  # LogicError: its own exit status
     assert "sigrok-cli cannot read" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists()  # refused before an archive is made: the same -o works next time
+    good = tmp_path / "good.vcd"
+    good.write_text("$timescale 1 us $end\n$scope module m $end\n$var wire 1 ! RB $end\n$upscope $end\n"
+                    "$enddefinitions $end\n#0\n1!\n#100\n0!\n#1000\n1!\n#5000\n")
+    assert run(["wa", "analyze", str(good), "-I", "vcd", *geo, "--channel", "RBX", "-o", str(tmp_path / "b")]) == 2
+    assert "has no logic channel 'RBX'" in capsys.readouterr().err and not (tmp_path / "b").exists()
     assert run(["wa", "analyze", str(tmp_path / "missing.sr"), *geo]) == 2
     assert run(["wa", "analyze", str(junk), *MOCK_GEOMETRY, "--host-bytes", "1m"]) == 2  # no M_p
     assert run(["wa", "analyze", str(junk), *MOCK_GEOMETRY, "--mp", "1"]) == 2            # no host volume

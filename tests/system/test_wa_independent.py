@@ -48,6 +48,10 @@ CASES = [
      "good"),
     ("erases 2.2-2.45 ms, just above the window", S("k", 1e6, erase_us=(2210, 2450), pages_per_block=16,
                                                     seed=10), "sr", [], "good"),
+    ("erases 1.5-3 ms across the upper edge, 32-page blocks", S("v", 1e6, erase_us=(1500, 3000),
+                                                               pages_per_block=32, seed=21), "sr", [], "flagged"),
+    ("erases 0.3-1.8 µs after a program, 32-page blocks", S("w", 1e6, erase_gap_us=(0.3, 1.8), pages_per_block=32,
+                                                            seed=24), "sr", [], "flagged"),
     ("late GC, recorded to the end", S("l", 250e3, late_programs=200, seed=11), "sr", [], "good"),
     ("late GC, recording stopped early", S("m", 250e3, late_programs=200, cut_end_s=0.05, seed=12), "sr", [],
      "flagged"),
@@ -107,8 +111,10 @@ def test_late_gc_with_000s_default_settle_is_untrusted_saying_why(tmp_path, caps
     # the recording holds 0.3 s of high after the late programs; 000 waits 300 s
     argv, _ = analyze(tmp_path, S("q", 250e3, late_programs=50, programs=200, seed=16), "sr", [], settle=None)
     assert run(argv) == 4
-    step = json.loads(capsys.readouterr().out)["steps"][0]
+    cap = capsys.readouterr()
+    step = json.loads(cap.out)["steps"][0]
     assert any("not high for the settle time (300 s)" in e for e in step["errors"])
+    assert "1 of 1 step is not trustworthy" in cap.err
 
 
 def test_one_die_of_uneven_dies_states_the_assumption_and_its_u_covers_the_miss(tmp_path, capsys):
@@ -117,7 +123,7 @@ def test_one_die_of_uneven_dies_states_the_assumption_and_its_u_covers_the_miss(
     run(argv)
     doc = json.loads(capsys.readouterr().out)
     step = doc["steps"][0]
-    assert any("one die of 4 counted" in n for n in doc["notes"])
+    assert any("one die of 4 counted" in n and "(--channel D0,D1,…)" in n for n in doc["notes"])  # its own option
     wa = step["wa"]
     assert abs(wa["value"] - wa_true) <= 2 * wa["uncertainty"] and wa["confidence"] != "high"
 
