@@ -284,7 +284,7 @@ def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
     q = dict(char.quantities)
     q["read_io_unit_bytes"], reads = read_stage(traces, char.captures, given.page_size_bytes, given.host_rate_bytes_per_s)
     unit = q["write_io_unit_bytes"].value if "write_io_unit_bytes" in q else None
-    rmw = rmw_stage(traces, char.captures, unit)
+    rmw = rmw_stage(traces, char.captures, unit, given.host_rate_bytes_per_s)
     energy = energy_stage(traces, char.captures, given.rail_v)
     per_unit = q["packages_per_unit"].value if "packages_per_unit" in q else None
     levels = None
@@ -406,6 +406,18 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     unit_views = "staircase" if n_step != 1 else "durations"
     if top.even and n_step != 1:
         by_time = unit_from_durations(size_pages, durations)
+        if by_time.unit_pages is not None and by_time.unit_pages % step_pages:
+            # The duration treads decide a unit the peak treads cannot be (not a whole number
+            # of their treads: durations may pair units that finish together, never split
+            # one): two views that disagree decide nothing.
+            why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
+                   f"the durations' are {by_time.unit_pages} pages ({by_time.reason})")
+            warnings.append("write I/O unit: the peak staircase and the request durations disagree")
+            for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
+                                      ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
+                                      ("allocation_scheme", "", INFERRED)):
+                q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
+            return _finish(q, steps, allocation, from_durations, table, warnings)
         if by_time.unit_pages == step_pages:
             unit_views = "both"
             step_evidence = f"peak treads and duration treads agree ({by_time.reason})"

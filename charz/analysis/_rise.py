@@ -42,6 +42,10 @@ MIN_STEP_Z = 2.0  # a program step must stand this many standard errors above ze
 MAX_DIES = 8
 SAME_START_US = SMOOTH_US / 2  # program starts closer than this are the same starts to the fit
 DURATION_SLACK = 0.3  # tPROG as given against as the drive runs it (lower/upper pages, temperature)
+# ... and the other way: the write may end later than the hypothesis' last program, by an
+# upper page's excess — MLC/TLC datasheets give lower pages ~0.6× and upper pages up to ~1.5×
+# the typical tPROG, and the last program of a unit is as often an upper page as not
+UPPER_PAGE_SLACK = 0.6
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,7 @@ class RiseHypothesis:
     score: float
     plausible: bool
     why_not: str = ""
+    lead: int = 0  # how pages are dealt (dies: package-major; 1: die-major; -1: page-gated); 0 = dies
 
 
 @dataclass(frozen=True)
@@ -79,19 +84,14 @@ def _ramp_up(t: np.ndarray, at: float, width: float) -> np.ndarray:
     return np.clip((t - at) / width + 0.5, 0.0, 1.0)
 
 
-def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
-    """003 §4.2's recurrence for one unit: transfer and program start of each package."""
-    chan_free: dict[int, float] = {}
-    cursor = t0
-    xfer, prog = [], []
-    for k, c in enumerate(channels_of_unit):
-        arrival = t0 + (k + 1) * dies * host_page_us
-        start = max(cursor, chan_free.get(c, -np.inf), arrival)
-        chan_free[c] = start + dies * t_xfer
-        cursor = start + s
-        xfer.append((start, start + dies * t_xfer))
-        prog.append(start + t_xfer)
-    return xfer, prog
+PAGE_GATED = -1  # ``lead`` of a controller that sends each page as it arrives from the host
+
+
+def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
+    """003 §4.2's recurrence for one unit: page transfer starts (P × dies) and the program
+    start of each package (:func:`_starts_batch` for one grid point)."""
+    prog, xs = _starts_batch(channels_of_unit, dies, np.array([float(t0)]), float(s), t_xfer, host_page_us, lead)
+    return xs[0], prog[0]
 
 
 def _busy(t, t_busy, end_us, width):
@@ -99,30 +99,22 @@ def _busy(t, t_busy, end_us, width):
     return _ramp_up(t, t_busy, width) - np.mean([_ramp_up(t, e, width) for e in end_us], axis=0)
 
 
-def _design(t, busy, xfer, prog, dies, t_xfer, t_prog, width):
+def _design(t, busy, xs, prog, dies, t_xfer, t_prog, width):
     """Columns: busy, transfers, programs — one program current for every package, since
     packages differ by ±15 %, not by kind (a current per package lets a wrong count fit ripple)."""
-    x = np.asarray(xfer, dtype=np.float64).reshape(-1, 2)
-    p = np.asarray(prog, dtype=np.float64)
-    tt = t[:, None]
-    xf = (np.clip((tt - x[:, 0]) / width + 0.5, 0.0, 1.0) - np.clip((tt - x[:, 1]) / width + 0.5, 0.0, 1.0)).sum(axis=1)
-    # the package draws its program current until its last die is done, a moment that
-    # spreads by the program-time spread: a linear fall in the mean of repeats
-    end = p + (dies - 1) * t_xfer + t_prog
-    lo = end - PROG_SPREAD * t_prog
-    on = np.clip((tt - p) / width + 0.5, 0.0, 1.0) * (1.0 - np.clip((tt - lo) / (2 * PROG_SPREAD * t_prog), 0.0, 1.0))
-    return np.column_stack([busy, xf, on.sum(axis=1)])
+    xf, on = _columns_batch(t, np.asarray(prog, dtype=np.float64)[None], np.asarray(xs, dtype=np.float64)[None],
+                            t_xfer, t_prog, width, np.float64)
+    return np.column_stack([busy, xf[0], on[0]])
 
 
 def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float, host_page_us: float) -> bool:
     """Could the rival's channel pattern, with some switch delay, start its packages where
     the best hypothesis did (each within :data:`SAME_START_US`)?"""
     want = np.asarray(best.program_starts_us)
-    for s in np.arange(0.0, 2 * t_xfer * best.dies_per_package + 60.0, 1.0):
-        _, prog = _starts(rival.channels_of_unit, rival.dies_per_package, best.t_first_us, s, t_xfer, host_page_us)
-        if float(np.max(np.abs(np.asarray(prog) - want))) < SAME_START_US:
-            return True
-    return False
+    s = np.arange(0.0, 2 * t_xfer * best.dies_per_package + 60.0, 1.0)  # every delay at once
+    prog, _ = _starts_batch(rival.channels_of_unit, rival.dies_per_package, np.full(s.size, best.t_first_us), s,
+                            t_xfer, host_page_us, rival.lead or None)
+    return bool(np.any(np.max(np.abs(prog - want), axis=1) < SAME_START_US))
 
 
 def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
@@ -152,45 +144,82 @@ def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     return best if best is not None else (coef, float(np.sum((y - X @ coef) ** 2)))
 
 
-def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us):
-    """:func:`_starts` for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
-    program starts (K × P).  The recurrence runs over the unit's packages (≤ 16), each step
-    vectorised over every grid point."""
+def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
+    """The recurrence for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
+    program starts (K × P) and page transfer starts (K × P × dies).  It runs over the unit's
+    packages (≤ 16), each step vectorised over every grid point.
+
+    ``lead`` says how the controller deals pages:
+
+    * ``dies`` (the default; 003's T_reg = dies × t_xfer): a package gets all its pages in a
+      row, once they are all in from the host;
+    * ``1`` (die-major): one page to each package in turn — a package starts programming
+      after one host page and holds its channel for one transfer;
+    * :data:`PAGE_GATED`: a package's pages in a row, each sent as it arrives from the host
+      (a slow host link spreads them, and the package's last die starts late).
+    """
+    lead = dies if lead is None else lead
     t0 = np.asarray(t0, dtype=np.float64)
     s = np.broadcast_to(np.asarray(s, dtype=np.float64), t0.shape)
     chan_free: dict[int, np.ndarray] = {}
     cursor = t0
-    prog = np.empty(t0.shape + (len(channels_of_unit),))
+    P = len(channels_of_unit)
+    prog = np.empty(t0.shape + (P,))
+    xs = np.empty(t0.shape + (P, dies))
+    steps = np.arange(dies) * t_xfer
     for k, c in enumerate(channels_of_unit):
-        start = np.maximum(cursor, t0 + (k + 1) * dies * host_page_us)
+        first = (k * dies + 1) if lead == PAGE_GATED else (k + 1) * lead
+        start = np.maximum(cursor, t0 + first * host_page_us)
         if c in chan_free:
             start = np.maximum(start, chan_free[c])
-        chan_free[c] = start + dies * t_xfer
+        if lead == PAGE_GATED:
+            x = start
+            xs[..., k, 0] = x
+            for d in range(1, dies):
+                x = np.maximum(x + t_xfer, t0 + (k * dies + d + 1) * host_page_us)
+                xs[..., k, d] = x
+            chan_free[c] = x + t_xfer
+        else:
+            xs[..., k, :] = start[..., None] + steps
+            chan_free[c] = start + lead * t_xfer
         cursor = start + s
         prog[..., k] = start + t_xfer
-    return prog
+    return prog, xs
 
 
-def _ramps(t: np.ndarray, at: np.ndarray, width: float) -> np.ndarray:
-    """:func:`_ramp_up` of every step in ``at`` (K × P) on ``t``: K × T × P, clipped in place."""
-    r = t[None, :, None] - at[:, None, :]
-    r *= 1.0 / width
-    r += 0.5
+def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.ndarray:
+    """:func:`_ramp_up` of every step in ``at`` (K × P) on ``t``: K × T × P, clipped in place.
+    Times are taken relative to ``t[0]`` so that float32 (the grid's columns) keeps them to
+    a thousandth of a µs."""
+    t0 = float(t[0]) if t.size else 0.0
+    r = (t - t0).astype(dtype)[None, :, None] - (at - t0).astype(dtype)[:, None, :]
+    r *= dtype(1.0 / width)
+    r += dtype(0.5)
     np.maximum(r, 0.0, out=r)
     return np.minimum(r, 1.0, out=r)
 
 
-def _columns_batch(t, prog, dies, t_xfer, t_prog, width):
-    """Transfer and program columns (K × T each) of :func:`_design` for K sets of program starts."""
-    # a transfer runs from start to start + dies·t_xfer, and the program starts t_xfer after start
-    x0 = prog - t_xfer
-    xf = _ramps(t, x0, width)
-    xf -= _ramps(t, x0 + dies * t_xfer, width)
+def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32, contiguous=None):
+    """Transfer and program columns (K × T each) of :func:`_design` for K sets of program
+    starts (K × P) and page transfer starts (K × P × dies).  float32 on the grid: it only
+    ranks fits; the chosen point is refitted in float64."""
+    dies = xs.shape[-1]
+    if contiguous is None:
+        contiguous = dies == 1 or bool(np.allclose(np.diff(xs, axis=-1), t_xfer))
+    if contiguous:
+        # a package's pages back to back: one window from its first transfer to its last
+        xf = _ramps(t, xs[..., 0], width, f)
+        xf -= _ramps(t, xs[..., 0] + dies * t_xfer, width, f)
+    else:
+        flat = xs.reshape(xs.shape[0], -1)
+        xf = _ramps(t, flat, width, f)
+        xf -= _ramps(t, flat + t_xfer, width, f)
     # the package's last die ends within ±spread of its program time: a fall centred on that end
-    fall = _ramps(t, prog + (dies - 1) * t_xfer + t_prog, 2 * PROG_SPREAD * t_prog)
-    on = _ramps(t, prog, width)
-    on *= 1.0 - fall
-    return xf.sum(axis=2), on.sum(axis=2)
+    fall = _ramps(t, xs[..., -1] + t_xfer + t_prog, 2 * PROG_SPREAD * t_prog, f)
+    on = _ramps(t, prog, width, f)
+    np.subtract(1.0, fall, out=fall)
+    on *= fall
+    return xf.sum(axis=2, dtype=np.float64), on.sum(axis=2, dtype=np.float64)
 
 
 def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -249,7 +278,9 @@ def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np
     columns (one per busy start) and the distinct transfer/program columns (one per set of
     program starts): the K designs are never formed."""
     bb = np.einsum("it,it->i", busy_of, busy_of)
-    bx, bo = busy_of @ xf.T, busy_of @ on.T
+    # einsum, not @: products this small run fastest in one thread, and a BLAS that wakes its
+    # threads for each of them loses more than it gains on a busy machine
+    bx, bo = np.einsum("it,ut->iu", busy_of, xf), np.einsum("it,ut->iu", busy_of, on)
     xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
     i, u = which_busy, which_starts
     G = np.empty((i.size, 3, 3))
@@ -259,8 +290,20 @@ def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np
     G[:, 1, 1] = xx[u]
     G[:, 1, 2] = G[:, 2, 1] = xo[u]
     G[:, 2, 2] = oo[u]
-    b = np.column_stack([(busy_of @ y)[i], (xf @ y)[u], (on @ y)[u]])
+    b = np.column_stack([np.einsum("it,t->i", busy_of, y)[i], np.einsum("ut,t->u", xf, y)[u],
+                         np.einsum("ut,t->u", on, y)[u]])
     return G, b
+
+
+def _inverse_diagonal(G: np.ndarray) -> np.ndarray:
+    """Diagonal of the inverse of a symmetric 3 × 3 matrix by its cofactors (inf where singular);
+    LAPACK's inv costs milliseconds here on a busy machine, the closed form microseconds."""
+    (a, b, c), (_, d, e), (_, _, f) = G
+    cof = np.array([d * f - e * e, a * f - c * c, a * d - b * b])
+    det = a * cof[0] - b * (b * f - c * e) + c * (b * e - c * d)
+    if not abs(det) > 1e-12 * max(1.0, float(np.abs(G).max())) ** 3:
+        return np.full(3, np.inf)
+    return cof / det
 
 
 def _patterns(channels: int, packages: int, ppu: int, dies: int):
@@ -337,11 +380,23 @@ def unit_rise(
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
-        for pattern, schemes in _patterns(channels, packages, ppu, dies).items():
+        # page-gated only where the host is slower than a channel: else it is package-major
+        # (die-major for one package only shifts its start, which the fitted gap absorbs)
+        leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
+            (PAGE_GATED,) if host_page_us > t_xfer_page_us else ())
+        for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
+                                         for ld in leads):
             best = None
             # coarse grid, then a finer one around the best point; every point of a grid is
             # fitted at once (batched normal equations)
-            grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0), np.arange(2.0, 63.0, 6.0))
+            # switch delays: a selection delay of a few µs to a page transfer, or a controller that
+            # sends one page at a time, a package's pages in a row: the next package's first page
+            # then follows the previous package's last by a selection delay, (dies − 1) page
+            # transfers after its first (otherwise the only way to space starts that far is to
+            # invent packages that share a channel — 8 packages of 2 dies for 4 of 4)
+            serial = ((dies if lead == PAGE_GATED else lead) - 1) * t_xfer_page_us + np.arange(2.0, 63.0, 6.0)
+            grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0),
+                    np.unique(np.r_[np.arange(2.0, 63.0, 6.0), serial[serial > 62.0]]))
             for rnd in range(2):
                 if rnd == 1:
                     _, tb0, g0, s0 = best
@@ -353,9 +408,12 @@ def unit_rise(
                 busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - busy_off
                 # the starts depend on the busy start and the gap only through their sum: the
                 # transfer and program columns are drawn once per distinct (first start, switch delay)
-                key, inv = np.unique(np.round(np.column_stack([TB + G, S]), 9), axis=0, return_inverse=True)
-                prog = _starts_batch(pattern, dies, onset + key[:, 0], key[:, 1], t_xfer_page_us, host_page_us)
-                xf, on = _columns_batch(t, prog, dies, t_xfer_page_us, t_prog_us, width)
+                firsts, which = np.unique(np.round(tbs[:, None] + gs[None, :], 9), return_inverse=True)
+                inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
+                prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
+                                         t_xfer_page_us, host_page_us, lead)
+                xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
+                                        contiguous=lead != PAGE_GATED or dies == 1)
                 G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                              inv.ravel())
                 _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
@@ -363,28 +421,26 @@ def unit_rise(
                 if best is None or rss_k[i] < best[0]:
                     best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
             rss, t_b, g, s = best
-            xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us)
+            xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us, lead)
             X = _design(t, _busy(t, t_b, ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
-            coef, rss = _fit(X, y)
+            XtX = np.einsum("ti,tj->ij", X, X)
+            c1, r1 = _fit_batch(XtX[None], np.einsum("ti,t->i", X, y)[None], float(y @ y))
+            coef, rss = c1[0], float(r1[0])
             k = X.shape[1] + 3
             score = n_eff * np.log(max(rss, 1e-30) / t.size) + k * np.log(n_eff)
             # standard errors of the amplitudes on the independent-stretch scale
             s2 = rss / max(1.0, t.size - X.shape[1]) * (t.size / n_eff)
-            try:
-                cov = np.linalg.inv(X.T @ X) * s2
-                se = np.sqrt(np.clip(np.diag(cov), 0, None))
-            except np.linalg.LinAlgError:
-                se = np.full(X.shape[1], np.inf)
+            se = np.sqrt(np.clip(_inverse_diagonal(XtX), 0, None) * s2)
             amps = coef[2:]
             why = ""
-            last = max(p + (dies - 1) * t_xfer_page_us + t_prog_us for p in prog)
-            if abs(last - end) > DURATION_SLACK * t_prog_us + 2 * width:
+            last = float(np.max(np.asarray(xfer)[:, -1])) + t_xfer_page_us + t_prog_us
+            if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
                 why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
             elif np.any(amps <= MIN_STEP_Z * se[2:]):
                 why = "a package's program step does not show"
             hyps.append(RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),
                                        tuple(float(p) for p in prog), tuple(float(c) for c in coef), float(score),
-                                       not why, why))
+                                       not why, why, lead))
     hyps.sort(key=lambda h: h.score)
     if not hyps:
         return RiseResult(None, None, UNDETERMINED, UNDETERMINED, "no package count divides the unit and the drive",
@@ -399,7 +455,7 @@ def unit_rise(
                           f"package(s) fit best, but {b.why_not})", "", t, y, np.empty(0), tuple(hyps))
     best = fair[0]
     xfer, prog = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
-                         t_xfer_page_us, host_page_us)
+                         t_xfer_page_us, host_page_us, best.lead or None)
     fitted = _design(t, _busy(t, best.t_busy_us, ends_us, width), xfer, prog, best.dies_per_package,
                      t_xfer_page_us, t_prog_us, width) @ np.array(best.amplitudes_a)
     desc = (f"{best.packages_per_unit} package(s) starting at "

@@ -53,6 +53,7 @@ def detect_rmw(
     noise_a: float,
     write_durations_s: np.ndarray | None = None,
     read_s: float | None = None,
+    host_rate_bytes_per_s: float | None = None,
 ) -> RmwResult:
     """Decide from head distances which write sizes start with a read.
 
@@ -75,6 +76,9 @@ def detect_rmw(
         alone is medium.
     read_s : float, optional
         Duration of the smallest read measured: a read first must cost at least half of it.
+    host_rate_bytes_per_s : float, optional
+        The host link's rate: a write below the unit moves less data from the host than a
+        whole unit, and that saving is added back before the durations are compared.
 
     Example
     -------
@@ -97,7 +101,7 @@ def detect_rmw(
     full = ~partial
     if not full.any():
         return RmwResult(None, (), UNDETERMINED, "no write of a whole number of units to compare with", **base)
-    slower, slower_why = _below_unit_slower(sizes, write_durations_s, unit_bytes, read_s)
+    slower, slower_why = _below_unit_slower(sizes, write_durations_s, unit_bytes, read_s, host_rate_bytes_per_s)
     d_part, d_full = float(np.median(per_size[partial])), float(np.median(per_size[full]))
     spread = max(float(np.std(per_size[partial])), noise_a / 2)
     separation = (d_full - d_part) / spread
@@ -121,7 +125,7 @@ def detect_rmw(
 
 
 def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_bytes: int,
-                       read_s: float | None = None) -> tuple[bool | None, str]:
+                       read_s: float | None = None, host_rate_bytes_per_s: float | None = None) -> tuple[bool | None, str]:
     """Do writes below one unit take clearly longer than one whole unit (they read first)?
 
     ``None`` when the durations cannot say (none given, or no write below or at the unit).
@@ -139,10 +143,17 @@ def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_b
     if durations_s is None:
         return None, ""
     d = np.asarray(durations_s, dtype=np.float64) * 1e6
+    # The unit programs whole either way (padded or read first); a smaller write may save the
+    # host moving fewer bytes — up to all of that time on a host-bound drive, none where the
+    # pipeline hides it.  So a "yes" is judged on the raw durations (the saving can only hide a
+    # read), a "no" after adding the largest saving back (it must leave no room for a read).
+    saving = (np.clip(unit_bytes - sizes, 0, None) / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s
+              else np.zeros(sizes.size))
     below, whole = (sizes < unit_bytes) & np.isfinite(d), (sizes == unit_bytes) & np.isfinite(d)
     if below.sum() < 2 or whole.sum() < 2:
         return None, ""
     db, dw = float(np.median(d[below])), float(np.median(d[whole]))
+    most_saved = float(np.median(saving[below]))
 
     def se(x):
         return 1.4826 * float(np.median(np.abs(x - np.median(x)))) / np.sqrt(x.size)
@@ -155,7 +166,7 @@ def _below_unit_slower(sizes: np.ndarray, durations_s: np.ndarray | None, unit_b
     least = max(floor, 0.5 * read_s * 1e6) if read_s else floor
     if db - dw > max(least, 5 * sigma):
         return True, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit: they read first"
-    if db - dw + 3 * sigma < floor:  # even the upper bound leaves no room for a flash read
+    if db - dw + most_saved + 3 * sigma < floor:  # even the upper bound leaves no room for a flash read
         return False, (f"writes below the unit take {db - dw:+.0f} µs beside one whole unit: too little for a "
                        f"flash read (≥ {floor:.0f} µs)")
     return None, f"writes below the unit take {db - dw:.0f} µs longer than one whole unit, not clearly"

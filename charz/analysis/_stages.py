@@ -55,7 +55,7 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     return Quantity.undetermined("B", MEASURED, evidence), r
 
 
-def rmw_stage(traces, table, write_unit_bytes: int | None) -> RmwResult | None:
+def rmw_stage(traces, table, write_unit_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> RmwResult | None:
     writes = np.flatnonzero((table.op == "write") & table.usable)
     reads = np.flatnonzero((table.op == "read") & table.usable)
     if writes.size == 0 or reads.size == 0:
@@ -72,7 +72,8 @@ def rmw_stage(traces, table, write_unit_bytes: int | None) -> RmwResult | None:
     read_head = np.median(heads(smallest), axis=0)
     noise = float(np.median(table.noise_a[writes]))
     return detect_rmw(table.size_bytes[writes], heads(writes), read_head, write_unit_bytes, noise,
-                      write_durations_s=table.duration_s[writes], read_s=2 * head_s)
+                      write_durations_s=table.duration_s[writes], read_s=2 * head_s,
+                      host_rate_bytes_per_s=host_rate_bytes_per_s)
 
 
 @dataclass(frozen=True)

@@ -436,6 +436,8 @@ def die_notes(counted: int, dies: int) -> list[str]:
 def _stops(out: Path):
     """A bench run stops cleanly on Ctrl-C, SIGTERM and SIGHUP: the drive's settings are put
     back on the way out (as characterize does), then the exit status says which signal."""
+    from rich.console import Console
+
     from charz.cli._stop import stoppable
 
     try:

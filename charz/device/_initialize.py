@@ -92,6 +92,7 @@ class Initialization:
         self.skipped: list[SkippedSetting] = []
         self.restored: list[RestoredSetting] = []
         self.restore_failures: list[str] = []
+        self.journal_failures: list[str] = []
         self._to_restore: list[tuple[Setting, int | str]] = []
 
     @property
@@ -205,7 +206,11 @@ class Initialization:
             try:
                 self._write_journal()
             except Exception as exc:  # noqa: BLE001 - e.g. the archive's disk is full: the drive came first
-                self.restore_failures.append(f"the record of this restore could not be written: {exc}")
+                # The drive is restored; only its record is not (the archive then still says
+                # "applied", and charz restore DIR would set the same values again: harmless).
+                self.journal_failures.append(f"the record of this restore could not be written: {exc}")
+                if in_flight is not None:
+                    in_flight.add_note(self.journal_failures[-1])
         if in_flight is not None and self.restore_failures:
             in_flight.add_note("could not restore: " + "; ".join(self.restore_failures))
         if interrupted is not None and in_flight is None:

@@ -9,6 +9,7 @@ measurement.
 
 from __future__ import annotations
 
+import signal
 import threading
 import time
 from dataclasses import dataclass, field, replace
@@ -137,8 +138,18 @@ class CommitQueue:
 
     def submit(self, capture) -> None:
         self.flush()
-        self._thread = threading.Thread(target=self._commit, args=(capture,), name="charz-commit", daemon=False)
-        self._thread.start()
+        thread = threading.Thread(target=self._commit, args=(capture,), name="charz-commit", daemon=False)
+        # A stop signal inside start() (while it waits for the thread to begin) left a thread
+        # that flush() could not join ("cannot join thread before it is started"): the
+        # signals wait until it has started (and the thread, inheriting the mask, never takes
+        # one; Python runs handlers in the main thread anyway).
+        stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+        before = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+        try:
+            thread.start()
+            self._thread = thread
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 class Runner:
@@ -266,15 +277,16 @@ class Runner:
         note = f"step {step.id}: {what} ({exc.message}); configured it again and took the capture anew"
         self.log(f"step {step.id}: {what}; configuring it again and taking the capture anew")
         self.stats.notes.append(note)
-        self._configured = None
-        try:
-            self._configure(step.op)
-        except ScopeInstrumentError as again:
-            if again.code != "settings-changed":
-                raise
-            # The power-on report is read (and so cleared) by that configure's error check.
+        # Configured again, a bounded number of times: each configure's error check reads
+        # (and so clears) the power-on report or the queued error that made it fail.
+        for attempt in range(1, MAX_ATTEMPTS + 1):
             self._configured = None
-            self._configure(step.op)
+            try:
+                self._configure(step.op)
+                break
+            except ScopeInstrumentError:
+                if attempt == MAX_ATTEMPTS:
+                    raise
         return note
 
     def link_retries(self, step: Step | None = None) -> list[str]:

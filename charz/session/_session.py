@@ -507,9 +507,10 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
             # I/O count): replay them all, in order, so it goes on exactly where it stopped.
             bench.replay(_requests_seen(auto, writer.records))
         if not auto:
-            settings, result = autoset(bench, _scope_settings(config, "write"),
-                                       calibration_size_bytes=max(plan.write_sizes or plan.read_sizes),
-                                       calibration_offset_bytes=calibration)
+            settings, result = _autoset_again_if_the_scope_objects(
+                lambda: autoset(bench, _scope_settings(config, "write"),
+                                calibration_size_bytes=max(plan.write_sizes or plan.read_sizes),
+                                calibration_offset_bytes=calibration), ui)
             auto = result.to_dict()
             writer.update_metadata(bench={**writer.metadata["bench"], "scope": bench.scope_identity, "autoset": auto})
             # two lines: a person reads this at 80 columns
@@ -530,6 +531,25 @@ def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, u
             "wall_s": round(previous.get("wall_s", 0.0) + stats.wall_s, 3),
         })
     return stats
+
+
+AUTOSET_ATTEMPTS = 3
+
+
+def _autoset_again_if_the_scope_objects(run, ui: SessionUI):
+    """The autoset, once more (up to AUTOSET_ATTEMPTS) when the scope itself objects — an
+    error in its queue, a reset or power cycle during it: it configures everything again
+    and writes only to the calibration region, so running it again is what a resume would
+    do anyway.  The same objection every time stops the session."""
+    from charz.errors import ScopeInstrumentError
+
+    for attempt in range(1, AUTOSET_ATTEMPTS + 1):
+        try:
+            return run()
+        except ScopeInstrumentError as exc:
+            if attempt == AUTOSET_ATTEMPTS:
+                raise
+            ui.log(f"autoset: the scope objected ({exc.message}); running the autoset again")
 
 
 def captures_kept(out: Path) -> tuple[int, int]:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from conftest_device import MIB, LoopDevice, need_root, need_tools, run, sha256
-from test_session_scope_first import BlockStatProbe
+from test_session_scope_first import BlockStatProbe as _BlockStatProbe
 
 from charz.sim import SimulatedBench, load_preset
 from charz.sim.scope_server import MockScopeServer
@@ -31,6 +31,24 @@ from charz.sim.scope_server import MockScopeServer
 pytestmark = [pytest.mark.system, pytest.mark.root]
 
 ORIGINAL = "4104"  # sectors; the loop driver's default is 256 or 5120, never this
+
+
+class BlockStatProbe(_BlockStatProbe):
+    """The probe, for a whole module of runs: fio's flushes (writes of no sectors) draw
+    nothing, and are not told."""
+
+    def run(self) -> None:
+        from charz.sim.scope_server import MockScopeControl
+
+        with MockScopeControl(self.port) as control:
+            last = self._read()
+            while not self.stopped.is_set():
+                now = self._read()
+                if now[0] > last[0] and now[1] > last[1]:
+                    control.io("write", (now[1] - last[1]) * 512, 0)
+                    self.writes += now[0] - last[0]
+                last = now
+                time.sleep(0.0005)
 
 
 @pytest.fixture(scope="module")
@@ -274,3 +292,20 @@ def test_kill_9_then_restore_does_only_that(drive, tmp_path):
     assert [(r["key"], str(r["value"]), r["ok"]) for r in last["restored"]] == [("read_ahead", ORIGINAL, True)]
     twice = charz("restore", str(out))
     assert twice.returncode == 0 and "nothing to restore" in twice.stderr
+
+
+@pytest.mark.parametrize("command, signum", [("validate", signal.SIGTERM), ("wa", signal.SIGHUP)])
+def test_validate_and_wa_run_stopped_by_a_signal_put_the_read_ahead_back(drive, tmp_path, command, signum):
+    need_tools("fio", "sigrok-cli")
+    loop, server = drive
+    argv = (["validate", "--device", loop.path, "--scope", server.resource, "--file-size", "96M",
+             "--record-sizes", "4k", "--confirm-serial", loop.kname] if command == "validate"
+            else [*wa_argv(loop, tmp_path / "wa"), "--volume", "96m", "--confirm-serial", loop.kname])
+    proc = subprocess.Popen(charz_argv(*argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    wait_for(lambda: getra(loop) == "0", "read-ahead 0", proc)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signum, err
+    assert getra(loop) == ORIGINAL and "Traceback" not in err
+    assert "stopped" in err

@@ -62,3 +62,25 @@ def test_bursts_that_fit_another_unit_well_are_a_disagreement():
     r = fit_read_unit(sizes, d, np.ceil(sizes / (2 * PAGE)), PAGE, 250e6)
     assert r.unit_bytes is None and r.confidence == "undetermined"
     assert "bursts" in r.reason and "durations" in r.reason  # both views named
+
+
+def test_a_shorter_host_transfer_is_not_read_as_no_read_first():
+    from charz.analysis._rmw import _below_unit_slower
+
+    # 16 KiB pages at 150 MB/s: 109 µs each from the host.  A unit of 8 pages programs whole;
+    # a write of 1–3 pages reads the rest first (90 µs) but moves 5–7 fewer pages from the host,
+    # so it ends earlier than a whole unit — which, alone, reads as "no room for a read".
+    page, unit, rate = 16384, 8 * 16384, 150e6
+    host = page / rate * 1e6
+    sizes = np.repeat([page, 2 * page, 3 * page, unit], 3)
+    whole_us = 300 + 8 * host + 1700
+    jitter = np.tile([1.0, -1.0, 0.0], 4)
+    reads_first = np.where(sizes < unit, whole_us - (unit - sizes) / rate * 1e6 + 90.0, whole_us)
+    assert _below_unit_slower(sizes, (reads_first + jitter) * 1e-6, unit, 120e-6)[0] is False  # the naive view
+    slower, why = _below_unit_slower(sizes, (reads_first + jitter) * 1e-6, unit, 120e-6, rate)
+    assert slower is not False, why  # the saving may hide a read: no "no"
+    # A padded drive whose pipeline hides the host time: partial writes take 10 µs longer
+    # (their padding) — the saving cannot turn that into a read, nor the add-back into one.
+    padded = np.where(sizes < unit, whole_us + 10.0, whole_us)
+    slower, why = _below_unit_slower(sizes, (padded + jitter) * 1e-6, unit, 120e-6, rate)
+    assert slower is not True, why

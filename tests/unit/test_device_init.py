@@ -16,11 +16,13 @@ from charz.device import (
     NvmeInfo,
     TargetReport,
     initialize,
+    not_restored,
     parse_id_ctrl,
     parse_id_ns,
     parse_identify,
     parse_queue_limits,
     plan_initialization,
+    put_back,
 )
 from charz.device._plan import FROZEN_HINT
 from charz.device.testing import SSD_QUEUE, Exchange, ReplayRunner, expected_commands
@@ -399,3 +401,54 @@ def test_nvme_format_sequence(node, hold):
     with pytest.raises(KeyboardInterrupt):
         initialize(plan, runner=runner, hold=hold, confirm_serial="S4EVNX0R123456A").__enter__()
     runner.assert_all_used()
+
+
+# -- issue 25: the journal, the first originals, restore only --------------------------------
+
+def test_each_change_is_journalled_before_it_is_made_and_the_restore_after(node, hold):
+    d = node.path
+    plan = plan_initialization(sata(d))
+    journal: list[dict] = []
+    with expected_commands(sata_apply(d) + sata_restore(d)) as runner:
+        with initialize(plan, runner=runner, hold=hold, journal=journal.append):
+            pass
+    first = journal[0]  # before -a0 ran: what to put back is already on record
+    assert first["state"] == "applying" and first["applied"] == []
+    assert first["to_restore"] == [{"key": "read_ahead", "label": "read-ahead", "value": 256}]
+    assert [r["state"] for r in journal] == ["applying"] * 3 + ["applied", "restored"]
+    last = journal[-1]
+    assert [(r["key"], r["value"], r["ok"]) for r in last["restored"]] == [
+        ("write_cache", 1, True), ("look_ahead", 1, True), ("read_ahead", 256, True)]
+    assert not_restored(journal) == {}  # restored: nothing left
+    assert not_restored(journal[:4]) == {"read_ahead": 256, "look_ahead": 1, "write_cache": 1}  # a kill -9 here
+
+
+def test_a_drive_left_changed_is_put_back_to_what_was_first_found(node, hold):
+    # A resume after kill -9: the drive reads charz's own 0 / off; the first run found 256, 1, 1.
+    d = node.path
+    plan = plan_initialization(sata(d))
+    found_changed = [
+        (("hdparm", "-a", d), fixture("hdparm-a-off.txt")), (("hdparm", "-a0", d), fixture("hdparm-a0.txt")),
+        (("hdparm", "-a", d), fixture("hdparm-a-off.txt")),
+        (("hdparm", "-A", d), fixture("hdparm-A-off.txt")), (("hdparm", "-A0", d), fixture("hdparm-A0.txt")),
+        (("hdparm", "-A", d), fixture("hdparm-A-off.txt")),
+        (("hdparm", "-W", d), fixture("hdparm-W-off.txt")), (("hdparm", "-W0", d), fixture("hdparm-W0.txt")),
+        (("hdparm", "-W", d), fixture("hdparm-W-off.txt")),
+    ] + sata_apply(d)[9:]
+    with expected_commands(found_changed + sata_restore(d)) as runner:
+        with initialize(plan, runner=runner, hold=hold,
+                        originals={"read_ahead": 256, "look_ahead": 1, "write_cache": 1}) as init:
+            ra = next(a for a in init.applied if a.key == "read_ahead")
+            assert (ra.before, ra.after, ra.original) == (0, 0, 256)
+    assert [(r.key, r.value, r.ok) for r in init.restored] == [
+        ("write_cache", 1, True), ("look_ahead", 1, True), ("read_ahead", 256, True)]
+
+
+def test_put_back_restores_only_what_is_asked(node, hold):
+    d = node.path
+    plan = plan_initialization(sata(d), standby=False)
+    with expected_commands(sata_restore(d, upto=1)) as runner:  # -a256, then read back; nothing else
+        init = put_back(plan, {"read_ahead": 256}, runner=runner, hold=hold)
+    record = init.record()
+    assert record["state"] == "restored" and record["applied"] == []
+    assert [(r["key"], r["value"], r["ok"]) for r in record["restored"]] == [("read_ahead", 256, True)]

@@ -104,3 +104,32 @@ def test_transfer_current_is_not_read_as_program_starts(share):
     r = unit_rise(w, t, e, unit_pages=16, page_size_bytes=4096, channels=2, packages=8,
                   t_xfer_page_us=40.0, t_prog_us=900.0)
     assert r.packages_per_unit == 4, r.reason
+
+
+def test_pages_sent_as_they_arrive_from_a_slow_host():
+    # A host link slower than a channel (16 KiB pages: 109 µs from the host, 33 µs over a
+    # channel), and a controller that sends each page on as it arrives, a package's pages in a
+    # row: package k gets pages 2k and 2k + 1 and starts programming after the first.  Each page
+    # crossing the channel is a bump every 109 µs, but program steps come every 218 µs: 4
+    # packages of 2 dies, not 8 of 1.
+    rng = np.random.default_rng(9)
+    host, xfer_us, prog_us = 109.0, 33.0, 1700.0
+    t = np.arange(-200e-6, 3.0e-3, DT)
+    rows, ends = [], []
+    for _ in range(5):
+        u = t * 1e6 - rng.uniform(-3, 3)
+        last_end = 0.0
+        w = np.zeros(u.size)
+        for k in range(4):
+            arrive = [host * (2 * k + d + 1) for d in range(2)]
+            for a in arrive:
+                w += 0.015 * ((u >= a) & (u < a + xfer_us))
+            end = arrive[1] + xfer_us + prog_us * rng.uniform(0.9, 1.1)
+            w += 0.03 * rng.uniform(0.9, 1.1) * ((u >= arrive[0] + xfer_us) & (u < end))
+            last_end = max(last_end, end)
+        w += 0.04 * ((u >= 20) & (u < last_end + 10))
+        rows.append(w + rng.normal(0, 0.002, u.size))
+        ends.append((last_end + 10) * 1e-6)
+    r = unit_rise(np.array(rows), t, np.array(ends), unit_pages=8, page_size_bytes=16384, channels=2, packages=8,
+                  t_xfer_page_us=xfer_us, t_prog_us=prog_us, host_rate_bytes_per_s=16384 / host * 1e6)
+    assert r.packages_per_unit == 4, r.reason
