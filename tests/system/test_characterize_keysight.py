@@ -58,7 +58,13 @@ def test_keysight_session_reaches_the_tek_profile(both):
     for key, value in MXP.items():
         assert r_ks[key]["value"] == value, key
     for key in DISCRETE:  # (a TOML profile has no "value" where a field is undetermined)
-        assert r_ks[key].get("value") == r_tek[key].get("value"), key
+        a, b = r_ks[key].get("value"), r_tek[key].get("value")
+        if a is not None and b is not None:
+            assert a == b, key
+        else:
+            # Only the quantisation differs, so a field one session decides and the other
+            # leaves open must be a borderline one: never "high" on one scope alone.
+            assert "high" not in (r_ks[key]["confidence"], r_tek[key]["confidence"]), key
     # The same drive drew the same current; only the quantisation differs: one ADC code
     # (scale / codes per division) of the coarser of the two sessions' records.
     code = max(read_archive(d).captures[0].channel("current").scaling.y_mult for d in (ks_dir, tek_dir))
