@@ -105,7 +105,7 @@ class ReplayTransport:
         return data
 
     def query_compound(self, message: str, *, expect, timeout_s: float | None = None):  # noqa: ANN001
-        """The recorded reply read as PyVisaTransport.query_compound reads a live one."""
+        """The recorded reply read as BlockReading.query_compound (both transports) reads a live one."""
         self.sent.append(message)
         reply = self._take(message)
         raw = reply.encode("latin-1") if isinstance(reply, str) else reply
