@@ -8,8 +8,11 @@ schema and analysis stack (every command, even ``--help``, imports the CLI first
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import textwrap
+from math import floor, log10
 from typing import Any, Mapping
 
 __all__ = ["RESULT_LABELS", "count", "fit", "layout_words", "fold", "format_given", "format_quantity", "ordered_result_keys",
@@ -80,14 +83,11 @@ def significant(value: float, digits: int = 3, *, zeros: bool = False) -> str:
     if value == 0:
         return "0"
     if zeros:
-        from math import floor, log10
-
         return f"{value:.{max(0, digits - 1 - floor(log10(abs(value))))}f}"
     text = f"{value:.{digits}g}"
     if "e" in text and abs(value) >= 1:  # 1.23e+03: whole digits are never dropped
         text = f"{value:.0f}"
     elif "e" in text:  # 1.23e-05: written out
-        from math import floor, log10
 
         text = f"{value:.{digits - 1 - floor(log10(abs(value)))}f}"
     return text
@@ -149,9 +149,6 @@ _HANG = re.compile(r"^(\s*)(?:([$!·≠#\-✗*]|==) |([a-z][\w ]{0,12}?\s{2,})(?
 
 def terminal_width() -> int:
     """The terminal's columns (``COLUMNS`` first), 80 when output is not a terminal; at least 40."""
-    import os
-    import sys
-
     try:
         columns = int(os.environ.get("COLUMNS", ""))
     except ValueError:

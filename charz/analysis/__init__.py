@@ -52,6 +52,14 @@ from charz.analysis._smooth import W_PATTERN, W_PEAK, block_means, moving_averag
 from charz.analysis._steps import SizeLevels, StepResult, fit_steps, summarize_sizes
 from charz.analysis._units import UnitFromDurations, unit_from_durations
 from charz.analysis._window import FLAG_NAMES, WindowMeasurements, measure_window
+from charz.analysis._pulses import PulseCounter, PulseCounts, PulseWindows, count_pulses
+from charz.analysis._setup import check_idle_peaks, check_standby_tail, check_write_cache
+from charz.analysis._wa import WaGeometry, calibrate_mp, re_wa, wa_eq7
+from charz.analysis._wa_checks import check_counts
+from charz.analysis._wa_models import agarwal_wa_rho, greedy_wa_sf, held_spare_factor, lrw_wa_sf, model_table, rho_from_sf, sf_from_rho
+from charz.analysis._wa_profile import geometry_from_profile, wa_section
+from charz.analysis._wa_steady import mock_geometry, steady_series
+from charz.analysis._window import FLAG_CLIPPED, FLAG_NO_ACTIVITY, FLAG_TRUNCATED
 
 __all__ = [
     "AllocationResult", "CandidateFit", "CaptureTable", "Characterization", "DiesAndUnit", "FLAG_NAMES",
@@ -61,4 +69,5 @@ __all__ = [
     "prefix_end_us", "request_end_us", "summarize_sizes", "unit_from_durations", "visit_sequence",
     "CHANNEL_ONLY", "CHANNEL_PRIORITY", "WAY_PRIORITY", "SCHEMES", "GIVEN", "MEASURED", "INFERRED",
     "HIGH", "MEDIUM", "LOW", "UNDETERMINED", "W_PEAK", "W_PATTERN",
+    "FLAG_CLIPPED", "FLAG_NO_ACTIVITY", "FLAG_TRUNCATED", "PulseCounter", "PulseCounts", "PulseWindows", "WaGeometry", "agarwal_wa_rho", "calibrate_mp", "check_counts", "check_idle_peaks", "check_standby_tail", "check_write_cache", "count_pulses", "geometry_from_profile", "greedy_wa_sf", "held_spare_factor", "lrw_wa_sf", "mock_geometry", "model_table", "re_wa", "rho_from_sf", "sf_from_rho", "steady_series", "wa_eq7", "wa_section",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.optimize import minimize
 
 from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_us, scalar_visits_us, visit_sequence
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
@@ -116,8 +117,6 @@ def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
     The constant overhead (command decode, where the edges are placed) is solved in closed
     form for every parameter set, so only the free timing parameters are searched.
     """
-    from scipy.optimize import minimize
-
     free = timing.free()
     n_visits = int(units.max()) * k
     ch, pkg = ch[:n_visits], pkg[:n_visits]

@@ -21,6 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.ndimage import median_filter
+from scipy.signal import find_peaks
 
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
 from charz.analysis._smooth import W_PATTERN, moving_average
@@ -69,8 +71,6 @@ def count_bursts(values: np.ndarray, window: int, noise: float = 0.0, min_distan
     4
     """
     # Imported here: scipy.signal takes 0.65 s to import, and only sessions with reads need it.
-    from scipy.ndimage import median_filter
-    from scipy.signal import find_peaks
 
     x = np.asarray(values, dtype=np.float64)
     if x.size < 3 * window:

@@ -64,6 +64,9 @@ from charz.archive._atomic import write_atomic
 from charz.archive._format import CAPTURE_SCHEMA, SESSION_SCHEMA, Capture, Channel, Scaling
 from charz.archive._reader import Archive, Damaged, read_archive
 from charz.archive._writer import ArchiveWriter
+from charz.archive._given import check_given, check_rail_v
+from charz.archive._wa import WaArchive, ftl_label, read_wa_archive
+from charz.archive._writer import free_text
 
 __all__ = [
     "CAPTURE_SCHEMA",
@@ -76,4 +79,5 @@ __all__ = [
     "Scaling",
     "read_archive",
     "write_atomic",
+    "WaArchive", "check_given", "check_rail_v", "free_text", "ftl_label", "read_wa_archive",
 ]

@@ -21,6 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from charz.archive._given import check_given, check_rail_v
+
 SESSION_SCHEMA = "charz.archive/1"
 CAPTURE_SCHEMA = "charz.capture/1"
 
@@ -624,8 +626,6 @@ def check_against_plan(capture: Mapping[str, Any], steps: Mapping[int, dict], wh
 
 def _check_given(session: dict) -> None:
     """The user's values about the drive and the bench, within physical ranges."""
-    from charz.archive._given import check_given, check_rail_v
-
     try:
         given = (session.get("drive") or {}).get("given")
         if given is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import errno
 import fcntl
 import hashlib
 import json
@@ -486,8 +487,6 @@ def _remove_quietly(paths: list[Path]) -> None:
 
 def is_disk_full(exc: OSError) -> bool:
     """ENOSPC (no space) or EDQUOT (the quota is used up): both are a full disk to the user."""
-    import errno
-
     return getattr(exc, "errno", None) in (errno.ENOSPC, errno.EDQUOT)
 
 

@@ -9,13 +9,19 @@ non-zero exit code.  Anything else is a bug and keeps its traceback.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+import time
 import warnings
 
 import typer
-from rich.console import Console
+from typer.models import DefaultPlaceholder
 
+from charz import __version__
+from charz.cli import _common
+from charz.cli._common import announce_compiles, err_console, report_error  # noqa: F401 - charz.cli.report_error
 from charz.cli._conventions import CharzRoot, apply as _apply_conventions
+from charz.cli._warm import warm_kernels
 from charz.errors import CharzError
 
 app = typer.Typer(
@@ -47,14 +53,10 @@ _COMMAND_MODULES = (
     "charz.cli._wa",
 )
 
-# soft_wrap: a long path in a message stays one piece, to copy from a terminal or a CI log.
-err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # SCPI ":A:" is no emoji
 
 
 def _version(value: bool) -> None:
     if value:
-        from charz import __version__
-
         typer.echo(f"charz {__version__}")
         raise typer.Exit()
 
@@ -76,7 +78,6 @@ def _whole_short_help(typer_app: typer.Typer) -> None:
         text = info.help or (info.callback.__doc__ if info.callback else None)
         if info.short_help is None and text:
             info.short_help = text.strip().split("\n\n")[0]
-    from typer.models import DefaultPlaceholder
 
     for group in typer_app.registered_groups:
         info = group.typer_instance.info
@@ -96,38 +97,16 @@ def _register_all() -> None:
 _register_all()
 
 
-def report_error(exc: CharzError) -> int:
-    from rich.markup import escape
-
-    # escape: a message or hint is text, not markup ("pip install 'charz[usb]'" keeps its brackets)
-    err_console.print(f"[bold red]error:[/] {escape(exc.message)}")
-    if exc.hint:
-        err_console.print(f"[yellow]what to do:[/] {escape(exc.hint)}")
-    from charz.cli import _common
-
-    if _common.verbosity > 0:  # -v: the layer below's code and the chain of causes
-        if exc.code is not None:
-            err_console.print(f"code: {escape(str(exc.code))}")
-        cause = exc.__cause__ or exc.__context__
-        while cause is not None:
-            err_console.print(f"cause: {type(cause).__name__}: {escape(str(cause))}")
-            cause = cause.__cause__ or cause.__context__
-    return exc.exit_code
-
-
 def main(argv: list[str] | None = None) -> None:
     # gpib-ctypes (which e.g. tm_devices installs) warns at import when the C library is
     # absent, before any scope is named; a GPIB resource still fails with its own error, and
     # `charz scope list` says what is missing.
     warnings.filterwarnings("ignore", message="GPIB library not found", category=UserWarning)
-    from charz.cli._common import announce_compiles
 
     announce_compiles()  # the first run after an install compiles for ~10 s: say so, not sit silent
     # Standalone mode lets Typer report its own usage errors (exit 2); charz's errors pass
     # through it untouched and are reported here.
-    import time
 
-    from charz.cli import _common
 
     started = time.monotonic()
     _common.verbosity = 0
@@ -147,16 +126,11 @@ def main(argv: list[str] | None = None) -> None:
 
 def _warm_the_rest() -> None:
     """After a first run that compiled a kernel: compile charz's others now (one wait per install)."""
-    import os
-    import time
-
-    from charz.cli import _common
 
     if os.environ.get("CHARZ_WARM", "1") == "0":
         return
     _common.note("compiling charz's other kernels too, once, so that no later command waits ...")
     t0 = time.monotonic()
-    from charz.cli._warm import warm_kernels
 
     warm_kernels()
     _common.note(f"done in {time.monotonic() - t0:.1f} s")

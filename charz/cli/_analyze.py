@@ -30,9 +30,9 @@ def register(app: typer.Typer) -> None:
         tolerant: bool = typer.Option(False, help="Skip damaged captures (each is reported) instead of stopping."),
     ) -> None:
         """Infer dies per package, write I/O unit and allocation scheme from a session; write a profile."""
-        from charz.profile import to_json, write_profile
-        from charz.profile._pipeline import analyze_archive
-        from charz.session._plan import parse_size
+        from charz.profile import to_json, write_profile  # lazy: numba, numpy, scipy
+        from charz.profile import analyze_archive  # lazy: numba, numpy, scipy
+        from charz.session import parse_size  # lazy: numba, numpy, scipy
 
         overrides = {
             "channels": channels,

@@ -3,25 +3,27 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 import time
 from pathlib import Path
 from typing import List, Optional
 
 import typer
+from rich.console import Console
 
-from charz.cli._common import console, damage_hints, emit_json, progress_bar
+from charz._text import fold
+from charz.cli._analyze import format_summary, new_notes
+from charz.cli._common import console, damage_hints, emit_json, progress_bar, report_error
 from charz.cli._conventions import Dialect, EraseMethod, Preset, one_of
 from charz.cli._stop import kept_line, stoppable
-from charz.errors import UsageError
+from charz.errors import CharzError, UsageError as _Usage, UsageError
 
 
 class CliUI:
     """The session's user: log lines on stderr, a progress bar, a prompt for the serial."""
 
     def __init__(self, quiet: bool = False):
-        from rich.console import Console
-
         self.quiet = quiet
         # emoji=False: SCPI such as TRIGger:A:EDGE:SLOpe? must not become an emoji (":A:")
         self.err = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
@@ -68,8 +70,6 @@ def format_outcome(result) -> str:
     lines = [f"captures: {s.captured} taken, {s.retried} retried, {s.flagged} kept with warnings"
              + (f", {link} scope-link {'retry' if link == 1 else 'retries'}" if link else "")
              + (f", steps never captured: {s.missed}" if s.missed else "")]
-    from charz.cli._analyze import new_notes  # notes the summary's warnings already say are left out
-    from charz._text import fold
 
     lines += [fold(n, first="  note: ") for n in new_notes(s.notes, getattr(result, "profile", None))[:10]]
     if result.profile_path:
@@ -81,9 +81,7 @@ def format_outcome(result) -> str:
 
 def outcome_dict(result, session: Path) -> dict:
     """The --json document of characterize and resume (schema charz.characterize/1)."""
-    import json
-
-    from charz.profile import to_json
+    from charz.profile import to_json  # lazy: numba, numpy, scipy
 
     s = result.stats
     return {
@@ -98,11 +96,7 @@ def outcome_dict(result, session: Path) -> dict:
 
 
 def _report(result, session: Path, as_json: bool = False) -> None:
-    from charz.cli._analyze import format_summary
-
     if as_json:
-        import json
-
         emit_json(json.dumps(outcome_dict(result, session), indent=2))
     else:
         if result.profile:
@@ -124,8 +118,6 @@ INCOMPLETE_EXIT = 5
 
 
 def UI_ERR():
-    from rich.console import Console
-
     return Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)
 
 
@@ -133,7 +125,7 @@ def UI_ERR():
 def _finished_said(ui: CliUI):
     """A finished session is not resumed (nor analysed again unasked): said, exit 0 — or
     exit 6 when a run of it left drive settings changed (charz restore DIR)."""
-    from charz.session._session import SessionFinished
+    from charz.session import SessionFinished  # lazy: numba, numpy, scipy
 
     try:
         yield
@@ -148,9 +140,7 @@ def _finished_said(ui: CliUI):
 def _session_stops(ui: CliUI, out: Path):
     """Every way a session stops with its archive kept says so, and how to go on: a signal
     (exit 128 + N) or an error after the archive exists (the error, then the line)."""
-    from charz.cli import report_error
-    from charz.errors import CharzError, UsageError as _Usage
-    from charz.session._session import SessionFinished
+    from charz.session import SessionFinished  # lazy: numba, numpy, scipy
 
     try:
         yield
@@ -208,15 +198,15 @@ def register(app: typer.Typer) -> None:
                                                            "(charz.characterize/1) instead of the summary."),
     ) -> None:
         """Characterize a drive: initialize it, sweep O_DIRECT writes and reads under capture, analyze."""
-        from charz.session import SCRATCH_NAME, BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
+        from charz.session import SCRATCH_NAME, BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session  # lazy: numba, numpy, scipy
 
         if mock == bool(scope):
             raise UsageError("choose the bench: --mock, or --scope RESOURCE with --device DEV",
                              hint="try: charz characterize --mock --preset mxp")
         preset_given: dict = {}
         if mock:
-            from charz.sim import load_preset
-            from charz.sim.scope_server import DIALECTS
+            from charz.sim import load_preset  # lazy: numba, numpy, pyvisa, scipy, the simulator
+            from charz.sim.scope_server import DIALECTS  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
             if mock_dialect not in DIALECTS:  # said before the session directory exists
                 raise UsageError(f"unknown mock dialect {mock_dialect!r}", hint=f"use one of {', '.join(DIALECTS)}")
@@ -226,7 +216,7 @@ def register(app: typer.Typer) -> None:
         given = _given(preset_given, channels=channels, packages=packages,
                        page_size_bytes=parse_size(page_size) if page_size else None, t_xfer_page_us=t_xfer_us,
                        t_prog_us=t_prog_us, t_switch_us=t_switch_us, host_rate_bytes_per_s=host_rate)
-        from charz.archive._given import check_given, check_rail_v
+        from charz.archive import check_given, check_rail_v  # lazy: numpy
 
         rail_v_given = rail_v is not None
         rail_v = 5.0 if rail_v is None else rail_v
@@ -260,7 +250,7 @@ def register(app: typer.Typer) -> None:
         ui = CliUI(quiet)
         mock_provider = None
         if mock:
-            from charz.sim import mock_bench as mock_provider
+            from charz.sim import mock_bench as mock_provider  # lazy: numba, numpy, pyvisa, scipy, the simulator
         with _session_stops(ui, out), stoppable():
             result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
                                    device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
@@ -285,9 +275,9 @@ def register(app: typer.Typer) -> None:
                                                           "with space (recorded)."),
     ) -> None:
         """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
-        from charz.session import DeviceOptions, resume_session
+        from charz.session import DeviceOptions, resume_session  # lazy: numba, numpy, scipy
 
-        from charz.sim import mock_bench
+        from charz.sim import mock_bench  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
         ui = CliUI(quiet)
         # The provider is only used if the session was recorded on the mock bench.
@@ -308,7 +298,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Put back the drive settings a session changed and never restored (after kill -9 or a power
         loss), with the values its first initialization found; nothing else is done."""
-        from charz.session._restore import restore_session
+        from charz.session import restore_session  # lazy: numba, numpy, scipy
 
         ui = CliUI(quiet)
         with stoppable():  # a restore is short; a signal during it stops it like any other

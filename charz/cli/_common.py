@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+import time
 from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from charz.errors import ArchiveCorrupt, CharzError
 
 console = Console(highlight=False, soft_wrap=True, emoji=False)  # SCPI ":A:" and paths are no emoji codes
 
@@ -21,8 +28,6 @@ json_stream = None
 
 def emit_json(text: str) -> None:
     """Write the command's --json document to the real stdout."""
-    import sys
-
     stream = json_stream or sys.stdout
     stream.write(text if text.endswith("\n") else text + "\n")
     stream.flush()
@@ -35,8 +40,6 @@ compiled_now = False
 def note(text: str) -> None:
     """A progress or log line on stderr (what the command is doing); silent with -q."""
     if verbosity >= 0:
-        import sys
-
         sys.stderr.write(text + "\n")
         sys.stderr.flush()
 
@@ -90,9 +93,6 @@ def damage_hints(*, reading: bool):
     ``reading``: the command has ``--tolerant`` (analyze, report); otherwise it appends
     (resume), and appending needs the damaged capture moved aside first.
     """
-    from pathlib import Path
-
-    from charz.errors import ArchiveCorrupt
 
     try:
         yield
@@ -121,8 +121,6 @@ def announce_compiles() -> None:
     costs about a second, so the listener is installed when something else imports numba
     (commands that never analyse never pay for it).  ``benchmarks/first_run.py`` measures.
     """
-    import sys
-
     if "numba" in sys.modules:
         _listen_to_compiles()
     elif not any(isinstance(f, _AfterNumba) for f in sys.meta_path):
@@ -133,9 +131,6 @@ class _AfterNumba:
     """A meta-path finder that steps aside for the real numba and registers the listener once it is imported."""
 
     def find_spec(self, name, path=None, target=None):
-        import importlib.util
-        import sys
-
         if name != "numba":
             return None
         sys.meta_path.remove(self)
@@ -153,10 +148,7 @@ class _AfterNumba:
 
 
 def _listen_to_compiles() -> None:
-    import sys
-    import time
-
-    from numba.core import event
+    from numba.core import event  # lazy: numba
 
     class Notice(event.Listener):
         depth = 0
@@ -184,3 +176,22 @@ def _listen_to_compiles() -> None:
                 sys.stderr.flush()
 
     event.register("numba:compile", Notice())
+
+
+# soft_wrap: a long path in a message stays one piece, to copy from a terminal or a CI log.
+err_console = Console(stderr=True, highlight=False, soft_wrap=True, emoji=False)  # SCPI ":A:" is no emoji
+
+
+def report_error(exc: CharzError) -> int:
+    # escape: a message or hint is text, not markup ("pip install 'charz[usb]'" keeps its brackets)
+    err_console.print(f"[bold red]error:[/] {escape(exc.message)}")
+    if exc.hint:
+        err_console.print(f"[yellow]what to do:[/] {escape(exc.hint)}")
+    if verbosity > 0:  # -v: the layer below's code and the chain of causes
+        if exc.code is not None:
+            err_console.print(f"code: {escape(str(exc.code))}")
+        cause = exc.__cause__ or exc.__context__
+        while cause is not None:
+            err_console.print(f"cause: {type(cause).__name__}: {escape(str(cause))}")
+            cause = cause.__cause__ or cause.__context__
+    return exc.exit_code

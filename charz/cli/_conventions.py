@@ -16,13 +16,17 @@ The root group lists the main commands first and the developer tools (``simulate
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import typing
 from pathlib import Path
 from typing import Literal
 
-from typer.core import TyperCommand, TyperGroup
-from typer.core import TyperOption as _Option
+import typer
+from typer.core import TyperCommand, TyperGroup, TyperOption as _Option
+from typer.models import DefaultPlaceholder
 
+from charz.cli import _common
 from charz.errors import EXIT_CODES
 
 # The order a person meets the commands in `charz --help`; commands not named here
@@ -87,8 +91,6 @@ class CharzCommand(TyperCommand):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
-        from charz.cli import _common
-
         quiet = bool(ctx.params.get("quiet"))
         verbose = int(ctx.params.get("verbose") or 0)
         for name in self._injected:
@@ -96,7 +98,6 @@ class CharzCommand(TyperCommand):
         _common.verbosity = -1 if quiet else verbose
         if not any(ctx.params.get(p.name) for p in self.params if "--json" in getattr(p, "opts", ())):
             return super().invoke(ctx)
-        import contextlib
 
         _common.json_stream = sys.stdout
         try:
@@ -114,8 +115,6 @@ def _shared_options():
     """-q/--quiet and -v/--verbose as Typer builds them (its parameter objects need its type machinery)."""
     global _SHARED
     if _SHARED is None:
-        import typer
-
         def template(
             quiet: bool = typer.Option(False, "-q", "--quiet",
                                        help="No progress bars or log lines (results, warnings and errors still print)."),
@@ -182,8 +181,6 @@ class CharzRoot(CharzGroup):
 
 def apply(typer_app) -> None:
     """Give every registered command and group charz's classes (called once, after registration)."""
-    from typer.models import DefaultPlaceholder
-
     def unset(cls) -> bool:  # Typer's own default (no `cls=` given)
         return cls is None or isinstance(cls, DefaultPlaceholder) or cls in (TyperCommand, TyperGroup)
 
@@ -212,8 +209,6 @@ MockScopePreset = Literal[tuple([*preset_names(), "pulse"])]  # type: ignore[val
 def one_of(choices) -> str:
     """``"a, b or c"`` for a Literal's choices: in the help text when they are too many to fit the
     option's column (``--dialect <dialect>``; the parser still checks them)."""
-    import typing
-
     names = list(typing.get_args(choices))
     return ", ".join(names[:-1]) + " or " + names[-1]
 

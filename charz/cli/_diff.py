@@ -9,7 +9,9 @@ from typing import Any
 
 import typer
 
+from charz._text import fold
 from charz.cli._common import console, emit_json
+from charz.errors import UsageError
 
 _UNITS = {"s": (1e6, "µs"), "A": (1e3, "mA")}
 
@@ -20,7 +22,6 @@ def _profile_path(p: Path) -> Path:
         for name in ("profile.toml", "profile.json"):
             if (p / name).is_file():
                 return p / name
-        from charz.errors import UsageError
         raise UsageError(f"{p} has no profile.toml", hint=f"run charz analyze {p} first")
     return p
 
@@ -105,8 +106,6 @@ def diff_profiles(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def format_diff(name_a: str, name_b: str, a: dict[str, Any], b: dict[str, Any]) -> str:
-    from charz._text import fold
-
     rows = diff_profiles(a, b)
     da, db = a.get("device", {}), b.get("device", {})
     head = [fold(f"{name_a}: {da.get('model', '?')}", first="A  "),
@@ -136,7 +135,7 @@ def register(app: typer.Typer) -> None:
         uncertainty), a non-numeric value differs, or a field is absent from one side; exit 0
         when the profiles agree or differ only within uncertainty, origin or confidence.
         """
-        from charz.profile import read_profile
+        from charz.profile import read_profile  # lazy: numba, numpy, scipy
 
         pa, pb = _profile_path(a), _profile_path(b)
         da, db = read_profile(pa), read_profile(pb)

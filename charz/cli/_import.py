@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 from typing import Optional
 
+import tomli_w
 import typer
 
 from charz.cli._common import console, progress_bar
@@ -15,11 +16,9 @@ from charz.errors import UsageError
 
 def _guess(folder: Path, manifest: Path, amps_per_volt: float | None, quiet: bool) -> None:
     """Write the manifest guessed from ``folder``'s names and headers to ``manifest``; print the guesses."""
-    import tomli_w
-
-    from charz.archive import write_atomic
-    from charz.importer._files import SUFFIXES, read_records
-    from charz.importer._guess import guess_folder, manifest_doc
+    from charz.archive import write_atomic  # lazy: numpy
+    from charz.importer import SUFFIXES, read_records  # lazy: numpy, pyvisa
+    from charz.importer import guess_folder, manifest_doc  # lazy: numpy, pyvisa
 
     if manifest.exists():
         raise UsageError(f"{manifest} exists; charz does not overwrite a manifest",
@@ -78,8 +77,8 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 done; 2 bad input (a file, the manifest or an option); 3 the
         session directory exists and is not empty.  Nothing is written on an error.
         """
-        from charz.importer import import_folder, load_manifest
-        from charz.importer._manifest import MANIFEST_NAME
+        from charz.importer import import_folder, load_manifest  # lazy: numpy, pyvisa
+        from charz.importer import MANIFEST_NAME  # lazy: numpy, pyvisa
 
         man_path = manifest or folder / MANIFEST_NAME
         if guess:
@@ -109,8 +108,8 @@ def register(app: typer.Typer) -> None:
         Exit codes: 0 done; 2 bad input (unknown format, OUT not empty); 3 the session
         cannot be read.
         """
-        from charz.archive import read_archive
-        from charz.importer import export_archive
+        from charz.archive import read_archive  # lazy: numpy
+        from charz.importer import export_archive  # lazy: numpy, pyvisa
 
         total = len(read_archive(session, verify=False).captures)
         with progress_bar(total, f"exporting {format}", enabled=not quiet) as bar:

@@ -58,15 +58,15 @@ def register(app: typer.Typer) -> None:
         """Draw the evidence behind a profile's numbers: PNG figures and one self-contained HTML page.
 
         SESSION may also be a WA archive (charz wa run): the page is then its WA figures."""
-        from charz.profile import write_profile
-        from charz.report import build_report, load_inputs, write_report
+        from charz.profile import write_profile  # lazy: numba, numpy, scipy
+        from charz.report import build_report, load_inputs, write_report  # lazy: matplotlib, numba, numpy, scipy
 
         out_dir = output or session / "report"
         if (session / "wa.json").is_file():  # a WA archive: its own page
             if wa is not None:
                 raise UsageError(f"{session} is itself a WA archive; --wa adds one to a characterization session")
-            from charz.archive._wa import read_wa_archive
-            from charz.report._wa_report import wa_report
+            from charz.archive import read_wa_archive  # lazy: numpy
+            from charz.report import wa_report  # lazy: matplotlib, numba, numpy, scipy
             settings, records = read_wa_archive(session)
             rep = wa_report(settings, records, session=str(session))
             written = write_report(rep, out_dir)
@@ -74,7 +74,7 @@ def register(app: typer.Typer) -> None:
             return
         wa_data = None
         if wa is not None:
-            from charz.archive._wa import read_wa_archive
+            from charz.archive import read_wa_archive  # lazy: numpy
             wa_data = read_wa_archive(wa)
         # Reading and measuring every capture, then drawing, take seconds each: say what is going on.
         analysing = profile is None and not (session / "profile.toml").exists()

@@ -142,7 +142,7 @@ def format_mock_banner(server) -> str:  # noqa: ANN001 - a MockScopeServer
 def _build_settings(channel: str, scale: float, position: float, offset: float, units: str,
                     record_length: int, sample_interval: float, pretrigger: float, level: float,
                     slope: str, mode: str, width: int):
-    from charz.scope import ScopeSettings
+    from charz.scope import ScopeSettings  # lazy: numpy, pyvisa
 
     return ScopeSettings(
         channel=channel, vertical_scale=scale, probe_units=units, vertical_position_div=position,
@@ -153,7 +153,7 @@ def _build_settings(channel: str, scale: float, position: float, offset: float, 
 
 
 def _preset_source(preset: str, seed: int):  # noqa: ANN202 - a CurrentSource
-    from charz.sim import SimulatedBench, load_preset
+    from charz.sim import SimulatedBench, load_preset  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
     return SimulatedBench(load_preset(preset), seed=seed)
 
@@ -188,7 +188,7 @@ def register(app: typer.Typer) -> None:
                                                         "how to make it do a request (nothing is sent to it)."),
     ) -> None:
         """Identify the scope, take one acquisition and say what to fix (exit 1 if anything)."""
-        from charz.scope import open_scope, run_check
+        from charz.scope import open_scope, run_check  # lazy: numpy, pyvisa
 
         settings = _build_settings(channel, scale, position, offset, units, record_length,
                                    sample_interval, pretrigger, level, slope, mode, width)
@@ -221,7 +221,7 @@ def register(app: typer.Typer) -> None:
                                       "the modelled scope (instruments/*.toml [timing])."),
     ) -> None:
         """Run the mock oscilloscope on loopback until Ctrl-C."""
-        from charz.sim.scope_server import MockScopeServer
+        from charz.sim.scope_server import MockScopeServer  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
         source = None if preset == "pulse" else _preset_source(preset, seed)  # None: the server's pulse train
         server = MockScopeServer(source, dialect=dialect, port=port, control_port=control_port,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import textwrap
 import warnings
@@ -65,7 +66,7 @@ def register(scope_app: typer.Typer) -> None:
                                                            "(charz.scope-list/1)."),
     ) -> None:
         """List the VISA resources pyvisa-py finds, and which backends it lacks."""
-        import pyvisa
+        import pyvisa  # lazy: pyvisa
 
         with warnings.catch_warnings():       # pyvisa-py's discovery warnings are in the list below
             warnings.simplefilter("ignore")
@@ -76,8 +77,6 @@ def register(scope_app: typer.Typer) -> None:
             finally:
                 rm.close()
         if as_json:
-            import json
-
             emit_json(json.dumps({"schema": "charz.scope-list/1", "pyvisa_py": info.get("Version"),
                                    "resources": list(resources),
                                    "missing": [{"fix": fix, "kinds": kinds} for fix, kinds in missing(info).items()]},

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from charz.cli._common import console, emit_json
+from charz.errors import UsageError
 
 
 def register(app: typer.Typer) -> None:
@@ -19,10 +21,9 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print what the capture is as JSON (charz.show/1)."),
     ) -> None:
         """Plot one capture (PNG) and print what it is: op, size, timing, current range."""
-        from charz.archive import read_archive, write_atomic
-        from charz.errors import UsageError
-        from charz.report._fig_capture import capture_figure, capture_summary
-        from charz.report._style import figure_png
+        from charz.archive import read_archive, write_atomic  # lazy: numpy
+        from charz.report import capture_figure, capture_summary  # lazy: matplotlib, numba, numpy, scipy
+        from charz.report import figure_png  # lazy: matplotlib, numba, numpy, scipy
 
         archive = read_archive(session, verify=False)
         n = len(archive.captures)
@@ -39,8 +40,6 @@ def register(app: typer.Typer) -> None:
         except OSError as exc:
             raise UsageError(f"cannot write {out}: {exc.strerror or exc}", hint="choose another file with -o") from None
         if as_json:
-            import json
-
             emit_json(json.dumps(capture_facts(cap, out), indent=2))
             return
         console.print(capture_summary(cap), markup=False)
@@ -49,7 +48,7 @@ def register(app: typer.Typer) -> None:
 
 def capture_facts(cap, figure: Path) -> dict:
     """The --json document: the capture's metadata and its current channel's range, in SI units."""
-    import numpy as np
+    import numpy as np  # lazy: numpy
 
     ch = cap.channel("current")
     y = ch.to_si()

@@ -7,14 +7,13 @@ from typing import Optional
 
 import typer
 
+from charz._text import fold, terminal_width
 from charz.cli._common import console, damage_hints, progress_bar
 from charz.cli._conventions import Preset
 from charz.errors import UsageError
 
 
 def format_preset_list(models, width: int = 80) -> str:
-    from charz._text import fold
-
     lines = ["presets (simulated replicas of the drives of 003):"]
     for m in models:
         lines.append(fold(m.description, first=f"  {m.name:6s} ", width=width))
@@ -37,16 +36,14 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, help="No progress bar."),
     ) -> None:
         """Render a write sweep and a read sweep of a simulated SSD into a capture archive."""
-        from charz.archive import ArchiveWriter
-        from charz.session._plan import SweepPlan, build_sweep, default_read_sizes, default_write_sizes, parse_sizes
-        from charz.sim import SimulatedSSD
-        from charz.sim import list_presets as names
-        from charz.sim import load_preset
-        from charz.sim._capture import replay, simulate_capture
+        from charz.archive import ArchiveWriter  # lazy: numpy
+        from charz.session import SweepPlan, build_sweep, default_read_sizes, default_write_sizes, parse_sizes  # lazy: numba, numpy, scipy
+        from charz.sim import SimulatedSSD  # lazy: numba, numpy, pyvisa, scipy, the simulator
+        from charz.sim import list_presets as names  # lazy: numba, numpy, pyvisa, scipy, the simulator
+        from charz.sim import load_preset  # lazy: numba, numpy, pyvisa, scipy, the simulator
+        from charz.sim import replay, simulate_capture  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
         if list_presets:
-            from charz._text import terminal_width
-
             console.print(format_preset_list([load_preset(n) for n in names()], terminal_width()), markup=False)
             return
         if preset is None or out is None:

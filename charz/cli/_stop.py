@@ -17,6 +17,7 @@ import contextlib
 import os
 import signal
 import sys
+from pathlib import Path
 
 
 class Stopped(KeyboardInterrupt):
@@ -53,9 +54,7 @@ def stoppable():
 
 def kept_line(out) -> str:
     """``stopped: N of M captures kept; continue with: charz resume DIR``."""
-    from pathlib import Path
-
-    from charz.session import captures_kept
+    from charz.session import captures_kept  # lazy: numba, numpy, scipy
 
     if not (Path(out) / "session.json").exists():
         return "stopped before the session began: nothing was written to the drive or the archive"

@@ -8,14 +8,16 @@ written: the only files opened are the profile and, with ``--device``, sysfs que
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from charz.cli._common import console, emit_json
+from charz.cli._common import console, damage_hints, emit_json
 from charz.cli._conventions import TuneTarget
 from charz._text import fit, fold, terminal_width
+from charz.device import lsblk_argv, parse_lsblk
 from charz.errors import UsageError
 
 __all__ = ["register", "parse_io_size"]
@@ -29,7 +31,7 @@ def parse_io_size(text: str, option: str) -> int:
     >>> parse_io_size("0", "--opt-io"), parse_io_size("32k", "--min-io")
     (0, 32768)
     """
-    from charz.session._plan import parse_size
+    from charz.session import parse_size  # lazy: numba, numpy, scipy
 
     if text.strip() == "0":
         return 0
@@ -45,7 +47,7 @@ def load_profile(path: Path) -> tuple[dict, str, str | None]:
     Returns (profile, where it came from, a note for stderr or None).  A session without a
     ``profile.toml`` is analysed now (nothing is written), as ``charz report`` does.
     """
-    from charz.profile import read_profile
+    from charz.profile import read_profile  # lazy: numba, numpy, scipy
 
     if not path.is_dir():
         return read_profile(path), str(path), None
@@ -55,8 +57,7 @@ def load_profile(path: Path) -> tuple[dict, str, str | None]:
     if not (path / "session.json").is_file():
         raise UsageError(f"{path} is a directory with neither a profile.toml nor a session.json",
                          hint="give a profile file, or a session directory from charz characterize, simulate or import")
-    from charz.cli._common import damage_hints
-    from charz.profile._pipeline import analyze_archive
+    from charz.profile import analyze_archive  # lazy: numba, numpy, scipy
 
     with damage_hints(reading=True):
         _, profile, _ = analyze_archive(path)
@@ -70,9 +71,6 @@ def _device_path(device: str) -> str:
 
 def _drive_of(device: str) -> tuple[str | None, str | None]:
     """(model, serial) of the whole disk at ``device`` as lsblk reports them (read-only); Nones if unknown."""
-    import subprocess
-
-    from charz.device._lsblk import lsblk_argv, parse_lsblk
 
     try:
         done = subprocess.run(lsblk_argv(_device_path(device)), capture_output=True, text=True, timeout=10)
@@ -127,8 +125,8 @@ def register(app: typer.Typer) -> None:
         sysfs_root: str = typer.Option("/sys", hidden=True, help="Root of the sysfs tree (tests point it at a fake one)."),
     ) -> None:
         """Print file-system, RAID and partitioning commands aligned to the measured I/O unit (runs nothing)."""
-        from charz.session._plan import parse_size
-        from charz.tune import TARGETS, build_report, format_report, read_limits, with_overrides
+        from charz.session import parse_size  # lazy: numba, numpy, scipy
+        from charz.tune import TARGETS, build_report, format_report, read_limits, with_overrides  # lazy: numba, numpy, scipy
 
         # parse
         if fs not in (*TARGETS, "all"):

@@ -6,22 +6,26 @@ parse → read the profile (fail before any I/O) → run (mock or bench) → pur
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from charz.cli._characterize import CliUI
 from charz.cli._common import console, emit_json, progress_bar
 from charz.cli._conventions import Preset
+from charz.cli._stop import stoppable
+from charz.device import SubprocessRunner
 from charz.errors import UsageError
 
 __all__ = ["register"]
 
 
 def _sweep(record_sizes: str, file_size: str) -> tuple[list[int], int]:
-    from charz.session import parse_size, parse_sizes
-    from charz.validate import check_sweep
+    from charz.session import parse_size, parse_sizes  # lazy: numba, numpy, scipy
+    from charz.validate import check_sweep  # lazy: numba, numpy, pyvisa, scipy
 
     file_size_bytes = parse_size(file_size)
     return list(check_sweep(parse_sizes(record_sizes), file_size_bytes)), file_size_bytes
@@ -39,8 +43,8 @@ def _profile_preset(profile_data) -> Optional[str]:
 
 
 def _unit(profile: Optional[Path]):
-    from charz.profile import read_profile
-    from charz.validate import NO_PROFILE, unit_from_profile
+    from charz.profile import read_profile  # lazy: numba, numpy, scipy
+    from charz.validate import NO_PROFILE, unit_from_profile  # lazy: numba, numpy, pyvisa, scipy
 
     if profile is None:
         return None, NO_PROFILE
@@ -84,11 +88,9 @@ def register(app: typer.Typer) -> None:
         quiet: bool = typer.Option(False, help="No log lines on stderr."),
     ) -> None:
         """Sweep record sizes (003 §6): MB/s, mean current and J/MB per size, aligned vs 4 KB."""
-        from charz.cli._characterize import CliUI
-        from charz.device import SubprocessRunner
-        from charz.profile import write_profile
+        from charz.profile import write_profile  # lazy: numba, numpy, scipy
         from charz.validate import (RailVoltage, averaging_settings, format_table, run_bench, run_mock,
-                                    with_validation)
+                                    with_validation)  # lazy: numba, numpy, pyvisa, scipy
 
         # parse
         if mock == bool(device or scope):
@@ -105,8 +107,8 @@ def register(app: typer.Typer) -> None:
         runner = SubprocessRunner()
         # run
         if mock:
-            from charz.sim import load_preset
-            from charz.sim._stream import play_stream
+            from charz.sim import load_preset  # lazy: numba, numpy, pyvisa, scipy, the simulator
+            from charz.sim import play_stream  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
             name = preset or _profile_preset(profile_data) or DEFAULT_PRESET
             show_bar = not (quiet or json_out)
@@ -126,7 +128,6 @@ def register(app: typer.Typer) -> None:
             settings = averaging_settings(channel=channel, vertical_scale_a=vertical_scale,
                                           record_length=scope_points, sample_interval_s=scope_interval)
             out_dir = profile.parent if profile is not None else Path.cwd()
-            from charz.cli._stop import stoppable
 
             try:
                 # Ctrl-C, SIGTERM, SIGHUP: fio and the scope stop, the drive's settings are put back.
@@ -137,8 +138,6 @@ def register(app: typer.Typer) -> None:
                                        allow_signatures=allow_signatures, drive_settings=not keep_drive_settings,
                                        output_dir=out_dir, visa_library=visa_library, log=ui.log)
             except KeyboardInterrupt as exc:
-                import contextlib
-
                 with contextlib.suppress(OSError, ValueError):  # SIGHUP: the terminal may be gone
                     ui.err.print("stopped: the drive's settings are put back; nothing to resume (validate "
                                  "measures every record size anew)", markup=False)

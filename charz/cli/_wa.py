@@ -6,15 +6,23 @@ parse → build (plan, bench, archive) → run → pure ``format_*`` → print.
 from __future__ import annotations
 
 import contextlib
+import datetime
+import json
+import re
+import sys
 import tempfile
+import textwrap
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from charz.cli._common import console, emit_json
 from charz.cli._conventions import MockFtl, WaCounters
+from charz.cli._stop import stoppable
 from charz.errors import AnalysisError, UsageError
 
 __all__ = ["register", "wa_app", "format_summary"]
@@ -26,7 +34,7 @@ _ORIGIN_SHORT = {"given": "given", "measured": "measured", "inferred": "inferred
 
 
 def _sizes(text: str) -> tuple[int, ...]:
-    from charz.session._wa_jobs import parse_size
+    from charz.session._wa_jobs import parse_size  # lazy: numba, numpy, scipy
     return tuple(parse_size(x) for x in text.split(",") if x.strip())
 
 
@@ -94,7 +102,7 @@ def format_summary(settings: dict, records: dict[int, dict], *, verbose: bool = 
                      + (f"; shortest gap {settings['min_gap_us']:g} µs" if settings.get("min_gap_us") else ""))
     ftl = settings.get("bench", {}).get("ftl")
     if ftl:
-        from charz.archive._wa import ftl_label
+        from charz.archive import ftl_label  # lazy: numpy
         lines.append(f"drive     simulated: {ftl_label(ftl)}")
     lines.append("")
     mock = any(r.get("truth") for r in records.values())
@@ -194,8 +202,6 @@ def _steps(indices: list[int]) -> str:
 def _warning_lines(records: dict[int, dict]) -> list[str]:
     """Every warning of every step, each said once: a warning's explanation (after "; ") once per kind,
     then what each step measured; steps with the same text share one line."""
-    import re
-
     kinds: dict[str, dict[str, list[int]]] = {}   # kind (digits masked) → text before "; " → steps
     tails: dict[str, str] = {}
     for i in sorted(records):
@@ -256,7 +262,6 @@ def _die_spread(r: dict) -> float:
 
 
 def _wrap(text: str, width: int = 80) -> str:
-    import textwrap
     out = []
     for line in text.splitlines():
         out += textwrap.wrap(line, width, subsequent_indent="    ") or [""]
@@ -266,7 +271,6 @@ def _wrap(text: str, width: int = 80) -> str:
 def _finish(out: Path, settings: dict, summary, quiet: bool, *, json_out: bool = False,
             verbose: bool = False) -> None:
     if json_out:
-        import json
         emit_json(json.dumps(format_json(settings, summary.records, out), indent=1))
     else:
         console.print(_wrap(format_summary(settings, summary.records, verbose=verbose)))
@@ -281,9 +285,6 @@ def _finish(out: Path, settings: dict, summary, quiet: bool, *, json_out: bool =
 def _bars(steps: int, enabled: bool):
     """Two rich bars on stderr, ≤ 80 columns: the run's steps, and how far the current
     step is (its workload, then the R/B settle wait) — a bench step can take hours."""
-    from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     if not enabled:
         yield None
         return
@@ -300,11 +301,10 @@ def _bars(steps: int, enabled: bool):
 def _run(archive, bench, quiet: bool, *, json_out: bool = False):
     """Run the plan with bars on stderr; with ``json_out`` stdout carries the JSON only (the
     steps' errors go to stderr as they happen)."""
-    from charz.session._wa_run import run_plan
+    from charz.session import run_plan  # lazy: numba, numpy, scipy
     plan = archive.settings["plan"]
     todo = sum(1 for i in range(len(plan)) if i not in archive.records)
     if json_out:
-        import sys
         return run_plan(archive, bench, log=lambda t: print(_wrap(t), file=sys.stderr))
     with _bars(todo, not quiet) as ui:
         if ui is None:
@@ -383,11 +383,11 @@ def run(
 
     Exit codes: 0 all steps trusted, 2 bad usage, 4 a step is not trustworthy (its
     counts are kept), 9 the analyser or sigrok-cli failed, 6 the drive was refused."""
-    from charz.analysis._pulses import PulseWindows
-    from charz.archive._wa import WaArchive
-    from charz.logic._srzip import parse_samplerate
-    from charz.session._wa_jobs import TABLE3_FILES, parse_size
-    from charz.session._wa_run import build_plan
+    from charz.analysis import PulseWindows  # lazy: numba, numpy, scipy
+    from charz.archive import WaArchive  # lazy: numpy
+    from charz.logic import parse_samplerate  # lazy: numba, numpy, scipy
+    from charz.session._wa_jobs import TABLE3_FILES, parse_size  # lazy: numba, numpy, scipy
+    from charz.session import build_plan  # lazy: numba, numpy, scipy
 
     if mock == (device is not None):
         raise UsageError("give exactly one of --mock and --device DEV")
@@ -407,11 +407,10 @@ def run(
                       calibrate=mp is None, subtests=subtests, op_percents=ops)
     if not plan:
         raise UsageError("nothing to run: no benchmarks, no sub-tests, M_p given")
-    import datetime
     out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     quiet = quiet or json_out
     if mock:
-        from charz.sim._wa_bench import MIN_GAP_US, SETTLE_S
+        from charz.sim import MIN_GAP_US, SETTLE_S  # lazy: numba, numpy, pyvisa, scipy, the simulator
         settle = SETTLE_S if settle is None else settle
         min_gap = MIN_GAP_US if min_gap is None else min_gap
         notes = [f"the mock's replay: R/B high {settle:g} s after its last pulse is its stop rule (000 §4.2 waits "
@@ -423,8 +422,8 @@ def run(
                 "settle_timeout_s": settle_timeout if settle_timeout is not None else settle + 300.0,
                 "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap, "notes": notes}
     if mock:
-        from charz.sim._wa_bench import MockWaBench, mock_config
-        from charz.sim._wa_bench import ftl_options
+        from charz.sim import MockWaBench, mock_config  # lazy: numba, numpy, pyvisa, scipy, the simulator
+        from charz.sim import ftl_options  # lazy: numba, numpy, pyvisa, scipy, the simulator
         try:
             cfg = mock_config(multi_plane=mock_multi_plane, lines=mock_lines,
                               **ftl_options(mock_ftl or "greedy", parse_size(mock_nvm_cache)))
@@ -433,7 +432,7 @@ def run(
         with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
             bench = MockWaBench(cfg, mock_keep_sr or Path(tmp), samplerate_hz=rate, settle_s=settle,
                                 counters=mock_counters, keep_sr=mock_keep_sr is not None)
-            from charz.analysis._wa import WaGeometry
+            from charz.analysis import WaGeometry  # lazy: numba, numpy, scipy
             geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
             settings.update(bench=bench.describe(), geometry=geo.to_dict())
             with WaArchive.create(out, settings) as archive:
@@ -442,9 +441,9 @@ def run(
         return
     if not logic:
         raise UsageError("--device needs --logic DRIVER:CHANNEL (the analyser on the die's R/B pin)")
-    from charz.analysis._wa import WaGeometry
-    from charz.logic import parse_logic_spec
-    from charz.session._wa_device import DeviceWaBench
+    from charz.analysis import WaGeometry  # lazy: numba, numpy, scipy
+    from charz.logic import parse_logic_spec  # lazy: numba, numpy, scipy
+    from charz.session import DeviceWaBench  # lazy: numba, numpy, scipy
 
     spec = parse_logic_spec(logic)
     geometry = _geometry(channels, chips, dies, page_size, profile)
@@ -500,9 +499,6 @@ def die_notes(counted: int, dies: int, how: str = "--logic DRIVER:D0,D1,…") ->
 def _stops(out: Path):
     """A bench run stops cleanly on Ctrl-C, SIGTERM and SIGHUP: the drive's settings are put
     back on the way out (as characterize does), then the exit status says which signal."""
-    from rich.console import Console
-
-    from charz.cli._stop import stoppable
 
     try:
         with stoppable():
@@ -518,19 +514,17 @@ def _stops(out: Path):
 
 def _geometry(channels, chips, dies, page_size, profile):
     """Eq. 7's constants: each option given wins over the profile's value (and says so)."""
-    from dataclasses import replace
-
-    from charz.analysis._quantity import Quantity
-    from charz.analysis._wa import WaGeometry
-    from charz.analysis._wa_profile import geometry_from_profile
-    from charz.session._wa_jobs import parse_size
+    from charz.analysis import Quantity  # lazy: numba, numpy, scipy
+    from charz.analysis import WaGeometry  # lazy: numba, numpy, scipy
+    from charz.analysis import geometry_from_profile  # lazy: numba, numpy, scipy
+    from charz.session._wa_jobs import parse_size  # lazy: numba, numpy, scipy
 
     if profile is None:
         if None in (channels, chips, dies, page_size):
             raise UsageError("Eq. 7 needs --channels, --chips, --dies and --page-size (the drive's parallelism)",
                              hint="take them from the drive's teardown / NAND datasheet, or give --profile")
         return WaGeometry.given(channels, chips, dies, parse_size(page_size))
-    from charz.profile import read_profile
+    from charz.profile import read_profile  # lazy: numba, numpy, scipy
     try:
         g = geometry_from_profile(read_profile(profile))
     except ValueError as exc:
@@ -553,9 +547,9 @@ def profile_cmd(
     """Add (or replace) the profile's write_amplification section from a WA archive.
 
     Refused (exit 2, nothing written) when the run's geometry is not the profile's."""
-    from charz.analysis._wa_profile import wa_section
-    from charz.archive._wa import read_wa_archive
-    from charz.profile import read_profile, validate_profile, write_profile
+    from charz.analysis import wa_section  # lazy: numba, numpy, scipy
+    from charz.archive import read_wa_archive  # lazy: numpy
+    from charz.profile import read_profile, validate_profile, write_profile  # lazy: numba, numpy, scipy
 
     settings, records = read_wa_archive(out)
     prof = read_profile(into)
@@ -602,7 +596,6 @@ def geometry_mismatch(settings: dict, profile: dict) -> list[tuple[str, object, 
 
 def _ask(text: str, token_name: str) -> str | None:
     """The drive's confirmation, on stderr (stdout carries the result, JSON with --json)."""
-    import sys
     Console(stderr=True, emoji=False, highlight=False, soft_wrap=True).print(_wrap(text), markup=False)
     if not sys.stdin.isatty():
         return None
@@ -621,7 +614,7 @@ def resume(
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout, as wa show --json."),
 ) -> None:
     """Run the steps an interrupted charz wa run has no record of (mock or bench)."""
-    from charz.archive._wa import WaArchive
+    from charz.archive import WaArchive  # lazy: numpy
 
     with WaArchive.resume(out) as archive:
         s = archive.settings
@@ -638,8 +631,8 @@ def resume(
 
 
 def _resume_mock(archive, quiet: bool):
-    from charz.sim._wa_bench import MockWaBench
-    from charz.sim.ftl import FtlConfig
+    from charz.sim import MockWaBench  # lazy: numba, numpy, pyvisa, scipy, the simulator
+    from charz.sim.ftl import FtlConfig  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
     s = archive.settings
     cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
@@ -656,9 +649,9 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
     step a kill interrupted starts again from its beginning, on a drive that step's
     partial workload has already written to — as each benchmark runs on the drive the
     ones before it left (only the calibration wants a fresh drive, and says so)."""
-    from charz.analysis._wa import WaGeometry
-    from charz.logic import LogicSpec, parse_logic_spec
-    from charz.session._wa_device import DeviceWaBench
+    from charz.analysis import WaGeometry  # lazy: numba, numpy, scipy
+    from charz.logic import LogicSpec, parse_logic_spec  # lazy: numba, numpy, scipy
+    from charz.session import DeviceWaBench  # lazy: numba, numpy, scipy
 
     s = archive.settings
     before = s["bench"]["drive"]
@@ -686,10 +679,9 @@ def show(out: Path = typer.Argument(..., help="A WA archive."),
     """The result table of a WA archive.
 
     Exit codes: 0 shown, 3 not a WA archive (or damaged)."""
-    from charz.archive._wa import read_wa_archive
+    from charz.archive import read_wa_archive  # lazy: numpy
     settings, records = read_wa_archive(out)
     if json_out:
-        import json
         emit_json(json.dumps(format_json(settings, records, out), indent=1))
         return
     console.print(_wrap(format_summary(settings, records, verbose=verbose)))
@@ -703,8 +695,8 @@ def report(
     """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms.
 
     Exit codes: 0 written, 3 not a WA archive (or damaged)."""
-    from charz.archive._wa import read_wa_archive
-    from charz.report._wa_report import write_wa_pngs
+    from charz.archive import read_wa_archive  # lazy: numpy
+    from charz.report import write_wa_pngs  # lazy: matplotlib, numba, numpy, scipy
     settings, records = read_wa_archive(out)
     paths, skipped = write_wa_pngs(settings, records, to or out / "report")
     for p in paths:

@@ -6,12 +6,13 @@ archive) → run (the same executor as ``wa run``) → the same table / JSON →
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from charz.cli._wa import _finish, _geometry, _window, die_notes, settle_notes, wa_app
+from charz.cli._wa import _finish, _geometry, _run, _window, die_notes, settle_notes, wa_app
 from charz.errors import UsageError
 
 __all__ = ["volumes_for"]
@@ -19,8 +20,8 @@ __all__ = ["volumes_for"]
 
 def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[dict]:
     """One host volume per file, from exactly one of the three options (given once per file)."""
-    from charz.session._wa_files import HostVolume
-    from charz.session._wa_jobs import parse_size
+    from charz.session import HostVolume  # lazy: numba, numpy, scipy
+    from charz.session._wa_jobs import parse_size  # lazy: numba, numpy, scipy
 
     given = [(name, v) for name, v in (("--host-bytes", host_bytes), ("--fio-json", fio_json),
                                         ("--blockstat", blockstat)) if v]
@@ -91,13 +92,11 @@ def analyze(
 
     Exit codes: 0 all steps trusted, 2 bad usage, 3 the archive cannot be written, 4 a
     step is not trustworthy (its counts are kept), 9 sigrok-cli cannot read a file."""
-    import datetime
-
-    from charz.analysis._pulses import PulseWindows
-    from charz.archive._wa import WaArchive
-    from charz.logic import find_sigrok_cli
-    from charz.logic._srzip import parse_samplerate
-    from charz.session._wa_files import FileWaBench
+    from charz.analysis import PulseWindows  # lazy: numba, numpy, scipy
+    from charz.archive import WaArchive  # lazy: numpy
+    from charz.logic import find_sigrok_cli  # lazy: numba, numpy, scipy
+    from charz.logic import parse_samplerate  # lazy: numba, numpy, scipy
+    from charz.session import FileWaBench  # lazy: numba, numpy, scipy
 
     if mp is None and not calibration:
         raise UsageError("give --mp N, or --calibration with the sequential calibration recording first",
@@ -129,7 +128,6 @@ def analyze(
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
                 "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap,
                 "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
-    from charz.cli._wa import _run
     bench.check(plan)
     with WaArchive.create(out, settings) as archive:
         summary = _run(archive, bench, quiet, json_out=json_out)

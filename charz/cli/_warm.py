@@ -17,10 +17,10 @@ from __future__ import annotations
 
 def warm_kernels() -> None:
     """Run each of charz's compiled kernels once on tiny inputs (compiling those not cached)."""
-    import numpy as np
+    import numpy as np  # lazy: numpy
 
-    from charz.analysis import measure_window
-    from charz.analysis._pulses import PulseCounter, count_pulses
+    from charz.analysis import measure_window  # lazy: numba, numpy, scipy
+    from charz.analysis import PulseCounter, count_pulses  # lazy: numba, numpy, scipy
 
     # the window kernel: one machine code per sample type the scopes send (8- and 16-bit)
     for dtype in (np.int8, np.int16):
@@ -36,9 +36,9 @@ def warm_kernels() -> None:
     counter.feed(np.frombuffer(line.tobytes(), np.uint8))
     # the simulated SSD's renderer and the simulated FTL: the mock bench's and wa run --mock's
     from charz.sim import load_preset
-    from charz.sim._ssd import SimulatedSSD
-    from charz.sim._wa_bench import mock_config
-    from charz.sim.ftl import SimDrive
+    from charz.sim import SimulatedSSD  # lazy: numba, numpy, pyvisa, scipy, the simulator
+    from charz.sim import mock_config  # lazy: numba, numpy, pyvisa, scipy, the simulator
+    from charz.sim.ftl import SimDrive  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
     ssd = SimulatedSSD(load_preset("mxp"))
     rng = np.random.default_rng(0)

@@ -90,6 +90,8 @@ from charz.device._sysfs import (
     partitions,
     read_queue_limits,
 )
+from charz.device._lsblk import lsblk_argv
+from charz.device._wa_counters import counter_wa, counters_from_texts, read_counters
 
 __all__ = [
     "SYSFS_ROOT",
@@ -156,4 +158,5 @@ __all__ = [
     "plan_initialization",
     "run_erase",
     "run_tool",
+    "counter_wa", "counters_from_texts", "lsblk_argv", "read_counters",
 ]

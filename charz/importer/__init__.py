@@ -16,5 +16,11 @@ _export     an archive → scope-format files + manifest (for round trips and ot
 from charz.importer._build import import_folder
 from charz.importer._export import FORMATS, export_archive
 from charz.importer._manifest import Manifest, load_manifest
+from charz.importer._files import SUFFIXES, read_records
+from charz.importer._guess import guess_folder, manifest_doc
+from charz.importer._manifest import MANIFEST_NAME
 
-__all__ = ["FORMATS", "Manifest", "export_archive", "import_folder", "load_manifest"]
+__all__ = [
+    "FORMATS", "Manifest", "export_archive", "import_folder", "load_manifest",
+    "MANIFEST_NAME", "SUFFIXES", "guess_folder", "manifest_doc", "read_records",
+]

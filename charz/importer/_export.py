@@ -40,7 +40,7 @@ def _tek_csv_model(path: Path, model: str) -> None:
 
 
 def _tek_file(path: Path, w: Waveform, model: str) -> None:
-    import tm_data_types
+    import tm_data_types  # lazy: tm_data_types
 
     wf = tm_data_types.AnalogWaveform()
     wf.source_name = w.source

@@ -24,7 +24,7 @@ import numpy as np
 
 from charz.errors import ScopeProtocolError
 from charz.importer._waveform import Waveform, is_math_source, unit_symbol
-from charz.scope._wire import parse_wfmoutpre
+from charz.scope import parse_wfmoutpre
 
 _CURVE = re.compile(rb"(?:^|;|:)CURV(?:E)?\s+#")
 

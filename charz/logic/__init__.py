@@ -19,9 +19,12 @@ from charz.logic._sigrok import (
     stream_argv,
 )
 from charz.logic._srzip import SessionMeta, parse_metadata, read_session_chunks, write_session
+from charz.logic._sigrok import FileInfo, show_file
+from charz.logic._srzip import parse_samplerate
 
 __all__ = [
     "CountResult", "StepOutcome", "count_until_settled", "RenderedTrain", "place_pulses", "render_chunks", "LogicSpec",
     "SigrokStream", "channel_bit", "file_argv", "find_sigrok_cli", "parse_logic_spec", "stream_argv",
     "SessionMeta", "parse_metadata", "read_session_chunks", "write_session",
+    "FileInfo", "parse_samplerate", "show_file",
 ]

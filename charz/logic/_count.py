@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from charz.analysis._pulses import PulseCounter, PulseCounts
+from charz.analysis import PulseCounter, PulseCounts
 from charz.errors import LogicError
 
 __all__ = ["CountResult", "StepOutcome", "count_until_settled"]

@@ -12,8 +12,10 @@ validate_profile   validate a parsed profile
 from charz.profile._build import build_profile, quantity_dict
 from charz.profile._io import read_profile, to_json, to_toml, validate_profile, write_profile
 from charz.profile._schema import PROFILE_SCHEMA_ID, build_schema, schema_json
+from charz.profile._pipeline import analyze_archive, traces_from_archive
 
 __all__ = [
     "PROFILE_SCHEMA_ID", "build_profile", "build_schema", "quantity_dict", "read_profile", "schema_json",
     "to_json", "to_toml", "validate_profile", "write_profile",
+    "analyze_archive", "traces_from_archive",
 ]

@@ -13,8 +13,7 @@ from typing import Any
 import numpy as np
 
 from charz import __version__
-from charz.analysis import Characterization, Given, Quantity
-from charz.analysis._smooth import W_PATTERN, W_PEAK
+from charz.analysis import W_PATTERN, W_PEAK, Characterization, Given, Quantity
 from charz.profile._schema import PROFILE_SCHEMA_ID
 from charz._text import layout_words, singular_counts
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -21,14 +22,13 @@ def _import_jsonschema():
     # for jsonschema[format-nongpl]) and that compiles 39 grammars on import: 1.3 s added to
     # every charz command.  Profiles are validated without a FormatChecker ("format" is never
     # checked), so jsonschema is loaded without it; it stays importable for anyone else.
-    import sys
 
     if "jsonschema" in sys.modules or "rfc3987_syntax" in sys.modules:
-        import jsonschema
+        import jsonschema  # lazy: jsonschema
         return jsonschema
     sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]  # import raises ImportError
     try:
-        import jsonschema
+        import jsonschema  # lazy: jsonschema
     finally:
         del sys.modules["rfc3987_syntax"]
     return jsonschema

@@ -62,6 +62,8 @@ from charz.report._model import Report, Section
 from charz.report._numbers import format_quantity, size_label
 from charz.report._style import figure_png
 from charz.report._write import HTML_NAME, Written, write_report
+from charz.report._fig_capture import capture_figure, capture_summary
+from charz.report._wa_report import wa_report, write_wa_pngs
 
 __all__ = [
     "HTML_NAME", "Curve", "Inputs", "Measured", "Report", "Section", "Written", "allocation_figure",
@@ -69,4 +71,5 @@ __all__ = [
     "read_bursts_figure", "render_html", "representative_captures", "select_read_sizes", "select_write_pages",
     "size_label", "smoothed_curve", "staircase_figure", "time_span_s", "validation_figure", "validation_rows",
     "write_peaks", "write_report",
+    "capture_figure", "capture_summary", "wa_report", "write_wa_pngs",
 ]

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import numpy as np
 
+from charz.analysis import agarwal_wa_rho, greedy_wa_sf, lrw_wa_sf, rho_from_sf
 from charz.report._style import DOTS, FIT, MEASURED, new_figure
 
-__all__ = ["histogram_figure", "benchmarks_figure", "volume_figure", "models_figure", "write_wa_figures"]
+__all__ = ["histogram_figure", "benchmarks_figure", "volume_figure", "models_figure"]
 
 
 def histogram_figure(settings: dict, records: dict[int, dict]):
@@ -97,8 +98,6 @@ def models_figure(series):
     """Closed forms against S_f (spare/physical), the measured steady WA of each OP series at
     its own S_f; the horizontal bar is the spare the GC really has (S_f less the units it
     keeps free), the range the closed form is read over."""
-    from charz.analysis._wa_models import agarwal_wa_rho, greedy_wa_sf, lrw_wa_sf, rho_from_sf
-
     placed = [s for s in series if s.spare_factor is not None]
     fig = new_figure(8, 5)
     ax = fig.add_subplot(1, 1, 1)
@@ -132,9 +131,3 @@ def models_figure(series):
     ax.legend(fontsize=7)
     return fig
 
-
-def write_wa_figures(settings: dict, records: dict[int, dict], folder: str | Path) -> list[Path]:
-    """The WA figures with something to show, as PNGs in ``folder`` (see ``write_wa_pngs``)."""
-    from charz.report._wa_report import write_wa_pngs
-
-    return write_wa_pngs(settings, records, folder)[0]

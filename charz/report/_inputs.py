@@ -15,8 +15,7 @@ from typing import Any
 from charz.analysis import measure_traces
 from charz.archive import Capture, read_archive
 from charz.errors import AnalysisError
-from charz.profile import read_profile
-from charz.profile._pipeline import analyze_archive, traces_from_archive
+from charz.profile import analyze_archive, read_profile, traces_from_archive
 from charz.report._evidence import Measured
 
 __all__ = ["DEFAULT_PROFILE", "Inputs", "load_inputs"]

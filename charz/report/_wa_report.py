@@ -9,11 +9,13 @@ its per-step WA drawn even without the archive.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from charz.analysis._wa_steady import mock_geometry, steady_series
+from charz.analysis import greedy_wa_sf, held_spare_factor, mock_geometry, steady_series, wa_section
+from charz.archive import ftl_label, write_atomic
 from charz.report._fig_wa import benchmarks_figure, histogram_figure, models_figure, volume_figure
 from charz.report._model import Report, Section
 from charz.report._style import DOTS, MEASURED, figure_png, new_figure
@@ -54,7 +56,6 @@ def _no_models_why(settings: Mapping[str, Any], series) -> str:
     bench = settings.get("bench") or {}
     ftl = bench.get("ftl")
     if bench.get("kind") == "mock" and ftl and series and mock_geometry(dict(settings)) is None:
-        from charz.archive._wa import ftl_label
         return (f"the simulated drive runs {ftl_label(ftl).split(';')[0]}: the uniform closed forms describe a plain "
                 "greedy one (charz wa model --op draws them for any spare factor)")
     return ("no steady sub-test series whose spare factor charz knows (a mock run with --subtests ≥ 2; on a "
@@ -86,9 +87,6 @@ def write_wa_pngs(settings: Mapping[str, Any], records: Mapping[int, dict], fold
 
     Returns (the paths written, [(file name, why it was not drawn)]).
     """
-    from pathlib import Path
-
-    from charz.archive import write_atomic
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -124,8 +122,6 @@ def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tup
 
 def wa_report(settings: Mapping[str, Any], records: Mapping[int, dict], *, session: str = "") -> Report:
     """A page for a WA archive alone: its figures and, as the 'profile', its write_amplification section."""
-    from charz.analysis._wa_profile import wa_section
-
     bench = settings.get("bench") or {}
     drive = bench.get("drive") or {}
     device = {"model": drive.get("model") or ("charz simulated FTL" if bench.get("kind") == "mock" else None),
@@ -140,8 +136,6 @@ def wa_report(settings: Mapping[str, Any], records: Mapping[int, dict], *, sessi
 def steady_results(settings: Mapping[str, Any], records: Mapping[int, dict]) -> dict[str, dict]:
     """The page's results: each steady series' WA by R/B and by the drive's counters, and the
     greedy closed form over the held-block range where the spare factor is known."""
-    from charz.analysis._wa_models import greedy_wa_sf, held_spare_factor
-
     out: dict[str, dict] = {}
     for s in steady_series(dict(settings), dict(records)):
         tag = "own_op" if s.op_percent is None else f"op_{s.op_percent:g}".replace(".", "_")

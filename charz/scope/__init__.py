@@ -45,6 +45,9 @@ from charz.scope._settings import ScopeSettings, parse_channel
 from charz.scope._tek import TekDPO, TekMSO
 from charz.scope._transport import PyVisaTransport, SocketTransport, Transport, open_transport
 from charz.scope._wire import Identity, ScopeEvent
+from charz.scope._models import position_div, screen_divisions, screen_position_div
+from charz.scope._retry import RetryingScope, open_with_retry
+from charz.scope._wire import parse_wfmoutpre
 
 __all__ = [
     "Scope",
@@ -71,4 +74,5 @@ __all__ = [
     "run_check",
     "CheckResult",
     "parse_channel",
+    "RetryingScope", "open_with_retry", "parse_wfmoutpre", "position_div", "screen_divisions", "screen_position_div",
 ]

@@ -26,9 +26,15 @@ from charz.session._plan import (
     parse_sizes,
 )
 from charz.session._session import SCRATCH_NAME, DeviceOptions, captures_kept, SessionResult, SessionUI, resume_session, start_session
+from charz.session._restore import restore_session
+from charz.session._session import SessionFinished
+from charz.session._wa_device import DeviceWaBench
+from charz.session._wa_files import FileWaBench, HostVolume
+from charz.session._wa_run import build_plan, run_plan
 
 __all__ = [
     "SCRATCH_NAME", "Bench", "BenchConfig", "DeviceOptions", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep", "captures_kept",
     "default_read_sizes", "default_write_sizes", "open_bench", "parse_size", "parse_sizes", "resume_session",
     "start_session",
+    "DeviceWaBench", "FileWaBench", "HostVolume", "SessionFinished", "build_plan", "restore_session", "run_plan",
 ]

@@ -14,8 +14,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from charz.analysis import W_PEAK, block_means, check_idle_peaks, measure_window, moving_average
 from charz.errors import ClippedWaveform, TriggerTimeout, UsageError
-from charz.scope._models import position_div, screen_divisions, screen_position_div  # noqa: F401 (re-exported)
+from charz.scope import position_div, screen_divisions, screen_position_div  # noqa: F401 (re-exported)
 
 _MANTISSAS = (1.0, 2.0, 5.0)
 POSITION_DIV = -4.0  # zero amperes one division above the bottom of a 10-division screen
@@ -107,9 +108,6 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     ``settings`` is the starting :class:`~charz.scope.ScopeSettings` (timebase, channel).
     The calibration write goes to ``calibration_offset_bytes``, outside the plan's LBAs.
     """
-    from charz.analysis import W_PEAK, measure_window
-    from charz.analysis._smooth import moving_average
-
     scope = bench.scope
     # A long idle record (200 ms at 2 µs if the scope has it) catches idle peaks before the sweep.
     lengths = getattr(getattr(scope, "model", None), "record_lengths", ()) or ()
@@ -179,9 +177,6 @@ def idle_warnings(record, idle: IdleStats) -> tuple[str, ...]:
     Every burst in such a record is housekeeping (003 Fig. 6a); catching them here says
     "put the drive in standby" before a sweep is spent on them.
     """
-    from charz.analysis._setup import check_idle_peaks
-    from charz.analysis._smooth import block_means
-
     values = _record_values(record)
     bm = block_means(values, 50)
     high = bm > idle.mean_a + max(10 * idle.sigma_a / np.sqrt(50), 0.01)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Callable
 
 from charz.errors import UsageError
+from charz.workload import open_direct
 
 MOCK = "mock"
 REAL = "real"
@@ -84,8 +85,6 @@ class Bench:
 
     def open_target(self, *, span_bytes: int, max_request_bytes: int, claim=None) -> None:
         """Open the O_DIRECT target (a scratch file is created at ``span_bytes``)."""
-        from charz.workload import open_direct
-
         create = span_bytes if self.config.target_is_scratch else None
         self.io = self._stack.enter_context(open_direct(self.config.target, claim=claim, create_size_bytes=create,
                                                         max_request_bytes=max_request_bytes))
@@ -110,8 +109,8 @@ def connect_scope(config: BenchConfig, *, mock=None) -> Bench:
     (``charz.sim.mock_bench``; the CLI passes it, so runtime code never imports the
     simulator).
     """
-    from charz.scope import open_scope
-    from charz.scope._retry import RetryingScope, open_with_retry
+    from charz.scope import open_scope  # lazy: pyvisa
+    from charz.scope import RetryingScope, open_with_retry  # lazy: pyvisa
 
     stack = contextlib.ExitStack()
     try:

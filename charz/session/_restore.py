@@ -19,13 +19,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from charz.errors import UsageError
+from charz.archive import ArchiveWriter
+from charz.device import SubprocessRunner, claim_target, identify, not_restored, plan_initialization, put_back
+from charz.errors import DeviceCommandFailed, UsageError
+from charz.session._bench import BenchConfig
 
 
 def pending_restore(meta: dict) -> dict:
     """Setting key → original value still to be put back, from a session's metadata."""
-    from charz.device import not_restored
-
     bench = meta.get("bench") if isinstance(meta, dict) else None
     records = (bench or {}).get("initializations") or []
     return not_restored(records if isinstance(records, list) else [])
@@ -48,11 +49,6 @@ def restore_session(out: Path, *, log: Callable[[str], None], device: str | None
     Raises UsageError when the session is not one of ``charz characterize`` on a drive,
     DeviceError when the drive is refused or a value cannot be set back.
     """
-    from charz.archive import ArchiveWriter
-    from charz.device import SubprocessRunner, claim_target, identify, plan_initialization, put_back
-    from charz.errors import DeviceCommandFailed
-    from charz.session._bench import BenchConfig
-
     out = Path(out)
     with ArchiveWriter.open_append(out) as writer:
         meta = writer.metadata

@@ -17,6 +17,15 @@ from typing import Callable
 
 import numpy as np
 
+from charz.analysis import (
+    FLAG_CLIPPED,
+    FLAG_NAMES,
+    FLAG_NO_ACTIVITY,
+    FLAG_TRUNCATED,
+    check_standby_tail,
+    check_write_cache,
+    measure_window,
+)
 from charz.archive import Capture, Channel, Scaling
 from charz.errors import ScopeInstrumentError, TriggerTimeout
 from charz.session._plan import MIB, Step
@@ -51,9 +60,6 @@ def judge(record, host_duration_s: float | None = None) -> tuple[str, list[str],
     waveform alone cannot tell a request still running at the record's end from a standby
     tail (both are a flat level to the end); a request the host saw outlast the record can.
     """
-    from charz.analysis import measure_window
-    from charz.analysis._window import FLAG_CLIPPED, FLAG_NAMES, FLAG_NO_ACTIVITY, FLAG_TRUNCATED
-
     m = measure_window(record.codes, y_mult=record.y_mult, y_offset_codes=record.y_offset_codes, y_zero=record.y_zero,
                        sample_interval_s=record.x_incr_s, t_first_s=record.x_zero_s,
                        code_min=record.code_min, code_max=record.code_max)
@@ -306,7 +312,6 @@ class Runner:
                            float(window.post_a[0]), float(window.level_noise_a[0])))
         if len(self._seen) < EARLY_CHECK_CAPTURES:
             return
-        from charz.analysis._setup import check_standby_tail, check_write_cache
 
         self._checked = True
         size, duration, base, post, noise = (np.array(col) for col in zip(*self._seen))
@@ -325,7 +330,7 @@ class Runner:
     def _adjust(self, op: str, verdict: str) -> None:
         s = self.settings[op]
         if verdict == "clipped":
-            from charz.session._autoset import round_scale_up
+            from charz.session._autoset import round_scale_up  # lazy: pyvisa
 
             new = replace(s, vertical_scale=round_scale_up(s.vertical_scale * 1.5))
             self.stats.notes.append(f"{op}: clipped at {s.vertical_scale:g} A/div, now {new.vertical_scale:g} A/div")

@@ -13,16 +13,31 @@ completed capture, and the drive's settings restored.
 from __future__ import annotations
 
 import contextlib
+import datetime
+import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, is_dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from charz import __version__
-from charz.errors import UsageError
-from charz.session._bench import MOCK, BenchConfig
+from charz.archive import ArchiveWriter
+from charz.device import (
+    SubprocessRunner,
+    claim_target,
+    confirmation_for,
+    identify,
+    initialize,
+    not_restored,
+    plan_initialization,
+)
+from charz.errors import ArchiveError, ScopeError, ScopeInstrumentError, UsageError
+from charz.profile import analyze_archive, write_profile
+from charz.session._bench import MOCK, BenchConfig, connect_scope
 from charz.session._plan import MIB, SweepPlan
 from charz.session._restore import pending_restore
+from charz.session._run import Runner
+from charz.workload import FreshLbaAllocator
 
 CALIBRATION_REGION_BYTES = 16 * MIB
 SPARE_REGION_BYTES = 64 * MIB
@@ -73,7 +88,6 @@ def _claimed(config: BenchConfig, out: Path, options: DeviceOptions):
     if config.target_is_scratch:
         yield None
         return
-    from charz.device import SubprocessRunner, claim_target
 
     with claim_target(config.target, output_dir=out, allow_signatures=options.allow_signatures,
                       runner=SubprocessRunner()) as hold:
@@ -104,7 +118,6 @@ def _prepared_target(config: BenchConfig, hold, options: DeviceOptions, ui: Sess
                "note": "a file on the host's file system stands in for the drive's LBAs"}, {
             "device": config.target, "plan": "none: a scratch file has no drive settings", "applied": [], "skipped": []}
         return
-    from charz.device import SubprocessRunner, confirmation_for, identify, initialize, not_restored, plan_initialization
 
     runner = SubprocessRunner()
     ident = identify(hold.path, runner=runner)
@@ -176,9 +189,6 @@ def _restored_lines(init) -> list[str]:
 
 @contextlib.contextmanager
 def _connected(config: BenchConfig, out: Path, mock):
-    from charz.errors import ScopeError
-    from charz.session._bench import connect_scope
-
     try:
         bench = connect_scope(config, mock=mock)
     except ScopeError as exc:
@@ -192,14 +202,12 @@ def _connected(config: BenchConfig, out: Path, mock):
 
 
 def _plain(obj: Any) -> Any:
-    from dataclasses import asdict, is_dataclass
-
     return asdict(obj) if is_dataclass(obj) else obj
 
 
 def _scope_settings(config: BenchConfig, op: str, vertical_scale: float = 0.1, trigger_level: float = 0.05):
-    from charz.scope import ScopeSettings
-    from charz.session._autoset import POSITION_DIV
+    from charz.scope import ScopeSettings  # lazy: pyvisa
+    from charz.session._autoset import POSITION_DIV  # lazy: pyvisa
 
     dt = config.write_sample_interval_s if op == "write" else config.read_sample_interval_s
     return ScopeSettings(channel=config.channel, vertical_scale=vertical_scale, record_length=config.record_length,
@@ -208,11 +216,8 @@ def _scope_settings(config: BenchConfig, op: str, vertical_scale: float = 0.1, t
 
 
 def _run_plan(bench, writer, plan: SweepPlan, autoset_meta: dict, ui: SessionUI):
-    from charz.session._run import Runner
-    from charz.workload import FreshLbaAllocator
-
     config = bench.config
-    from charz.session._autoset import screen_position_div
+    from charz.session._autoset import screen_position_div  # lazy: pyvisa
 
     write_s = _scope_settings(config, "write", autoset_meta["vertical_scale_a_per_div"], autoset_meta["trigger_level_a"])
     # Zero where autoset put it on this scope's screen (-3 div on InfiniiVision's 8, not
@@ -286,8 +291,6 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
 
     ``mock`` provides the mock bench (``charz.sim.mock_bench``) when ``config.kind`` is mock.
     """
-    from charz.archive import ArchiveWriter
-
     out = Path(out)
     if out.exists() and any(out.iterdir()):
         if not _start_anew(out, ui):
@@ -321,10 +324,6 @@ def _start_anew(out: Path, ui: SessionUI) -> bool:
     never got going: no capture, no drive setting changed, no autoset — e.g. the scope was
     not reached.  Nothing measured is lost; the new command's options replace the old ones.
     Anything else in ``out`` is left alone (False)."""
-    import json
-
-    from charz.archive import ArchiveWriter
-    from charz.errors import ArchiveError
 
     entries = {p.name for p in out.iterdir()}
     if not entries <= _ARCHIVE_ENTRIES or "session.json" not in entries:
@@ -363,8 +362,6 @@ RESUME_SETTINGS = {"scope": "scope_resource", "channel": "channel", "visa_librar
 
 def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: SessionUI) -> BenchConfig:
     """Apply a resume's bench settings, each recorded in ``bench.changes`` with when and what it was."""
-    import datetime
-
     wanted = {RESUME_SETTINGS[k]: v for k, v in changes.items() if v is not None}
     if not wanted:
         return config
@@ -408,8 +405,6 @@ class SessionFinished(UsageError):
 
 def _move_scratch(writer, config: BenchConfig, scratch: Path, ui: SessionUI) -> BenchConfig:
     """``resume --scratch PATH``: the scratch file is somewhere else now (recorded)."""
-    import datetime
-
     if not config.target_is_scratch:
         raise UsageError("--scratch: this session wrote to a drive, not a scratch file",
                          hint="give the drive's present name with --device")
@@ -438,8 +433,6 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
     ``changes`` maps :data:`RESUME_SETTINGS` names (scope, channel, visa_library, device) to
     new values (None: unchanged); each change is recorded in the archive's ``bench.changes``.
     """
-    from charz.archive import ArchiveWriter
-
     out = Path(out)
     with ArchiveWriter.open_append(out) as writer:
         meta = writer.metadata
@@ -472,7 +465,7 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
 
 
 def _body(writer, config: BenchConfig, plan: SweepPlan, device: DeviceOptions, ui: SessionUI, *, expect_serial, mock=None):
-    from charz.session._autoset import autoset
+    from charz.session._autoset import autoset  # lazy: pyvisa
 
     out = writer.path
     meta = writer.metadata
@@ -541,8 +534,6 @@ def _autoset_again_if_the_scope_objects(run, ui: SessionUI):
     error in its queue, a reset or power cycle during it: it configures everything again
     and writes only to the calibration region, so running it again is what a resume would
     do anyway.  The same objection every time stops the session."""
-    from charz.errors import ScopeInstrumentError
-
     for attempt in range(1, AUTOSET_ATTEMPTS + 1):
         try:
             return run()
@@ -554,8 +545,6 @@ def _autoset_again_if_the_scope_objects(run, ui: SessionUI):
 
 def captures_kept(out: Path) -> tuple[int, int]:
     """(captures committed, captures the plan asks for) of a session directory."""
-    import json
-
     meta = json.loads((Path(out) / "session.json").read_text())
     plan = SweepPlan.from_dict(meta["plan"])
     wanted = {s.id for s in plan.captured_steps}
@@ -579,8 +568,6 @@ def _finish(out: Path, config: BenchConfig, stats, analyze: bool) -> SessionResu
                 os.unlink(scratch)  # its contents were random bytes; the archive holds the measurement
     if not analyze:
         return SessionResult(out, stats, None, None)
-    from charz.profile import write_profile
-    from charz.profile._pipeline import analyze_archive
 
     _, profile, _ = analyze_archive(out)
     path = write_profile(profile, out / "profile.toml")

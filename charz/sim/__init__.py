@@ -34,6 +34,8 @@ from charz.sim._model import (
 from charz.sim._schedule import Activity, DriveState, schedule_read, schedule_write
 from charz.sim._source import CurrentSource
 from charz.sim._ssd import SimulatedBench, SimulatedSSD
+from charz.sim._stream import play_stream
+from charz.sim._wa_bench import MIN_GAP_US, MockWaBench, SETTLE_S, ftl_options, mock_config
 
 __all__ = [
     "Activity",
@@ -60,4 +62,5 @@ __all__ = [
     "simulate_capture",
     "mock_bench",
     "MockLink",
+    "MIN_GAP_US", "MockWaBench", "SETTLE_S", "ftl_options", "mock_config", "play_stream",
 ]

@@ -17,7 +17,7 @@ from charz.sim._digitizer import digitize
 from charz.sim._ssd import SimulatedSSD
 
 if TYPE_CHECKING:  # the plan is the session's; the simulator only reads a step's fields
-    from charz.session._plan import Step
+    from charz.session import Step
 
 
 def step_rng(seed: int, step: "Step") -> np.random.Generator:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from charz.errors import UsageError
+from charz.sim._walk import package_walk
 
 CHANNEL_PRIORITY = "channel-priority"
 WAY_PRIORITY = "way-priority"
@@ -159,8 +160,6 @@ class DriveModel:
         per channel → channel-only, unless a unit fills the dies of one package first (§5.2,
         Q Pro: way priority).
         """
-        from charz.sim._walk import package_walk
-
         g, f, k = self.geometry, self.firmware, self.packages_per_unit
         if g.ways == 1:
             return WAY_PRIORITY if k == 1 and g.dies_per_package > 1 else CHANNEL_ONLY

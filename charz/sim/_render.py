@@ -15,6 +15,7 @@ import math
 
 import numba
 import numpy as np
+from scipy.signal import lfilter, lfilter_zi
 
 from charz.sim._model import DriveModel
 from charz.sim._schedule import PROGRAM, Activity
@@ -31,7 +32,6 @@ def _step_zi(a: float) -> np.ndarray:
     # of a drive (a depends on the rise time and the sample interval only); solving for it
     # each time was a fifth of a render.  Read-only, since it is shared.  scipy.signal is
     # imported here, not at the top: it takes 0.65 s, and most charz commands never render.
-    from scipy.signal import lfilter_zi
 
     zi = lfilter_zi([a], [1.0, a - 1.0])
     zi.flags.writeable = False
@@ -180,7 +180,6 @@ def render_current(
             current[s0:s1] += z.idle_peak_a
     if c.rise_time_us > 0 and n:
         a = 1.0 - np.exp(-dt_us / c.rise_time_us)
-        from scipy.signal import lfilter
 
         current = lfilter([a], [1.0, a - 1.0], current, zi=_step_zi(a) * current[0])[0]
     if noise is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from charz.scope._models import ScopeModel
+from charz.scope import ScopeModel
 from charz.sim._scpi_acquire import Engine, FrontEnd, Frame
 from charz.sim._scpi_dialect import Command, Dialect, Reply, Wait, arg_bool, arg_enum, arg_int, arg_number
 from charz.sim._scpi_parse import ScpiError, Unit

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from charz.scope._models import ScopeModel
+from charz.scope import ScopeModel
 from charz.sim._scpi_acquire import Engine, FrontEnd, Frame
 from charz.sim._scpi_dialect import (
     Command,

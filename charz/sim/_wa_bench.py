@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from charz.archive._wa import ftl_label
+from charz.archive import ftl_label
 from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
 from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent

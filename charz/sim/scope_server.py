@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from charz.errors import UsageError
-from charz.scope._models import load_model
+from charz.scope import load_model
 from charz.sim._scpi_acquire import Engine
 from charz.sim._scpi_demo import PulseTrainSource
 from charz.sim._scpi_dialect import Dialect, Reply, Wait

@@ -15,8 +15,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import TypeVar
 
+from charz.device import claim_target, confirmation_for, identify, initialize, plan_initialization
 from charz.errors import UsageError
-from charz.scope import Scope, ScopeSettings
+from charz.scope import Scope, ScopeSettings, open_scope, screen_position_div
 from charz.validate._format import format_size
 from charz.validate._result import RailVoltage, ValidationResult, build_result
 from charz.validate._rows import MEASURED, ValidationRow
@@ -88,10 +89,6 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
     ...           unit=unit, rail=RailVoltage.from_option(None), settings=averaging_settings(),
     ...           runner=SubprocessRunner(), ask=prompt)                              # doctest: +SKIP
     """
-    from charz.device import claim_target, confirmation_for, identify, initialize, plan_initialization
-    from charz.scope import open_scope
-    from charz.scope._models import screen_position_div
-
     sizes = check_sweep(record_sizes_bytes, file_size_bytes)
     rows: list[ValidationRow] = []
     notes: list[str] = []

@@ -9,6 +9,7 @@ that compresses or deduplicates cannot shortcut the write.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import mmap
 import os
@@ -209,8 +210,6 @@ class DirectIO:
 
 
 def _disk_full(exc: OSError) -> bool:
-    import errno
-
     return exc.errno in (errno.ENOSPC, errno.EDQUOT)
 
 
@@ -223,7 +222,7 @@ def _free_bytes(path: str) -> int:
 
 
 def _no_space(path: str, what: str, code: int | None) -> WorkloadError:
-    from charz.archive._writer import free_text
+    from charz.archive import free_text  # lazy: numpy
 
     return WorkloadError(f"disk full: {what} ({free_text(os.path.dirname(path) or '.')})", code=code,
                          hint=f"free some space there, or put the scratch file on a larger disk "

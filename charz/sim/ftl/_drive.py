@@ -20,6 +20,8 @@ from typing import NamedTuple
 import numpy as np
 
 from charz.sim.ftl import _kernel as K
+from charz.sim.ftl._cdm import CacheState
+from charz.sim.ftl._wolf import WolfState
 from charz.sim.ftl._workload import OP_TRIM, REQUEST_DTYPE, Workload, make_fill, make_requests
 
 # Pulse widths in µs, drawn uniformly.  Programs lie inside 000 Table 2's windows
@@ -340,12 +342,10 @@ class SimDrive:
         g[K.G_RESERVE] = 1
         self._policy = None
         if cfg.policy == "wolf":
-            from charz.sim.ftl._wolf import WolfState
             self._policy = WolfState(cfg, g, self._max_user_pages)
             # one GC may open a unit in the victim's group and in the next colder one
             g[K.G_RESERVE] = self._policy.gw[K.G_RESERVE] = 1 if cfg.wolf_slots == 1 else 2
         elif cfg.policy in ("nvm", "cdm"):
-            from charz.sim.ftl._cdm import CacheState
             self._policy = CacheState(cfg.nvm_cache_bytes // cfg.page_size, cfg.policy == "cdm",
                                       self._max_user_pages)
         self._runs = 0
@@ -378,8 +378,6 @@ class SimDrive:
         """Wolf / FDP: tell the temperature detector each logical page's true update rate
         (writes per host page write, one per page of the user space), as 002's evaluation
         does; None goes back to the estimate from each page's last two writes."""
-        from charz.sim.ftl._wolf import WolfState
-
         if not isinstance(self._policy, WolfState):
             raise ValueError("an oracle is for Wolf's temperature detector: policy='wolf'")
         if rates is not None:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from charz.sim.ftl._kernel import OP_READ, OP_TRIM, OP_WRITE
-from charz.workload._table3 import TABLE3_SIZES, table3_label
+from charz.workload import TABLE3_SIZES, table3_label
 
 REQUEST_DTYPE = np.dtype([("op", np.uint8), ("offset", np.int64), ("length", np.int64)])
 SECTOR = 512
