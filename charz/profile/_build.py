@@ -159,10 +159,22 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
     }
     if bench.get("preset"):
         profile["provenance"]["preset"] = bench["preset"]
+    profile.update(_analysis_sections(char))
+    if char.setup:
+        profile["setup"] = [{"kind": w.kind, "message": w.message, "advice": w.advice} for w in char.setup]
+    power = _power(char, given, rail_v_origin)
+    if power:
+        profile["power"] = power
+    return profile
+
+
+def _analysis_sections(char: Characterization) -> dict[str, Any]:
+    """The profile's steps, allocation, rise, reads and rmw tables (those the analysis reached)."""
+    sections: dict[str, Any] = {}
     steps = char.steps
     if steps is not None:
         s = steps.sizes
-        profile["steps"] = _plain({
+        sections["steps"] = _plain({
             "reason": singular_counts(layout_words(steps.reason)),
             "levels_a": [] if steps.best is None else steps.best.levels,
             "rises_after_pages": steps.rises_after_pages,
@@ -178,7 +190,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         })
     alloc = char.allocation
     if alloc is not None:
-        profile["allocation"] = _plain({
+        sections["allocation"] = _plain({
             "reason": singular_counts(layout_words(alloc.reason)),
             "sizes_pages": alloc.sizes_pages.astype(int),
             "measured_s": alloc.measured_us * 1e-6,
@@ -200,7 +212,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         fair = [h for h in rise.hypotheses if h.plausible]
         seen: set[int] = set()
         per_count = [h for h in fair if not (h.packages_per_unit in seen or seen.add(h.packages_per_unit))]
-        profile["rise"] = _plain({
+        sections["rise"] = _plain({
             "reason": rise.reason,
             "scheme_reason": rise.scheme_reason,
             "packages_per_unit": rise.packages_per_unit,
@@ -218,7 +230,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         })
     reads = char.reads
     if reads is not None:
-        profile["reads"] = _plain({
+        sections["reads"] = _plain({
             "reason": singular_counts(layout_words(reads.reason)),
             "sizes_bytes": reads.sizes_bytes.astype(int),
             "bursts": reads.bursts,
@@ -226,7 +238,7 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
         })
     rmw = char.rmw
     if rmw is not None:
-        profile["rmw"] = _plain({
+        sections["rmw"] = _plain({
             "detected": rmw.detected,
             "confidence": rmw.confidence,
             "reason": singular_counts(layout_words(rmw.reason)),
@@ -234,8 +246,11 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
             "sizes_bytes": rmw.sizes_bytes.astype(int),
             "head_distance_a": rmw.head_distance_a,
         })
-    if char.setup:
-        profile["setup"] = [{"kind": w.kind, "message": w.message, "advice": w.advice} for w in char.setup]
+    return sections
+
+
+def _power(char: Characterization, given: Given, rail_v_origin: str) -> dict[str, Any]:
+    """The rail voltage with its origin, the energy per request and the per-package budget."""
     power: dict[str, Any] = {}
     rail = given.rail_v
     if rail is not None:
@@ -256,6 +271,4 @@ def build_profile(char: Characterization, metadata: dict[str, Any], *, given: Gi
             "rows": [{"packages": r.packages, "peak_a": r.peak_a} for r in char.budget.rows],
             "origin": "inferred: step levels of the peak staircase tied to the packages busy at each",
         })
-    if power:
-        profile["power"] = power
-    return profile
+    return power
