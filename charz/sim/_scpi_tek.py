@@ -53,6 +53,8 @@ from charz.sim._scpi_status import Status
 
 __all__ = ["TekDialect"]
 
+_COUPLINGS = {"DC": "DC", "AC": "AC", "GND": "GND"}  # CH<x>:COUPling and the edge triggers
+
 _MEAS_TYPES = {  # MEASUrement:IMMed:TYPe (TDS2000/TPS2000 manual names; short forms are the capitals)
     "FREQUENCY": "FREQuency", "MEAN": "MEAN", "PERIOD": "PERIod", "PHASE": "PHAse", "PK2PK": "PK2pk",
     "CRMS": "CRMs", "MINIMUM": "MINImum", "MAXIMUM": "MAXImum", "RISE": "RISe", "FALL": "FALL",
@@ -391,26 +393,43 @@ class TekDialect(Dialect):
 
     # ------------------------------------------------------------ the table
 
-    def _table(self) -> list[Command]:  # noqa: C901 - one declaration per command
-        s = lambda: self.s  # noqa: E731 - settings object is replaced by *RST
-        ch = self._channel
-        Q = Command
+    def _table(self) -> list[Command]:
+        """Every command the scope answers, in matching order; the families add their own."""
+        table = [*self._table_common(), *self._table_channels(), *self._table_timebase_trigger(),
+                 *self._table_acquire_data(), *self._table_clients()]
+        if self.tds:
+            # TDS/TPS 2000: the trigger is TRIGger:MAIn (one level, for the edge source), and
+            # SELect? lists every waveform's state.
+            table += self._table_tds()
+        if self.dpo7k:
+            # DPO5000/7000/70000 manual: the time base reports its unit (QCoDeS' DPO7000xx
+            # asks it when it connects, to name its sample-rate unit).
+            table += [
+                Command("HORizontal:MAIn:UNIts", query=lambda u, x: '"s"'),
+            ]
+        if self.mso:
+            table += self._table_mso()
+        return table
 
-        def set_channel_attr(attr: str, conv):  # noqa: ANN001, ANN202
-            def handler(u: Unit, x: list[int]) -> None:
-                setattr(ch(x), attr, conv(u))
-            return handler
+    def _set_channel_attr(self, attr: str, conv):  # noqa: ANN001, ANN202
+        def handler(u: Unit, x: list[int]) -> None:
+            setattr(self._channel(x), attr, conv(u))
+        return handler
 
-        def num_getter(getter):  # noqa: ANN001, ANN202
-            return lambda u, x: nr3(getter(x))
+    @staticmethod
+    def _num_getter(getter):  # noqa: ANN001, ANN202
+        return lambda u, x: nr3(getter(x))
 
-        def enum_set(attr: str, choices: dict[str, str], target=None):  # noqa: ANN001, ANN202
-            def handler(u: Unit, x: list[int]) -> None:
-                setattr(target() if target else s(), attr, arg_enum(u, choices))
-            return handler
+    def _enum_set(self, attr: str, choices: dict[str, str], target=None):  # noqa: ANN001, ANN202
+        def handler(u: Unit, x: list[int]) -> None:
+            setattr(target() if target else self.s, attr, arg_enum(u, choices))
+        return handler
 
-        couplings = {"DC": "DC", "AC": "AC", "GND": "GND"}
-        table = [
+    def _table_common(self) -> list[Command]:
+        """IEEE 488.2 commands, headers, status and events."""
+        s, ch, Q = (lambda: self.s), self._channel, Command  # s(): *RST replaces self.s
+        set_channel_attr, num_getter, enum_set = self._set_channel_attr, self._num_getter, self._enum_set
+        return [
             Q("*IDN", query=lambda u, x: self.idn, kind="idn"),
             Q("*RST", set=lambda u, x: self.factory_reset()),
             Q("*CLS", set=lambda u, x: self.status.clear()),
@@ -428,6 +447,13 @@ class TekDialect(Dialect):
             Q("ALLEv", query=lambda u, x: self.status.allev()),
             Q("EVMsg", query=lambda u, x: self.status.evmsg()),
             Q("EVQty", query=lambda u, x: str(self.status.count())),
+        ]
+
+    def _table_channels(self) -> list[Command]:
+        """The vertical settings of each channel."""
+        s, ch, Q = (lambda: self.s), self._channel, Command  # s(): *RST replaces self.s
+        set_channel_attr, num_getter, enum_set = self._set_channel_attr, self._num_getter, self._enum_set
+        return [
             Q("SELect:CH<x>", set=set_channel_attr("displayed", arg_bool),
               query=lambda u, x: "1" if ch(x).displayed else "0"),
             Q("CH<x>:SCAle", set=lambda u, x: setattr(ch(x), "scale", min(max(
@@ -438,7 +464,7 @@ class TekDialect(Dialect):
               query=num_getter(lambda x: ch(x).position)),
             Q("CH<x>:OFFSet", set=set_channel_attr("offset", arg_number),
               query=num_getter(lambda x: ch(x).offset)),
-            Q("CH<x>:COUPling", set=lambda u, x: setattr(ch(x), "coupling", arg_enum(u, couplings)),
+            Q("CH<x>:COUPling", set=lambda u, x: setattr(ch(x), "coupling", arg_enum(u, _COUPLINGS)),
               query=lambda u, x: self._word(ch(x).coupling)),
             Q("CH<x>:YUNits", set=lambda u, x: setattr(ch(x), "yunits", unquote(u.args[0])
                                                        if u.args else ""),
@@ -449,6 +475,13 @@ class TekDialect(Dialect):
             Q("CH<x>:BANdwidth", set=lambda u, x: None, query=lambda u, x: self._word("FULL")),
             Q("CH<x>:TERmination", set=lambda u, x: setattr(ch(x), "termination", arg_enum(
                 u, {"FIFTY": "FIFty", "MEG": "MEG"})), query=lambda u, x: self._word(ch(x).termination)),
+        ]
+
+    def _table_timebase_trigger(self) -> list[Command]:
+        """The time base and the A trigger."""
+        s, ch, Q = (lambda: self.s), self._channel, Command  # s(): *RST replaces self.s
+        set_channel_attr, num_getter, enum_set = self._set_channel_attr, self._num_getter, self._enum_set
+        return [
             Q("HORizontal:SCAle", set=lambda u, x: self._set_hscale(arg_number(u)),
               query=lambda u, x: nr3(self._hscale_now())),
             Q("HORizontal:RECOrdlength", set=lambda u, x: self._set_record_length(arg_int(u)),
@@ -471,12 +504,19 @@ class TekDialect(Dialect):
             Q("TRIGger:A:EDGE:SLOpe", set=enum_set("trig_slope", {"RISE": "RISe", "FALL": "FALL",
                                                                  "EITHER": "EITHer"}),
               query=lambda u, x: self._word(s().trig_slope)),
-            Q("TRIGger:A:EDGE:COUPling", set=enum_set("trig_coupling", couplings),
+            Q("TRIGger:A:EDGE:COUPling", set=enum_set("trig_coupling", _COUPLINGS),
               query=lambda u, x: self._word(s().trig_coupling)),
             Q("TRIGger:A:LEVel:CH<x>", set=self._trigger_level,
               query=lambda u, x: nr3(s().trig_levels[self._channel_number(x)])),
             Q("TRIGger:A:MODe", set=enum_set("trig_mode", {"AUTO": "AUTO", "NORMAL": "NORMal"}),
               query=lambda u, x: self._word(s().trig_mode)),
+        ]
+
+    def _table_acquire_data(self) -> list[Command]:
+        """Acquisition, the data source and encoding, the preamble and the curve."""
+        s, ch, Q = (lambda: self.s), self._channel, Command  # s(): *RST replaces self.s
+        set_channel_attr, num_getter, enum_set = self._set_channel_attr, self._num_getter, self._enum_set
+        return [
             Q("ACQuire:MODe", set=enum_set("acq_mode", {
                 "SAMPLE": "SAMple", "PEAKDETECT": "PEAKdetect", "HIRES": "HIRes",
                 "AVERAGE": "AVErage", "ENVELOPE": "ENVelope"}),
@@ -506,6 +546,13 @@ class TekDialect(Dialect):
               if f not in ("BYT_Nr", "ENCdg", "BN_Fmt", "BYT_Or")],
             Q("CURVe", query=self._curve, raw=True, kind="block"),
             Q("WAVFrm", query=self._wavfrm, raw=True, kind="block"),
+        ]
+
+    def _table_clients(self) -> list[Command]:
+        """What public clients ask on connecting, and the immediate measurement."""
+        s, ch, Q = (lambda: self.s), self._channel, Command  # s(): *RST replaces self.s
+        set_channel_attr, num_getter, enum_set = self._set_channel_attr, self._num_getter, self._enum_set
+        return [
             # What public clients ask when they connect (tm_devices: hostname, probes, the
             # working directory for its USB-drive scan); the manuals' reply shapes.
             Q("ETHERnet:NAMe", query=lambda u, x: '"charz-mock"'),
@@ -522,53 +569,52 @@ class TekDialect(Dialect):
             Q("MEASUrement:IMMed:UNIts", query=lambda u, x: f'"{self._meas_unit()}"'),
             Q("MEASUrement:IMMed:VALue", query=lambda u, x: nr3(self._meas_value())),
         ]
-        if self.tds:
-            # TDS/TPS 2000: the trigger is TRIGger:MAIn (one level, for the edge source), and
-            # SELect? lists every waveform's state.
-            table += [
-                Q("TRIGger:MAIn:TYPe", set=enum_set("trig_type", {"EDGE": "EDGe"}),
-                  query=lambda u, x: self._word(s().trig_type)),
-                Q("TRIGger:MAIn:EDGE:SOUrce", set=self._trigger_source, query=lambda u, x: f"CH{s().trig_source}"),
-                Q("TRIGger:MAIn:EDGE:SLOpe", set=enum_set("trig_slope", {"RISE": "RISe", "FALL": "FALL"}),
-                  query=lambda u, x: self._word(s().trig_slope)),
-                Q("TRIGger:MAIn:EDGE:COUPling", set=enum_set("trig_coupling", couplings),
-                  query=lambda u, x: self._word(s().trig_coupling)),
-                Q("TRIGger:MAIn:LEVel", set=lambda u, x: s().trig_levels.__setitem__(s().trig_source, arg_number(u)),
-                  query=lambda u, x: nr3(s().trig_levels[s().trig_source])),
-                Q("TRIGger:MAIn:MODe", set=enum_set("trig_mode", {"AUTO": "AUTO", "NORMAL": "NORMal"}),
-                  query=lambda u, x: self._word(s().trig_mode)),
-                Q("SELect", query=self._select_all, raw=True),
-            ]
-        if self.dpo7k:
-            # DPO5000/7000/70000 manual: the time base reports its unit (QCoDeS' DPO7000xx
-            # asks it when it connects, to name its sample-rate unit).
-            table += [
-                Q("HORizontal:MAIn:UNIts", query=lambda u, x: '"s"'),
-            ]
-        if self.mso:
-            table += [
-                Q("CH<x>:PROBETYPE", query=lambda u, x: (ch(x), "ANALOG")[1]),
-                Q("LICense:APPID", query=lambda u, x: '""'),   # no options installed
-                Q("DISplay:GLObal:CH<x>:STATE", set=set_channel_attr("displayed", arg_bool),
-                  query=lambda u, x: "1" if ch(x).displayed else "0"),
-                Q("CH<x>:PROBEFunc:EXTUnits", set=lambda u, x: setattr(ch(x), "ext_units",
-                                                                      unquote(u.args[0]) if u.args else ""),
-                  query=lambda u, x: f'"{ch(x).ext_units}"'),
-                Q("CH<x>:PROBEFunc:EXTUnits:STATE", set=set_channel_attr("ext_units_state", arg_bool),
-                  query=lambda u, x: "1" if ch(x).ext_units_state else "0"),
-                Q("HORizontal:MODe", set=enum_set("hmode", {"AUTO": "AUTO", "MANUAL": "MANual"}),
-                  query=lambda u, x: self._word(s().hmode)),
-                Q("HORizontal:MODe:MANual:CONFIGure", set=enum_set("manual_configure", {
-                    "RECORDLENGTH": "RECORDLength", "HORIZONTALSCALE": "HORIZontalscale"}),
-                  query=lambda u, x: self._word(s().manual_configure)),
-                Q("HORizontal:MODe:SAMPLERate", set=self._set_rate,
-                  query=lambda u, x: nr3(1.0 / self._dt())),
-                Q("HORizontal:MODe:RECOrdlength", set=lambda u, x: self._set_record_length(arg_int(u)),
-                  query=lambda u, x: str(s().record_length)),
-                Q("HORizontal:MODe:SCAle", set=lambda u, x: self._set_hscale(arg_number(u)),
-                  query=lambda u, x: nr3(self._hscale_now())),
-            ]
-        return table
+
+    def _table_tds(self) -> list[Command]:
+        """TDS/TPS 2000 only."""
+        s, ch, Q = (lambda: self.s), self._channel, Command  # s(): *RST replaces self.s
+        set_channel_attr, num_getter, enum_set = self._set_channel_attr, self._num_getter, self._enum_set
+        return [
+            Q("TRIGger:MAIn:TYPe", set=enum_set("trig_type", {"EDGE": "EDGe"}),
+              query=lambda u, x: self._word(s().trig_type)),
+            Q("TRIGger:MAIn:EDGE:SOUrce", set=self._trigger_source, query=lambda u, x: f"CH{s().trig_source}"),
+            Q("TRIGger:MAIn:EDGE:SLOpe", set=enum_set("trig_slope", {"RISE": "RISe", "FALL": "FALL"}),
+              query=lambda u, x: self._word(s().trig_slope)),
+            Q("TRIGger:MAIn:EDGE:COUPling", set=enum_set("trig_coupling", _COUPLINGS),
+              query=lambda u, x: self._word(s().trig_coupling)),
+            Q("TRIGger:MAIn:LEVel", set=lambda u, x: s().trig_levels.__setitem__(s().trig_source, arg_number(u)),
+              query=lambda u, x: nr3(s().trig_levels[s().trig_source])),
+            Q("TRIGger:MAIn:MODe", set=enum_set("trig_mode", {"AUTO": "AUTO", "NORMAL": "NORMal"}),
+              query=lambda u, x: self._word(s().trig_mode)),
+            Q("SELect", query=self._select_all, raw=True),
+        ]
+
+    def _table_mso(self) -> list[Command]:
+        """MSO 4/5/6 series only."""
+        s, ch, Q = (lambda: self.s), self._channel, Command  # s(): *RST replaces self.s
+        set_channel_attr, num_getter, enum_set = self._set_channel_attr, self._num_getter, self._enum_set
+        return [
+            Q("CH<x>:PROBETYPE", query=lambda u, x: (ch(x), "ANALOG")[1]),
+            Q("LICense:APPID", query=lambda u, x: '""'),   # no options installed
+            Q("DISplay:GLObal:CH<x>:STATE", set=set_channel_attr("displayed", arg_bool),
+              query=lambda u, x: "1" if ch(x).displayed else "0"),
+            Q("CH<x>:PROBEFunc:EXTUnits", set=lambda u, x: setattr(ch(x), "ext_units",
+                                                                  unquote(u.args[0]) if u.args else ""),
+              query=lambda u, x: f'"{ch(x).ext_units}"'),
+            Q("CH<x>:PROBEFunc:EXTUnits:STATE", set=set_channel_attr("ext_units_state", arg_bool),
+              query=lambda u, x: "1" if ch(x).ext_units_state else "0"),
+            Q("HORizontal:MODe", set=enum_set("hmode", {"AUTO": "AUTO", "MANUAL": "MANual"}),
+              query=lambda u, x: self._word(s().hmode)),
+            Q("HORizontal:MODe:MANual:CONFIGure", set=enum_set("manual_configure", {
+                "RECORDLENGTH": "RECORDLength", "HORIZONTALSCALE": "HORIZontalscale"}),
+              query=lambda u, x: self._word(s().manual_configure)),
+            Q("HORizontal:MODe:SAMPLERate", set=self._set_rate,
+              query=lambda u, x: nr3(1.0 / self._dt())),
+            Q("HORizontal:MODe:RECOrdlength", set=lambda u, x: self._set_record_length(arg_int(u)),
+              query=lambda u, x: str(s().record_length)),
+            Q("HORizontal:MODe:SCAle", set=lambda u, x: self._set_hscale(arg_number(u)),
+              query=lambda u, x: nr3(self._hscale_now())),
+        ]
 
     # ------------------------------------------------------------ handlers
 
