@@ -171,13 +171,12 @@ def _highest_seg4(x, base, lo, hi):
 
 
 @_jit
-def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, nxt, integer_codes, diffs, counts, scratch, fo, io):
-    """One capture: fills ``fo`` (N_F floats) and ``io`` (N_I ints); returns its flags."""
-    n = x.shape[0]
+def _levels(x, ym, yo, yz, n_pre, block, bm, scratch):
+    """Block means (the one pass over every sample), the idle level and its noise, the end level.
+
+    Returns ``(flags, n_pre, baseline, sigma_block, post, top, thr_start, thr_end)``."""
     nb = bm.shape[0]
     flags = 0
-
-    # 1. Block means: the one pass over every sample.
     for k in range(nb):
         bm[k] = (_sum(x[k * block:(k + 1) * block]) / block - yo) * ym + yz
 
@@ -195,8 +194,17 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
     top = bm.max()
     thr_start = baseline + max(6 * sigma_block, 0.01 * (top - baseline))
     thr_end = max(post + max(6 * sigma_block, 0.01 * (top - post)), thr_start)
+    return flags, n_pre, baseline, sigma_block, post, top, thr_start, thr_end
 
-    # 2. Coarse window: first block after the request above the start threshold ...
+
+@_jit
+def _coarse_window(bm, k_trig, thr_start, thr_end, above, nxt):
+    """First and last block of the request, and its busiest block.
+
+    Returns ``(flags, none, first_k, k_hi, last_k)``; ``none``: nothing above the start level."""
+    nb = bm.shape[0]
+    flags = 0
+    # First block after the request above the start threshold ...
     first_k = -1
     for k in range(k_trig, nb):
         if bm[k] > thr_start:
@@ -233,15 +241,22 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
                 break
     if stop >= nb and not none:
         flags |= FLAG_TRUNCATED
-    last_k = min(stop, nb) - 1
+    return flags, none, first_k, k_hi, min(stop, nb) - 1
 
-    # A slow wander of the idle level (mains hum: 20 ms, a few mA) can hold the current just
-    # above the end level for milliseconds after the request has ended.  The request ended at
-    # the largest fall after its busiest block if what follows (two blocks or more) stays
-    # flat and near the end level: the fall is twice its wander and twice its height above
-    # the end level.  A write's last package (one package's height above idle) never passes that.
+
+@_jit
+def _hum_end(bm, k_hi, last_k, post, sigma_block):
+    """The request's last block when a slow wander holds the current above the end level.
+
+    A slow wander of the idle level (mains hum: 20 ms, a few mA) can hold the current just
+    above the end level for milliseconds after the request has ended.  The request ended at
+    the largest fall after its busiest block if what follows (two blocks or more) stays
+    flat and near the end level: the fall is twice its wander and twice its height above
+    the end level.  A write's last package (one package's height above idle) never passes that.
+
+    Returns ``(last_k, plateau_hi)``; ``plateau_hi`` is -inf when no plateau was cut off."""
     plateau_hi = -np.inf
-    if not none and last_k - k_hi > 2:
+    if last_k - k_hi > 2:
         best_fall = 0.0
         best_j = -1
         run_max = bm[last_k]
@@ -260,16 +275,15 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
             if best_fall >= 2 * wander:
                 last_k = best_j - 1
                 plateau_hi = hi_p
+    return last_k, plateau_hi
 
-    # Idle level just before the request: blocks that end before time zero.
-    if k_trig >= LOCAL_BLOCKS:
-        local = _median3(bm[min(max(k_trig - 1, 0), nb - 1)], bm[min(max(k_trig - 2, 0), nb - 1)],
-                         bm[min(max(k_trig - 3, 0), nb - 1)])
-    else:
-        local = baseline
 
-    # Bursts away from the request: three blocks in a row clear of the level.
-    clear = max(max(6 * sigma_block, 0.1 * (top - baseline)), 0.005)
+@_jit
+def _bursts(bm, none, first_k, last_k, baseline, post, clear):
+    """Bursts away from the request: three blocks in a row clear of the level.
+
+    Returns ``(extra, h_pre, h_post)``: any burst, and the highest before and after."""
+    nb = bm.shape[0]
     pre_end = nb if none else first_k - 1
     h_pre = 0.0
     h_post = 0.0
@@ -285,13 +299,16 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
             if bm[j] > lim and bm[j + 1] > lim and bm[j + 2] > lim:
                 extra = True
                 h_post = max(h_post, bm[j + 1] - post)
-    if extra and not none:
-        flags |= FLAG_EXTRA_ACTIVITY
-    idle_blocks = nb if none else max(first_k - 1, 0) + max(nb - last_k - 3, 0)
+    return extra, h_pre, h_post
 
-    # 3. Edges to the sample.  σ of one sample from first differences of the pre-trigger
-    # (a slow hum does not inflate them); the 4-sample average must clear 4.5 of its σ too.
-    head = min(max(2, min(n_pre * block, SIGMA_HEAD_SAMPLES)), n)
+
+@_jit
+def _edge_margin(x, ym, n_pre, block, integer_codes, diffs, counts, scratch):
+    """The 4-sample average's clearance over a level, and one sample's σ.
+
+    σ of one sample from first differences of the pre-trigger (a slow hum does not inflate
+    them); the 4-sample average must clear 4.5 of its σ too.  Returns ``(margin, sigma_sample)``."""
+    head = min(max(2, min(n_pre * block, SIGMA_HEAD_SAMPLES)), x.shape[0])
     sigma_sample = 1.4826 * _median_abs_diff(x[:head], integer_codes, diffs, counts) / np.sqrt(2.0) * ym
     # The edge averages' own σ, from disjoint 4-sample means of the same head: a bench's
     # noise is correlated over a few samples, which first differences do not see (σ/√3 for
@@ -305,14 +322,13 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
         sigma_edge = 0.0
     # Below one ADC step of noise both σ read zero, yet a 4-sample average still moves by a
     # step's fraction: a step's quantisation σ (0.3 code) is the floor.
-    margin = 4.5 * max(sigma_sample / np.sqrt(W_EDGE), sigma_edge, 0.3 * abs(ym))
-    # After the end, the idle level may sit above the record's end level (a hum's crest):
-    # the end is where the current reaches the level that follows it.
-    after = post
-    if not none and last_k + 4 < nb:
-        after = _median3(bm[last_k + 2], bm[last_k + 3], bm[last_k + 4])
-    thr_s = (max(thr_start, baseline + margin) - yz) / ym + yo
-    thr_e = (max(thr_end, post + margin, after + margin, plateau_hi + margin) - yz) / ym + yo
+    return 4.5 * max(sigma_sample / np.sqrt(W_EDGE), sigma_edge, 0.3 * abs(ym)), sigma_sample
+
+
+@_jit
+def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a):
+    """Start and end sample of the window, from its first and last block (thresholds in codes)."""
+    n = x.shape[0]
     span = min(3 * block + W_EDGE + W_EDGE - 1, n)
     n_seg = span - W_EDGE + 1
 
@@ -335,14 +351,12 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
             break
     start_idx = min(max(s0 + last_below + W_EDGE, 0), n - 1)
 
-    # End: anchored on the edge block's last average above the end threshold, then on to the
-    # first average at or below it.
+    # End: anchored on the edge block's last average above ``thr_a`` (the end threshold and a
+    # margin: in the idle part of the edge block a noise excursion may just cross the end
+    # level and carry the end on), then on to the first average at or below the end level.
     e0 = min(max((last_k - 1) * block, 0), n - span)
     lo = max(max(last_k * block, start_idx) - e0, 0)
     hi = min(max((last_k + 1) * block - W_EDGE - e0, lo), n_seg - 1)
-    # The anchor must stand a margin clear of the end level: in the idle part of the edge
-    # block a noise excursion may just cross it and carry the end on.
-    thr_a = thr_e + margin / ym
     anchor = -1
     for j in range(hi, lo - 1, -1):
         if _seg4(x, e0 + j) > thr_a:
@@ -355,10 +369,14 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
         if _seg4(x, e0 + j) <= thr_e:
             first_below = j
             break
-    end_idx = min(max(e0 + first_below - 1, start_idx), n - 1)
+    return start_idx, min(max(e0 + first_below - 1, start_idx), n - 1)
 
-    # 4. Peak (max of the w-sample mean centred on a window sample; alignment as in _smooth)
-    # and the window's sum.
+
+@_jit
+def _peak(x, start_idx, end_idx, w):
+    """Max of the w-sample mean centred on a window sample (alignment as in _smooth) and the
+    window's sum: ``(peak_codes, peak_idx, inner)``."""
+    n = x.shape[0]
     hw = w // 2
     p_lo = max(start_idx, hw)
     p_hi = min(end_idx, n - w + hw)
@@ -373,24 +391,72 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
             if s > best_s:
                 best_s = s
                 peak_idx = p
-        peak_codes = best_s / w
-    else:  # a window shorter than the average at the record's edge: its mean is its peak
-        peak_codes = inner / (end_idx - start_idx + 1)
-        peak_idx = start_idx
+        return best_s / w, peak_idx, inner
+    # a window shorter than the average at the record's edge: its mean is its peak
+    return inner / (end_idx - start_idx + 1), start_idx, inner
 
+
+@_jit
+def _clipped(x, start_idx, end_idx, w, n_idle, code_min, code_max):
+    """A spike may touch the rail for a sample or two; three or more at the limit in the
+    window, or any idle sample (the first ``n_idle``) at either limit, is a clipped record."""
+    if not (code_max < np.inf or code_min > -np.inf):
+        return False
+    n = x.shape[0]
+    hw = w // 2
     at_limit = 0
-    if code_max < np.inf or code_min > -np.inf:
-        # A spike may touch the rail for a sample or two; three or more at the limit in the
-        # window, or any idle sample at either limit, is a clipped record.  Extremes first
-        # (reductions that vectorise), counting only when the window reaches the limit.
-        a, b = max(start_idx - hw, 0), min(end_idx - hw + w, n)
-        if code_max < np.inf and _extremes(x[a:b])[1] >= code_max:
-            for i in range(a, b):
-                if x[i] >= code_max:
-                    at_limit += 1
-        lowest, highest = _extremes(x[: min(max(1, n_pre * block), n)])
-        if at_limit >= CLIP_SAMPLES or lowest <= code_min or highest >= code_max:
-            flags |= FLAG_CLIPPED
+    # Extremes first (reductions that vectorise), counting only when the window reaches the limit.
+    a, b = max(start_idx - hw, 0), min(end_idx - hw + w, n)
+    if code_max < np.inf and _extremes(x[a:b])[1] >= code_max:
+        for i in range(a, b):
+            if x[i] >= code_max:
+                at_limit += 1
+    lowest, highest = _extremes(x[: min(max(1, n_idle), n)])
+    return at_limit >= CLIP_SAMPLES or lowest <= code_min or highest >= code_max
+
+
+@_jit
+def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, nxt, integer_codes, diffs, counts, scratch, fo, io):
+    """One capture: fills ``fo`` (N_F floats) and ``io`` (N_I ints); returns its flags."""
+    nb = bm.shape[0]
+    # 1. Levels from the block means.
+    flags, n_pre, baseline, sigma_block, post, top, thr_start, thr_end = _levels(
+        x, ym, yo, yz, n_pre, block, bm, scratch)
+    # 2. Coarse window in blocks, cut short where a hum's plateau follows the request.
+    more, none, first_k, k_hi, last_k = _coarse_window(bm, k_trig, thr_start, thr_end, above, nxt)
+    flags |= more
+    plateau_hi = -np.inf
+    if not none:
+        last_k, plateau_hi = _hum_end(bm, k_hi, last_k, post, sigma_block)
+
+    # Idle level just before the request: blocks that end before time zero.
+    if k_trig >= LOCAL_BLOCKS:
+        local = _median3(bm[min(max(k_trig - 1, 0), nb - 1)], bm[min(max(k_trig - 2, 0), nb - 1)],
+                         bm[min(max(k_trig - 3, 0), nb - 1)])
+    else:
+        local = baseline
+
+    clear = max(max(6 * sigma_block, 0.1 * (top - baseline)), 0.005)
+    extra, h_pre, h_post = _bursts(bm, none, first_k, last_k, baseline, post, clear)
+    if extra and not none:
+        flags |= FLAG_EXTRA_ACTIVITY
+    idle_blocks = nb if none else max(first_k - 1, 0) + max(nb - last_k - 3, 0)
+
+    # 3. Edges to the sample.
+    margin, sigma_sample = _edge_margin(x, ym, n_pre, block, integer_codes, diffs, counts, scratch)
+    # After the end, the idle level may sit above the record's end level (a hum's crest):
+    # the end is where the current reaches the level that follows it.
+    after = post
+    if not none and last_k + 4 < nb:
+        after = _median3(bm[last_k + 2], bm[last_k + 3], bm[last_k + 4])
+    thr_s = (max(thr_start, baseline + margin) - yz) / ym + yo
+    thr_e = (max(thr_end, post + margin, after + margin, plateau_hi + margin) - yz) / ym + yo
+    start_idx, end_idx = _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_e + margin / ym)
+
+    # 4. Peak and charge, and the rails.
+    peak_codes, peak_idx, inner = _peak(x, start_idx, end_idx, w)
+    if _clipped(x, start_idx, end_idx, w, n_pre * block, code_min, code_max):
+        flags |= FLAG_CLIPPED
 
     fo[F_BASELINE] = baseline
     fo[F_LOCAL] = local
