@@ -11,7 +11,7 @@ import numpy as np
 
 from charz.analysis._energy import PowerBudget, power_budget
 from charz.analysis._quantity import MEASURED, Quantity
-from charz.analysis._reads import ReadUnitResult, count_bursts, fit_read_unit, pattern_window
+from charz.analysis._reads import ReadUnitResult, count_bursts_many, fit_read_unit, pattern_window
 from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
 from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_tail, check_write_cache
 
@@ -20,10 +20,10 @@ def _values(t) -> np.ndarray:
     return (np.asarray(t.codes, dtype=np.float64) - t.y_offset_codes) * t.y_mult + t.y_zero
 
 
-def _window(t, start_s: float, end_s: float) -> np.ndarray:
+def _span(t, start_s: float, end_s: float) -> slice:
     i0 = max(0, int(round((start_s - t.t_first_s) / t.sample_interval_s)))
     i1 = max(i0 + 1, int(round((end_s - t.t_first_s) / t.sample_interval_s)) + 1)
-    return _values(t)[i0:i1]
+    return slice(i0, i1)
 
 
 def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> tuple[Quantity, ReadUnitResult | None]:
@@ -39,10 +39,10 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     window = pattern_window(one_unit, dt)
     # Two bursts cannot be closer than half a one-unit read.
     distance = max(1, int(0.5 * one_unit / dt))
-    bursts = np.array([
-        count_bursts(_window(traces[i], table.start_s[i], table.end_s[i]), window, float(table.noise_a[i]), distance)
-        for i in reads
-    ], dtype=np.float64)
+    # Each read's window as codes (the scaling applied after the median and the sums, exactly).
+    segments = [traces[i].codes[_span(traces[i], table.start_s[i], table.end_s[i])] for i in reads]
+    scale = np.array([(traces[i].y_mult, traces[i].y_offset_codes, traces[i].y_zero) for i in reads], dtype=np.float64).T
+    bursts = count_bursts_many(segments, window, table.noise_a[reads], distance, scale=scale).astype(np.float64)
     r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s)
     evidence = f"{r.reason} (bursts counted on a {window}-sample moving average)"
     if r.unit_bytes is not None:

@@ -115,13 +115,24 @@ def summarize_sizes(size_pages: np.ndarray, values: np.ndarray) -> SizeLevels:
         raise ValueError("no finite values")
     sizes, inverse, counts = np.unique(size_pages, return_inverse=True, return_counts=True)
     order = np.argsort(inverse, kind="stable")
-    groups = np.split(values[order], np.cumsum(counts)[:-1])
-    med = np.array([np.median(g) for g in groups])
-    # σ of one capture from differences between repeats of the same size: unlike the MAD
-    # about each size's own median, it is not biased low for a handful of repeats
-    # (0.82 σ for five), and it tolerates one odd capture per size.
-    pairs = [np.abs(g[i] - g[j]) for g in groups if g.size >= 2 for i, j in zip(*np.triu_indices(g.size, 1))]
-    if len(pairs) >= 6:
+    grouped = values[order]
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    med = np.empty(sizes.size)
+    pairs = []
+    # Sizes with the same number of repeats as one (sizes × repeats) block: one median and
+    # one set of pair differences per block, not per size (a sweep has one or two blocks).
+    for c in np.unique(counts):
+        which = np.flatnonzero(counts == c)
+        block = grouped[first[which][:, None] + np.arange(c)]
+        med[which] = np.median(block, axis=1)
+        if c >= 2:
+            # σ of one capture from differences between repeats of the same size: unlike the MAD
+            # about each size's own median, it is not biased low for a handful of repeats
+            # (0.82 σ for five), and it tolerates one odd capture per size.
+            i, j = np.triu_indices(c, 1)
+            pairs.append(np.abs(block[:, i] - block[:, j]).ravel())
+    pairs = np.concatenate(pairs) if pairs else np.empty(0)
+    if pairs.size >= 6:
         sigma = np.median(pairs) / (0.6745 * np.sqrt(2))
         source = "repeats"
     elif sizes.size >= 4:
