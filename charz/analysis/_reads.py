@@ -29,7 +29,7 @@ from charz.analysis._steps import summarize_sizes
 DECISIVE = 10.0
 SUGGESTIVE = 6.0
 PROMINENCE_SHARE = 0.35
-SPIKE_MEDIAN = 5  # samples; longer than a spike, shorter than a burst
+SPIKE_MEDIAN = 5  # samples; longer than a spike, shorter than a burst (_median5)
 # Below this share of sizes fitted by any unit, the burst counts are noise, not a view.
 BURSTS_UNREADABLE = 0.5
 
@@ -56,6 +56,18 @@ def pattern_window(one_unit_duration_s: float, sample_interval_s: float) -> int:
     """
     eighth = int(one_unit_duration_s / sample_interval_s / 8)
     return int(max(3, min(W_PATTERN, eighth)))
+
+
+def _median5(a, b, c, d, e):
+    """Element-wise median of five arrays (a sorting network: the median of e and of the two
+    middle values of the pairs' minima and maxima).
+
+    >>> _median5(*np.array([[5, 0], [1, 0], [4, 9], [2, 9], [3, 1]])).tolist()
+    [3, 1]
+    """
+    f = np.maximum(np.minimum(a, b), np.minimum(c, d))
+    g = np.minimum(np.maximum(a, b), np.maximum(c, d))
+    return np.maximum(np.minimum(e, f), np.minimum(np.maximum(e, f), g))
 
 
 def count_bursts(values: np.ndarray, window: int, noise: float = 0.0, min_distance: int = 1) -> int:
@@ -104,19 +116,30 @@ def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, 
     if use.size == 0:
         return counts
     n = lengths[use]
-    x = np.concatenate([np.asarray(segments[i], dtype=np.float64).ravel() for i in use])
+    x = np.concatenate([np.ravel(segments[i]) for i in use])
+    if not (np.issubdtype(x.dtype, np.integer) or x.dtype == np.float64):
+        x = x.astype(np.float64)
     starts = np.concatenate([[0], np.cumsum(n)[:-1]])
-    seg = np.repeat(np.arange(use.size), n)
-    first = starts[seg]
-    last = first + n[seg] - 1
-    pos = np.arange(x.size)
+    ends = starts + n
     # Rare spikes (a sample or two, 50-150 mA on a real bench) would set the range the
     # prominence is measured against; a 5-sample median removes them and keeps every burst.
-    half = SPIKE_MEDIAN // 2
-    near = [x[np.clip(pos + k, first, last)] for k in range(-half, half + 1)]
-    med = np.partition(np.stack(near), half, axis=0)[half]
+    # Its neighbours by shifting all windows at once, then each window's ends repeated
+    # (scipy's mode "nearest") where a shift reached into the next window.
+    shifted = []
+    for k in (-2, -1, 1, 2):
+        y = np.empty_like(x)
+        if k > 0:
+            y[:-k], y[-k:] = x[k:], x[-1]
+            for j in range(1, k + 1):
+                y[ends - j] = x[ends - 1]
+        else:
+            y[-k:], y[:-k] = x[:k], x[0]
+            for j in range(-k):
+                y[starts + j] = x[starts]
+        shifted.append(y)
+    med = _median5(shifted[0], shifted[1], x, shifted[2], shifted[3])
     # Moving sums of each window from one running sum (exact for codes: integers below 2**53).
-    csum = np.concatenate([[0.0], np.cumsum(med)])
+    csum = np.concatenate([[0.0], np.cumsum(med, dtype=np.float64)])
     m = n - window + 1
     m_starts = np.concatenate([[0], np.cumsum(m)[:-1]])
     m_seg = np.repeat(np.arange(use.size), m)
@@ -130,11 +153,14 @@ def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, 
     # distance between neighbours is measured centre to centre.
     ma = np.round(ma, 9)
     # The floor: each window's 5th percentile (numpy's linear rule), from one sort of all windows.
-    srt = ma[np.lexsort((ma, m_seg))]
     v = 0.05 * (m - 1)
     below = np.floor(v).astype(np.int64)
+    above = np.minimum(below + 1, m - 1)
     gamma = v - below
-    a, b = srt[m_starts + below], srt[m_starts + np.minimum(below + 1, m - 1)]
+    a, b = np.empty(use.size), np.empty(use.size)
+    for j, (o, mj, lo_k, hi_k) in enumerate(zip(m_starts.tolist(), m.tolist(), below.tolist(), above.tolist())):
+        part = np.partition(ma[o:o + mj], (lo_k, hi_k))  # one C call per read, not a sort of all
+        a[j], b[j] = part[lo_k], part[hi_k]
     lo = np.where(gamma >= 0.5, b - (b - a) * (1 - gamma), a + (b - a) * gamma)
     hi = np.maximum.reduceat(ma, m_starts)
     prominence = np.maximum(PROMINENCE_SHARE * (hi - lo), 6 * noise[use] / np.sqrt(window))

@@ -20,12 +20,6 @@ def _values(t) -> np.ndarray:
     return (np.asarray(t.codes, dtype=np.float64) - t.y_offset_codes) * t.y_mult + t.y_zero
 
 
-def _span(t, start_s: float, end_s: float) -> slice:
-    i0 = max(0, int(round((start_s - t.t_first_s) / t.sample_interval_s)))
-    i1 = max(i0 + 1, int(round((end_s - t.t_first_s) / t.sample_interval_s)) + 1)
-    return slice(i0, i1)
-
-
 def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> tuple[Quantity, ReadUnitResult | None]:
     reads = np.flatnonzero((table.op == "read") & table.usable)
     if reads.size == 0:
@@ -40,8 +34,13 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     # Two bursts cannot be closer than half a one-unit read.
     distance = max(1, int(0.5 * one_unit / dt))
     # Each read's window as codes (the scaling applied after the median and the sums, exactly).
-    segments = [traces[i].codes[_span(traces[i], table.start_s[i], table.end_s[i])] for i in reads]
-    scale = np.array([(traces[i].y_mult, traces[i].y_offset_codes, traces[i].y_zero) for i in reads], dtype=np.float64).T
+    rows = np.array([(traces[i].t_first_s, traces[i].sample_interval_s, traces[i].y_mult, traces[i].y_offset_codes,
+                      traces[i].y_zero) for i in reads], dtype=np.float64).reshape(-1, 5)
+    t_first, step = rows[:, 0], rows[:, 1]
+    i0 = np.maximum(0, np.rint((table.start_s[reads] - t_first) / step)).astype(np.int64)
+    i1 = np.maximum(i0 + 1, np.rint((table.end_s[reads] - t_first) / step).astype(np.int64) + 1)
+    segments = [traces[i].codes[a:b] for i, a, b in zip(reads, i0.tolist(), i1.tolist())]
+    scale = rows[:, 2:].T
     bursts = count_bursts_many(segments, window, table.noise_a[reads], distance, scale=scale).astype(np.float64)
     r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s)
     evidence = f"{r.reason} (bursts counted on a {window}-sample moving average)"
