@@ -32,6 +32,10 @@ PROMINENCE_SHARE = 0.35
 SPIKE_MEDIAN = 5  # samples; longer than a spike, shorter than a burst (_median5)
 # Below this share of sizes fitted by any unit, the burst counts are noise, not a view.
 BURSTS_UNREADABLE = 0.5
+# A largest read's bursts lasting more than this many times a one-unit read's are array reads
+# run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
+# burst by well under this).
+RUN_TOGETHER = 3.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,22 @@ def count_bursts(values: np.ndarray, window: int, noise: float = 0.0, min_distan
     return int(count_bursts_many([values], window, [noise], min_distance)[0])
 
 
+@dataclass(frozen=True)
+class BurstWindows:
+    """Every read's window smoothed as :func:`count_bursts` smooths it, laid end to end."""
+
+    n_seg: int
+    window: int
+    use: np.ndarray  # the windows long enough to count in (3 averaging windows or more)
+    ma: np.ndarray  # their moving averages, end to end
+    m: np.ndarray  # samples of each average
+    m_starts: np.ndarray
+    m_seg: np.ndarray
+    lo: np.ndarray  # each window's floor (5th percentile of its average)
+    hi: np.ndarray  # and top
+    high: np.ndarray  # samples of each read's average above half-way from floor to top (NaN: not counted)
+
+
 def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, scale=None) -> np.ndarray:
     """:func:`count_bursts` of many reads' windows at once (one pass over all their samples).
 
@@ -105,16 +125,18 @@ def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, 
     >>> count_bursts_many([x, x[:300], x[:20]], 5).tolist()
     [4, 2, 1]
     """
-    # Imported here: scipy.signal takes 0.65 s to import, and only sessions with reads need it.
-    from scipy.signal import find_peaks, peak_prominences
+    return count_peaks(burst_windows(segments, window, scale), noise, min_distance)
 
+
+def burst_windows(segments, window: int, scale=None) -> BurstWindows:
+    """The smoothing half of :func:`count_bursts_many` (median, moving average, floor, top)."""
     n_seg = len(segments)
-    counts = np.ones(n_seg, dtype=np.int64)
     lengths = np.array([np.size(s) for s in segments], dtype=np.int64)
-    noise = np.zeros(n_seg) if noise is None else np.asarray(noise, dtype=np.float64).reshape(n_seg)
     use = np.flatnonzero(lengths >= 3 * window)
     if use.size == 0:
-        return counts
+        e = np.empty(0)
+        return BurstWindows(n_seg, window, use, e, e.astype(np.int64), e.astype(np.int64), e.astype(np.int64), e, e,
+                            np.full(n_seg, np.nan))
     n = lengths[use]
     x = np.concatenate([np.ravel(segments[i]) for i in use])
     if not (np.issubdtype(x.dtype, np.integer) or x.dtype == np.float64):
@@ -163,8 +185,23 @@ def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, 
         a[j], b[j] = part[lo_k], part[hi_k]
     lo = np.where(gamma >= 0.5, b - (b - a) * (1 - gamma), a + (b - a) * gamma)
     hi = np.maximum.reduceat(ma, m_starts)
+    high = np.full(n_seg, np.nan)
+    high[use] = np.add.reduceat((ma > (lo + hi)[m_seg] / 2).astype(np.int64), m_starts)
+    return BurstWindows(n_seg, window, use, ma, m, m_starts, m_seg, lo, hi, high)
+
+
+def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarray:
+    """The counting half of :func:`count_bursts_many`: peaks of each smoothed window."""
+    # Imported here: scipy.signal takes 0.65 s to import, and only sessions with reads need it.
+    from scipy.signal import find_peaks, peak_prominences
+
+    counts = np.ones(bw.n_seg, dtype=np.int64)
+    if bw.use.size == 0:
+        return counts
+    use, ma, m, m_starts, m_seg, lo, hi, window = bw.use, bw.ma, bw.m, bw.m_starts, bw.m_seg, bw.lo, bw.hi, bw.window
+    noise = np.zeros(bw.n_seg) if noise is None else np.asarray(noise, dtype=np.float64).reshape(bw.n_seg)
     prominence = np.maximum(PROMINENCE_SHARE * (hi - lo), 6 * noise[use] / np.sqrt(window))
-    distance = max(1, window, min_distance)
+    distance = max(1, window, int(min_distance))
     # Each window padded with its floor (so a burst at either edge is a peak too), then a gap
     # above every sample, long enough that the gap's own peak is farther than ``distance``
     # from any window's peak.
@@ -194,6 +231,7 @@ def fit_read_unit(
     bursts: np.ndarray | None,
     page_size_bytes: int,
     host_rate_bytes_per_s: float | None = None,
+    burst_width: np.ndarray | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -240,23 +278,56 @@ def fit_read_unit(
     cols = [np.ones_like(steps), steps] + ([] if host_rate_bytes_per_s else [np.broadcast_to(sizes, steps.shape)])
     x = np.stack(cols, axis=2)
     a = x * sw[None, :, None]
-    coef = np.linalg.pinv(a, rcond=np.finfo(np.float64).eps * max(a.shape[1:])) @ (y * sw)[:, None]
+    pinv = np.linalg.pinv(a, rcond=np.finfo(np.float64).eps * max(a.shape[1:]))
+    coef = pinv @ (y * sw)[:, None]
     chi2 = np.sum(w * (y - (x @ coef)[..., 0]) ** 2, axis=1)
-    n_cols = len(cols) - np.array([r is None for r in units])
     positive = np.array([r is None for r in units]) | (coef[:, 1, 0] > 0)
-    bic = np.where(positive, chi2 + n_cols * np.log(sizes.size), np.inf)
+    if host_rate_bytes_per_s:
+        # Treads: where the durations stay flat across each unit and jump between units, the
+        # host moves whole units (or hides behind the array reads) and no per-byte host time
+        # is to be taken out — the same candidates, fitted to the durations as measured.
+        raw = np.broadcast_to(s.median, y.shape)
+        coef_raw = pinv @ (raw * sw)[:, None]
+        chi2_raw = np.sum(w * (raw - (x @ coef_raw)[..., 0]) ** 2, axis=1)
+        better = (chi2_raw < chi2) & (coef_raw[:, 1, 0] > 0) & np.array([r is not None for r in units])
+        chi2 = np.where(better, chi2_raw, chi2)
+        positive = positive | better
+    n_cols = len(cols) - np.array([r is None for r in units])
+    # Where even the best candidate leaves more scatter than the repeats show (a reduced χ²
+    # above 1: durations that wander with something the model lacks, such as a window end
+    # found early on a noisy 8-bit record), every χ² is measured in that scatter instead:
+    # otherwise a misfit of hundreds of σ makes any small difference between two wrong
+    # candidates look decisive (a one-page unit read as 20 KiB from the durations alone).
+    i_best = int(np.argmin(np.where(positive, chi2 + n_cols * np.log(sizes.size), np.inf)))
+    overdispersion = max(1.0, float(chi2[i_best]) / max(1, sizes.size - int(n_cols[i_best])))
+    bic = np.where(positive, chi2 / overdispersion + n_cols * np.log(sizes.size), np.inf)
     dur_scores = dict(zip(units, bic.tolist()))
     dur_order = sorted(units, key=lambda r: dur_scores[r])
     dur_best = dur_order[0]
     dur_margin = dur_scores[dur_order[1]] - dur_scores[dur_best]
     # A unit the sweep cannot tell from its own step (R = the size step) only shows in bursts.
-    dur_decides = dur_margin >= SUGGESTIVE and np.isfinite(dur_scores[dur_best])
+    # "Larger than every read" is no unit for the durations to decide: durations that rise no
+    # faster than the host link are also what small units look like when their array reads
+    # and transfers hide behind the host transfer (host-bound reads, cache reads).
+    hidden = dur_best is None
+    dur_decides = dur_margin >= SUGGESTIVE and np.isfinite(dur_scores[dur_best]) and not hidden
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best = None
     agree = 0.0
+    merged = 0.0
     if bursts is not None:
         b = summarize_sizes(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok])
+        # A burst is one array read (tR, the same at every size).  Where the largest reads'
+        # bursts last several times as long as a one-unit read's, they are several array
+        # reads run together (cache reads start the next while this one's data moves out):
+        # the counts then say nothing of the unit, and the burst view abstains.
+        if burst_width is not None:
+            wd = np.asarray(burst_width, dtype=np.float64)[ok]
+            fin = np.isfinite(wd)
+            if np.unique(size_bytes[ok][fin]).size >= 2:
+                ws = summarize_sizes(size_bytes[ok][fin], wd[fin])
+                merged = ws.median[-1] / max(ws.median[0], 1.0)
         base["bursts"] = b.median
         miss = np.sum(np.abs(b.median[None, :] - per_unit) >= 0.5, axis=1)
         mismatch = dict(zip(units, miss.tolist()))
@@ -271,6 +342,13 @@ def fit_read_unit(
 
     why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
+    if hidden:
+        why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
+    if merged > RUN_TOGETHER:
+        # the counts are kept as evidence, but they are not a view
+        why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
+                          "that view abstains): ", 1)
+        bursts = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
     elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < SUGGESTIVE):
@@ -287,7 +365,10 @@ def fit_read_unit(
         unit, conf = dur_best, MEDIUM
         why += " (the bursts are not countable: that view abstains)" if bursts is not None else ""
     else:
-        return ReadUnitResult(None, None, UNDETERMINED, why + " — the two views do not agree", **base)
+        decided = (bursts is not None and burst_clear) + dur_decides
+        tail = " — the two views do not agree" if decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides) \
+            else " — neither view decides"
+        return ReadUnitResult(None, None, UNDETERMINED, why + tail, **base)
     if unit is None:
         return ReadUnitResult(None, largest, conf, why, **base)
     return ReadUnitResult(int(unit), None, conf, why, **base)
