@@ -225,6 +225,73 @@ def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarr
     return counts
 
 
+def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
+    """BIC of every candidate unit on the per-size median durations, and the sizes left out.
+
+    Each candidate ``R`` is ``c0 + c1·ceil(size / R)`` fitted to the durations with the host
+    transfer taken out at the given rate (``+ c2·size`` when no rate is given) and, with a
+    rate, also to the durations as measured (flat treads: whole units to the host); the
+    better of the two counts.  "Larger than every read" (``None``) is ``c0`` alone.
+    """
+    y = median_us - (sizes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0)
+    w0 = 1.0 / np.hypot(stderr_us, 2.0) ** 2
+    is_none = np.array([r is None for r in units])
+    # Every candidate's weighted least squares at once: columns 1, ceil(size / R) and, without
+    # a given host rate, size.  "Larger than every read" has no step column (zeros: the
+    # minimum-norm solution leaves it out, as a fit without it would).
+    unit_b = np.array([r or 0 for r in units], dtype=np.float64)
+    steps = np.where(unit_b[:, None] > 0, np.ceil(sizes[None, :] / np.where(unit_b > 0, unit_b, 1.0)[:, None]), 0.0)
+    cols = [np.ones_like(steps), steps] + ([] if host_rate_bytes_per_s else [np.broadcast_to(sizes, steps.shape)])
+    x = np.stack(cols, axis=2)
+    n_cols = len(cols) - is_none
+    targets = [y] + ([median_us] if host_rate_bytes_per_s else [])
+
+    def score(w):
+        sw = np.sqrt(w)
+        a = x * sw[None, :, None]
+        pinv = np.linalg.pinv(a, rcond=np.finfo(np.float64).eps * max(a.shape[1:]))
+        chi2, resid, positive = None, None, None
+        for k, t in enumerate(targets):
+            coef = pinv @ (t * sw)[:, None]
+            r = (t - (x @ coef)[..., 0]) * sw
+            c = np.sum(r ** 2, axis=1)
+            pos = is_none | (coef[:, 1, 0] > 0)
+            if k == 0:
+                chi2, resid, positive = c, r, pos
+            else:
+                # Treads: where the durations stay flat across each unit and jump between
+                # units, the host moves whole units (or hides behind the array reads) and no
+                # per-byte host time is to be taken out.
+                better = (c < chi2) & pos & ~is_none
+                chi2 = np.where(better, c, chi2)
+                resid = np.where(better[:, None], r, resid)
+                positive = positive | better
+        n = int(np.count_nonzero(w))
+        first = np.where(positive, chi2 + n_cols * np.log(n), np.inf)
+        best = int(np.argmin(first))
+        # Where even the best candidate leaves more scatter than the repeats show (a reduced
+        # χ² above 1: durations that wander with something no candidate has), every χ² is
+        # measured in that scatter instead: otherwise a misfit of hundreds of σ makes small
+        # differences between two wrong candidates look decisive.
+        over = max(1.0, float(chi2[best]) / max(1, n - int(n_cols[best])))
+        return np.where(positive, chi2 / over + n_cols * np.log(n), np.inf), resid[best]
+
+    bic, z = score(w0)
+    # One size far off every candidate (a background block erase inside those reads, or a
+    # window end found late on a noisy record) would otherwise decide the unit by itself:
+    # the best candidate's sizes more than 10 σ and 6 median deviations off are left out (at
+    # most a tenth of the sizes), then every candidate is fitted again.  A one-page unit was
+    # read as 20 KiB on a drive whose 11-page reads took 4.8 ms longer than the line.
+    dev = np.abs(z)
+    far = (dev > 10.0) & (dev > 6.0 * np.median(dev))
+    dropped = np.flatnonzero(far)
+    if 0 < dropped.size <= max(1, sizes.size // 10) and sizes.size - dropped.size >= 3:
+        bic, _ = score(np.where(far, 0.0, w0))
+    else:
+        dropped = dropped[:0]
+    return bic, dropped
+
+
 def fit_read_unit(
     size_bytes: np.ndarray,
     duration_s: np.ndarray,
@@ -264,43 +331,9 @@ def fit_read_unit(
     # None stands for every unit at least as large as the largest read: they all predict one burst.
     units: list[int | None] = list(range(page_size_bytes, largest, page_size_bytes)) + [None]
 
-    # Durations: host transfer out at the given rate (it grows with every byte, not in steps).
-    y = s.median - (sizes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0)
-    w = 1.0 / np.hypot(s.stderr, 2.0) ** 2
-    sw = np.sqrt(w)
-    # Every candidate's weighted least squares at once: columns 1, ceil(size / R) and, without
-    # a given host rate, size.  "Larger than every read" has no step column (zeros: the
-    # minimum-norm solution leaves it out, as a fit without it would).
+    bic, dropped = _duration_scores(sizes, s.median, s.stderr, units, host_rate_bytes_per_s)
     unit_b = np.array([r or 0 for r in units], dtype=np.float64)
-    per_unit = np.ceil(sizes[None, :] / np.where(unit_b > 0, unit_b, np.inf)[:, None])  # None → 1 burst
-    per_unit[unit_b == 0] = 1.0
-    steps = np.where(unit_b[:, None] > 0, per_unit, 0.0)
-    cols = [np.ones_like(steps), steps] + ([] if host_rate_bytes_per_s else [np.broadcast_to(sizes, steps.shape)])
-    x = np.stack(cols, axis=2)
-    a = x * sw[None, :, None]
-    pinv = np.linalg.pinv(a, rcond=np.finfo(np.float64).eps * max(a.shape[1:]))
-    coef = pinv @ (y * sw)[:, None]
-    chi2 = np.sum(w * (y - (x @ coef)[..., 0]) ** 2, axis=1)
-    positive = np.array([r is None for r in units]) | (coef[:, 1, 0] > 0)
-    if host_rate_bytes_per_s:
-        # Treads: where the durations stay flat across each unit and jump between units, the
-        # host moves whole units (or hides behind the array reads) and no per-byte host time
-        # is to be taken out — the same candidates, fitted to the durations as measured.
-        raw = np.broadcast_to(s.median, y.shape)
-        coef_raw = pinv @ (raw * sw)[:, None]
-        chi2_raw = np.sum(w * (raw - (x @ coef_raw)[..., 0]) ** 2, axis=1)
-        better = (chi2_raw < chi2) & (coef_raw[:, 1, 0] > 0) & np.array([r is not None for r in units])
-        chi2 = np.where(better, chi2_raw, chi2)
-        positive = positive | better
-    n_cols = len(cols) - np.array([r is None for r in units])
-    # Where even the best candidate leaves more scatter than the repeats show (a reduced χ²
-    # above 1: durations that wander with something the model lacks, such as a window end
-    # found early on a noisy 8-bit record), every χ² is measured in that scatter instead:
-    # otherwise a misfit of hundreds of σ makes any small difference between two wrong
-    # candidates look decisive (a one-page unit read as 20 KiB from the durations alone).
-    i_best = int(np.argmin(np.where(positive, chi2 + n_cols * np.log(sizes.size), np.inf)))
-    overdispersion = max(1.0, float(chi2[i_best]) / max(1, sizes.size - int(n_cols[i_best])))
-    bic = np.where(positive, chi2 / overdispersion + n_cols * np.log(sizes.size), np.inf)
+    per_unit = np.where(unit_b[:, None] > 0, np.ceil(sizes[None, :] / np.where(unit_b > 0, unit_b, 1.0)[:, None]), 1.0)
     dur_scores = dict(zip(units, bic.tolist()))
     dur_order = sorted(units, key=lambda r: dur_scores[r])
     dur_best = dur_order[0]
@@ -342,6 +375,8 @@ def fit_read_unit(
 
     why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
+    if dropped.size:
+        why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
     if hidden:
         why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
     if merged > RUN_TOGETHER:
