@@ -208,7 +208,7 @@ def register(app: typer.Typer) -> None:
                                                            "(charz.characterize/1) instead of the summary."),
     ) -> None:
         """Characterize a drive: initialize it, sweep O_DIRECT writes and reads under capture, analyze."""
-        from charz.session import SCRATCH_NAME, BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
+        from charz.session import SCRATCH_NAME, DeviceOptions, MockBench, RealBench, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
 
         if mock == bool(scope):
             raise UsageError("choose the bench: --mock, or --scope RESOURCE with --device DEV",
@@ -250,13 +250,12 @@ def register(app: typer.Typer) -> None:
             target, is_scratch = str(scratch or (out / SCRATCH_NAME)), True
         else:
             target, is_scratch = str(device), False
-        config = BenchConfig(
-            kind="mock" if mock else "real", target=target, target_is_scratch=is_scratch, scope_resource=scope,
-            visa_library=visa_library, channel=channel, rail_v=rail_v,
-            **({"rail_v_origin": "given on the command line"} if rail_v_given else {}),
-            record_length=record_length, preset=preset if mock else None, seed=seed, standby=standby,
-            write_cache=write_cache, mock_faults=tuple(mock_fault or ()), dialect=mock_dialect,
-        )
+        common = dict(target=target, target_is_scratch=is_scratch, visa_library=visa_library, channel=channel,
+                      rail_v=rail_v, **({"rail_v_origin": "given on the command line"} if rail_v_given else {}),
+                      record_length=record_length, standby=standby)
+        config = (MockBench(**common, preset=preset, seed=seed, write_cache=write_cache,
+                            mock_faults=tuple(mock_fault or ()), dialect=mock_dialect) if mock
+                  else RealBench(**common, scope_resource=scope))
         ui = CliUI(quiet)
         mock_provider = None
         if mock:
