@@ -28,7 +28,7 @@ class _Bench:
     kind: ClassVar[str]
     target: str  # block device or scratch file for the O_DIRECT requests
     target_is_scratch: bool = False
-    visa_library: str = "@py"
+    visa_library: str = "@auto"
     channel: str = "CH1"
     rail_v: float = 5.0
     rail_v_origin: str = _RAIL_V_ASSUMED
@@ -85,7 +85,7 @@ BenchConfig = Union[RealBench, MockBench]
 #: The stored fields in the order archives hold them, with the value a bench of the other
 #: kind stores for them (a real bench's seed 0, a mock bench's scope_resource None).
 _STORED_FIELDS: dict[str, Any] = {
-    "target": None, "target_is_scratch": False, "scope_resource": None, "visa_library": "@py",
+    "target": None, "target_is_scratch": False, "scope_resource": None, "visa_library": "@auto",
     "channel": "CH1", "rail_v": 5.0, "rail_v_origin": _RAIL_V_ASSUMED, "write_sample_interval_s": 2e-6,
     "read_sample_interval_s": 4e-6, "record_length": 10_000, "pretrigger_fraction": 0.1,
     "trigger_timeout_s": 2.0, "preset": None, "seed": 0, "standby": True, "write_cache": False,
