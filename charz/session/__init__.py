@@ -12,6 +12,8 @@ Scope set-up (``_autoset``)
     autoset, idle_stats, scale_for_peak, trigger_level, round_scale_up
 Capture loop (``_run``)
     Runner, judge, RunStats
+Requests (``_request``)
+    CharacterizeRequest, ResumeRequest built and checked from plain values (the CLI's options)
 Session (``_session``)
     start_session, resume_session, DeviceOptions, SessionUI, SessionResult, SCRATCH_NAME
 """
@@ -26,10 +28,11 @@ from charz.session._plan import (
     parse_size,
     parse_sizes,
 )
+from charz.session._request import CharacterizeRequest, ResumeRequest
 from charz.session._session import SCRATCH_NAME, DeviceOptions, captures_kept, SessionResult, SessionUI, resume_session, start_session
 
 __all__ = [
-    "SCRATCH_NAME", "Bench", "BenchConfig", "DeviceOptions", "MockBench", "RealBench", "bench_from_dict", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep", "captures_kept",
+    "SCRATCH_NAME", "Bench", "BenchConfig", "CharacterizeRequest", "DeviceOptions", "MockBench", "RealBench", "ResumeRequest", "bench_from_dict", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep", "captures_kept",
     "default_read_sizes", "default_write_sizes", "open_bench", "parse_size", "parse_sizes", "resume_session",
     "start_session",
 ]
