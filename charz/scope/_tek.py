@@ -18,6 +18,8 @@ Example
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +65,6 @@ _RUN_STATE: Codec[bool] = Codec(lambda s: parse_nr1(s, "ACQuire:STATE") != 0,
                                 lambda run: "RUN" if run else "STOP")
 
 
-
 def _probe(s: ScopeSettings) -> int:
     return s.channel_number
 
@@ -72,7 +73,7 @@ def _trigger(s: ScopeSettings) -> int:
     return int(s.trigger_channel[2:])
 
 
-def _units_read_back(read=None) -> ReadBack:  # noqa: ANN001
+def _units_read_back(read: Callable[[Any, int | None], str] | None = None) -> ReadBack:
     # The scope may answer "a" or pad the string; what it means is compared.
     return ReadBack("{channel} units", lambda s: s.probe_units, x=_probe, show=repr, key="units",
                     normalise=lambda units: units.strip().upper(), read=read)
