@@ -24,6 +24,7 @@ DECISIVE = 25.0  # Δχ² (scaled) for a confident answer
 SUGGESTIVE = 12.0
 MISFIT = 30.0  # reduced χ² beyond which no walk explains the durations
 MIN_RMS_RATIO = 1.5  # the runner-up's rms residual over the best's, for any answer
+RULE_OUT_RMS_RATIO = 2.0  # a scheme whose every walk misses by twice the best's rms is ruled out
 MODEL_FLOOR_US = 3.0  # durations are never known better than this (edge placement, program-time spread)
 
 BOUNDS_US = {"t_xfer_page_us": (1.0, 500.0), "t_switch_us": (0.0, 300.0), "t_prog_us": (100.0, 20_000.0)}
@@ -63,6 +64,11 @@ class AllocationResult:
     measured_se_us: np.ndarray = field(default_factory=lambda: np.empty(0))
     candidates: tuple[CandidateFit, ...] = ()
     margin: float | None = None
+    # schemes the durations contradict even where they name none (every walk of the scheme
+    # misses by twice the best walk's rms and by Δχ² >= SUGGESTIVE): a second view that
+    # names one of them disagrees with the durations
+    ruled_out: tuple[str, ...] = ()
+    ruled_out_reason: str = ""
 
 
 def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: int, dies_per_package: int = 1):
@@ -249,6 +255,26 @@ def _fit_walks(walks, units, k, dies, page_bytes, timing: Timing, y, w):
     return out
 
 
+def _ruled_out(fits: list[CandidateFit], scale: float) -> tuple[tuple[str, ...], str]:
+    """Schemes none of whose walks comes near the best walk: each misses the durations by at
+    least twice the best's rms (never counting the best as better than the 3 µs floor) and
+    fits worse by Δχ² >= SUGGESTIVE on the best fit's scale.  What no walk models (lower and
+    upper pages, die-major dispatch) misfits every walk alike; a walk that reuses packages
+    or shares channels where the drive does not misses by far more."""
+    best = fits[0]
+    floor = max(best.rms_residual_us, MODEL_FLOOR_US)
+    out, worst = [], []
+    for label in sorted({f.scheme for f in fits} - {best.scheme}):
+        theirs = [f for f in fits if f.scheme == label]
+        closest = min(theirs, key=lambda f: f.rms_residual_us)
+        if closest.rms_residual_us >= RULE_OUT_RMS_RATIO * floor and min(f.chi2 for f in theirs) - best.chi2 >= SUGGESTIVE * scale:
+            out.append(label)
+            worst.append(f"{label} walks miss by ≥ {closest.rms_residual_us:.0f} µs rms")
+    why = "" if not out else (f"the durations rule out {', '.join(out)}: {'; '.join(worst)} where {best.scheme} "
+                             f"({best.layouts[0]}) misses by {best.rms_residual_us:.0f} µs")
+    return tuple(out), why
+
+
 def infer_allocation(
     size_pages: np.ndarray,
     duration_s: np.ndarray,
@@ -322,13 +348,16 @@ def infer_allocation(
             candidates=tuple(fits), **base,
         )
     reduced = best.chi2 / dof
+    ruled, ruled_why = _ruled_out(fits, max(1.0, reduced))
     if reduced > MISFIT:
         return AllocationResult(
             None, UNDETERMINED,
             f"no allocation explains the durations (best reduced χ² {reduced:.0f}, residual {best.rms_residual_us:.0f} µs): "
-            "is the write cache off and the drive idle between requests?",
-            candidates=tuple(fits), **base,
+            "is the write cache off and the drive idle between requests?"
+            + (f" ({ruled_why})" if ruled else ""),
+            candidates=tuple(fits), ruled_out=ruled, ruled_out_reason=ruled_why, **base,
         )
+    base.update(ruled_out=ruled, ruled_out_reason=ruled_why)
     rival = next(f for f in fits if f.scheme != best.scheme)
     margin = (rival.chi2 - best.chi2) / max(1.0, reduced)
     why = (
@@ -345,7 +374,10 @@ def infer_allocation(
         return AllocationResult(best.scheme, MEDIUM, why, candidates=tuple(fits), margin=margin, **base)
     return AllocationResult(
         None, UNDETERMINED,
-        why + " — not decisive: give the transfer and program times (datasheet), or add sizes and repeats",
+        why + (" — not decisive: the walks imitate each other at some switch delay; the rise of a one-unit "
+               "write may tell them apart" if timing.t_xfer_page_us is not None and timing.t_prog_us is not None else
+               " — not decisive: give the transfer and program times (datasheet), or add sizes and repeats")
+        + (f"; {ruled_why}" if ruled else ""),
         candidates=tuple(fits), margin=margin, **base,
     )
 

@@ -68,3 +68,44 @@ def test_the_switch_delay_is_recovered_and_the_walk_found_from_clean_durations(l
     # is the durations' business: here they can, and the answer is rightly undetermined)
     free = infer_allocation(sizes, durations, timing=Timing(), **kw)
     assert min(c.rms_residual_us for c in free.candidates if c.scheme == scheme) < 0.5
+
+
+def _way_priority_with_page_types():
+    """4 channels × 2 ways, a unit of 2 one-die packages on one channel (way priority),
+    datasheet timing given; every other unit ends 6 % of tPROG later (an upper page),
+    which no walk models."""
+    layout = Layout(4, 2, 1, 2)
+    units = np.arange(1, 6)
+    ch, pkg = visit_sequence(layout, int(units.max()) * 2)
+    clean = 30.0 + prefix_end_us(ch, pkg, 150.0, 10.0, 900.0)[units * 2 - 1]
+    upper = np.where(units % 2 == 0, 0.06 * 900.0, 0.0)
+    sizes = np.repeat(units * 2, 4)
+    durations = np.repeat(clean + upper, 4) * 1e-6
+    return infer_allocation(sizes, durations, channels=4, packages=8, dies_per_package=1, unit_pages=2,
+                            page_size_bytes=4096, timing=Timing(150.0, 10.0, 900.0))
+
+
+def test_durations_that_no_walk_explains_still_rule_out_a_walk_that_misses_far_more():
+    r = _way_priority_with_page_types()
+    assert r.scheme is None  # the upper pages make every walk misfit: no answer from durations
+    fits = {c.scheme: min(f.rms_residual_us for f in r.candidates if f.scheme == c.scheme) for c in r.candidates}
+    # two packages on separate channels would overlap their 150 µs transfers: each unit
+    # 150 µs shorter than the drive's shared channel allows — far more than the page types
+    assert "channel-only" in r.ruled_out
+    assert fits["channel-only"] >= 2 * fits["way-priority"]
+    assert "way-priority" not in r.ruled_out
+    assert "channel-only" in r.ruled_out_reason and "µs" in r.ruled_out_reason
+
+
+def test_a_rise_naming_a_scheme_the_durations_rule_out_is_a_disagreement():
+    from charz.analysis._characterize import _scheme_quantity
+    from charz.analysis._rise import RiseResult
+
+    r = _way_priority_with_page_types()
+    wrong = RiseResult(2, "channel-only", "high", "high", "2 packages", "starts 40 µs apart")
+    q = _scheme_quantity(r, wrong, "high")
+    assert q.value is None and q.details.get("decided_by") == "neither"
+    assert "channel-only" in q.evidence and "rule out" in q.evidence
+    right = RiseResult(2, "way-priority", "high", "high", "2 packages", "starts 150 µs apart")
+    q = _scheme_quantity(r, right, "high")
+    assert q.value == "way-priority" and q.details.get("decided_by") == "rise"
