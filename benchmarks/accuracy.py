@@ -13,7 +13,7 @@ way ``charz analyze`` does, and every field a profile states is graded against t
 drive's truth.  Printed per family: the fields (right / undetermined / wrong / n/a),
 the calibration of each confidence level (answers and the fraction right), and the
 share of all answers right — dies, write unit, read unit, and the allocation where the
-walks' durations differ by more than the program-time spread (each family's own
+walks' durations (or, datasheet family, rises) differ by more than their spread (each family's own
 ``contrast.walks_differ``).  The read unit's "larger than the largest read" bound is graded
 too (``read_unit_bound``: right when the true unit is larger), at its ``confidence_of_bound``,
 and counts in the calibration like any answer.
@@ -177,8 +177,8 @@ def main() -> int:
                 c = fields[family, noise, f]
                 print(f"  {f:<20} {c[RIGHT]:5d}  {c[UNDETERMINED]:12d}  {c[WRONG]:5d}  {c[UNDEFINED]:4d}")
         dec = sum(differ[family, s] for s in seeds)
-        print(f"\n  allocation counted in the share below on {dec} of {len(seeds)} drives (walks differ by more")
-        print("  than the program-time spread; the rest have no scheme or walks that imitate each other)")
+        print(f"\n  allocation counted in the share below on {dec} of {len(seeds)} drives (walks' durations or rises")
+        print("  differ by more than their spread: contrast.py; the rest have no scheme or walks that imitate each other)")
     print("\ncalibration: answers given at each confidence, and the fraction right (all fields)")
     head = "  family       noise " + "".join(f"  {lvl:>6} n   right" for lvl in LEVELS)
     print(head)

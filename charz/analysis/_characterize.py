@@ -262,6 +262,10 @@ def _scheme_quantity(allocation: AllocationResult | None, rise: RiseResult | Non
         return Quantity(by_dur, "", INFERRED, confidence=combine_confidence(allocation.confidence, cap),
                         evidence=f"durations: {why_dur}; the rise does not decide ({why_rise})",
                         details={"decided_by": "durations"})
+    if by_rise and allocation is not None and by_rise in allocation.ruled_out:
+        # the durations name no scheme, but they do contradict the rise's
+        return Quantity.undetermined("", INFERRED, f"the views disagree: the rise says {by_rise} ({why_rise}); "
+                                     f"{allocation.ruled_out_reason}", decided_by="neither")
     if by_rise:
         return Quantity(by_rise, "", INFERRED, confidence=combine_confidence(rise.scheme_confidence, cap),
                         evidence=f"rise: {why_rise}; the durations do not decide ({why_dur})",
