@@ -548,35 +548,40 @@ def _dies_below_top(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
                                         confidence=q["step_pages"].confidence,
                                         evidence=f"D_step = {step_pages} pages ({tread.evidence}): each unit adds one step",
                                         details={"decided_by": tread.views})
-    if rise is None or rise.packages_per_unit is None:
+    if (rise is None or rise.packages_per_unit is None) and step_pages == 1:
+        # A one-page unit is one die of one package (Eq. 2: D_step = packages per unit × dies):
+        # the count needs no rise.  One view at most: medium.
+        why = "a one-page unit lies on one die of one package" + (f" ({rise.reason})" if rise is not None else "")
+        ppu, conf, views = 1, combine_confidence(tread.conf, MEDIUM), "staircase"
+    elif rise is None or rise.packages_per_unit is None:
         why = "Eq. 1 needs the top step to be every package busy: " + top.reason
         why += "; the rise of a one-unit write: " + (rise.reason if rise is not None else
                                                     "needs the channel and package counts and tPROG and page transfer time given")
         for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
             q[key] = Quantity.undetermined(unit, INFERRED, why)
         return None
-    ppu = rise.packages_per_unit
+    else:
+        ppu, conf, views, why = rise.packages_per_unit, combine_confidence(tread.conf, rise.confidence), "rise", rise.reason
     if steps.count_sure and top.even and ppu * n_step > given.packages:
         # The staircase rose n_step times, one unit of ppu packages each: more packages than
         # the drive has.  Its top is a lower bound on the dies, and the rise falls below it.
-        why = (f"the rise says {ppu} package(s) per unit ({rise.reason}), but the staircase's {n_step} "
+        why = (f"the {views} says {ppu} package(s) per unit ({why}), but the staircase's {n_step} "
                f"steps of that many would need {ppu * n_step} packages of the {given.packages} given")
         w.warnings.append("dies per package: the staircase and the rise of a one-unit write disagree")
         for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
             q[key] = Quantity.undetermined(unit, INFERRED, why, decided_by="neither")
         return None
-    conf = combine_confidence(tread.conf, rise.confidence)
     q["dies_per_package"] = Quantity(step_pages // ppu, "dies", INFERRED, confidence=conf,
-                                     evidence=f"D_step = {step_pages} pages over {ppu} package(s) per unit: {rise.reason}",
-                                     details={"decided_by": "rise"})
-    q["packages_per_unit"] = Quantity(ppu, "packages", INFERRED, confidence=conf, evidence=rise.reason)
+                                     evidence=f"D_step = {step_pages} pages over {ppu} package(s) per unit: {why}",
+                                     details={"decided_by": views})
+    q["packages_per_unit"] = Quantity(ppu, "packages", INFERRED, confidence=conf, evidence=why)
     if given.packages % ppu == 0 and (n_step is None or given.packages // ppu >= n_step):
         # N_step is the steps to every package busy (003 Eq. 1): the staircase stopped short of
         # it, the rise says how many packages each step would add.
         q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
-                               evidence=f"{given.packages} packages / {ppu} per unit from the rise (the peak "
+                               evidence=f"{given.packages} packages / {ppu} per unit from the {views} (the peak "
                                         f"staircase stopped after {n_step} steps: {top.reason})",
-                               details={"decided_by": "rise"})
+                               details={"decided_by": views})
     return step_pages // ppu, step_pages, conf
 
 
