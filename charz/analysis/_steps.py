@@ -315,7 +315,8 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
                 k, rise = ramp
                 why = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages ({detail}, {shown:.0f} σ "
                        f"in every {wider.tread_pages}-page tread): one-page steps, each one more package")
-                return StepResult(k, 1, MEDIUM, why, wider, best, s, top, finer_shown=True, count_sure=False)
+                return StepResult(k, 1, MEDIUM, why, _ramp_staircase(y, k), best, s, top, finer_shown=True,
+                                  count_sure=False)
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
@@ -325,13 +326,13 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{runner.n_levels} steps of {runner.tread_pages} pages fit the peaks better than {best.n_levels} × "
             f"{best.tread_pages}, though some sizes sit far from its levels; add repeats or sizes"
         )
-        return _count_unsure(why, best, runner, s, top, cands)
+        return _count_unsure(why, best, runner, s, top, cands, n_package)
     if margin < SUGGESTIVE:
         why = (
             f"{best.n_levels} steps of {best.tread_pages} pages and {runner.n_levels} steps of "
             f"{runner.tread_pages} pages fit almost equally well (margin {margin:.1f}); add repeats or reduce noise"
         )
-        return _count_unsure(why, best, runner, s, top, cands)
+        return _count_unsure(why, best, runner, s, top, cands, n_package)
     conf = HIGH if margin >= DECISIVE else MEDIUM
     trimmed = _without_small_top(best, cands)
     if trimmed is not None:
@@ -351,7 +352,8 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
 
 
-def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top, cands) -> StepResult:
+def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top, cands,
+                  n_package: int | None = None) -> StepResult:
     """Undetermined, unless every close rival has the same tread: then the tread stands (each
     unit rose at it) and only the level count is in doubt."""
     close = [c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z and c.score - best.score < SUGGESTIVE]
@@ -364,7 +366,32 @@ def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, t
                    + "; ".join(_small_top_why(c, base) for c in close if c is not base))
             return StepResult(base.n_levels, base.tread_pages, MEDIUM, why, base, runner, s, top)
         return _tread_stands(f"{why}; every close fit rises every {best.tread_pages} pages", best, runner, s, top)
+    ramp = _one_page_ramp(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
+    if ramp is not None:
+        # Staircases of wider treads compete only because the top creeps (transfers while
+        # every package programs); the peaks themselves rise by one package with every page.
+        k, rise = ramp
+        flat = _flat_after(s.median, k, rise)
+        why = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages, then "
+               + ("by less than half that per page: one-page steps, each one more package" if flat else
+                  "still by steps: one-page steps, their count unsure") + f" (wider treads: {why})")
+        return StepResult(k, 1, MEDIUM, why, _ramp_staircase(s.median, k), best, s, top, finer_shown=True,
+                          count_sure=flat)
     return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+
+
+def _ramp_staircase(y: np.ndarray, pages: int) -> Staircase:
+    """The one-page staircase a ramp is: a level per page, the last held to the largest size."""
+    y = np.asarray(y, dtype=np.float64)
+    levels = np.r_[y[: pages - 1], np.median(y[pages - 1:])]
+    return Staircase(1, pages, levels, float("nan"), float("nan"), float("nan"), clean=False)
+
+
+def _flat_after(y: np.ndarray, pages: int, rise: float) -> bool:
+    """No rise past the first ``pages`` sizes (a sweep from 1 page in steps of one) is as
+    much as :data:`SMALL_TOP` of a one-page step: the ramp's end is its top."""
+    after = np.diff(np.asarray(y, dtype=np.float64)[pages - 1:])
+    return bool(after.size >= 2 and np.all(after < SMALL_TOP * rise))
 
 
 def _small_top_count(levels: np.ndarray) -> int:
