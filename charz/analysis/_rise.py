@@ -223,16 +223,36 @@ def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32, contiguous=
 
 
 def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Batched ``M x = v`` (K × n × n, n ≤ 3); a singular system (a column of zeros) gets the
-    least-norm answer, as lstsq does."""
-    out = np.zeros_like(v)
-    scale = np.maximum(1.0, np.abs(M).max(axis=(1, 2))) ** M.shape[1]
-    ok = np.abs(np.linalg.det(M)) > 1e-12 * scale
-    if ok.all():
-        return np.linalg.solve(M, v[..., None])[..., 0]
-    if ok.any():
-        out[ok] = np.linalg.solve(M[ok], v[ok][..., None])[..., 0]
-    out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
+    """Batched ``M x = v`` (K × n × n, n ≤ 3) by cofactors — LAPACK's batched solve and det
+    cost more in call overhead than these few products; a singular system (a column of
+    zeros) gets the least-norm answer, as lstsq does."""
+    n = M.shape[1]
+    scale = np.maximum(1.0, np.abs(M).max(axis=(1, 2))) ** n
+    if n == 1:
+        det = M[:, 0, 0]
+        adj = np.ones_like(M)
+    elif n == 2:
+        a, b, c, d = M[:, 0, 0], M[:, 0, 1], M[:, 1, 0], M[:, 1, 1]
+        det = a * d - b * c
+        adj = np.stack([np.stack([d, -b], axis=1), np.stack([-c, a], axis=1)], axis=1)
+    else:
+        m = M
+        c00 = m[:, 1, 1] * m[:, 2, 2] - m[:, 1, 2] * m[:, 2, 1]
+        c01 = m[:, 1, 2] * m[:, 2, 0] - m[:, 1, 0] * m[:, 2, 2]
+        c02 = m[:, 1, 0] * m[:, 2, 1] - m[:, 1, 1] * m[:, 2, 0]
+        det = m[:, 0, 0] * c00 + m[:, 0, 1] * c01 + m[:, 0, 2] * c02
+        adj = np.empty_like(M)
+        adj[:, 0, 0], adj[:, 1, 0], adj[:, 2, 0] = c00, c01, c02
+        adj[:, 0, 1] = m[:, 0, 2] * m[:, 2, 1] - m[:, 0, 1] * m[:, 2, 2]
+        adj[:, 0, 2] = m[:, 0, 1] * m[:, 1, 2] - m[:, 0, 2] * m[:, 1, 1]
+        adj[:, 1, 1] = m[:, 0, 0] * m[:, 2, 2] - m[:, 0, 2] * m[:, 2, 0]
+        adj[:, 1, 2] = m[:, 0, 2] * m[:, 1, 0] - m[:, 0, 0] * m[:, 1, 2]
+        adj[:, 2, 1] = m[:, 0, 1] * m[:, 2, 0] - m[:, 0, 0] * m[:, 2, 1]
+        adj[:, 2, 2] = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
+    ok = np.abs(det) > 1e-12 * scale
+    out = np.matmul(adj, v[..., None])[..., 0] / np.where(ok, det, 1.0)[:, None]
+    if not ok.all():
+        out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
     return out
 
 
@@ -251,7 +271,7 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     bounds, the same fall-back subsets, each a smaller set of normal equations."""
 
     def rss(c):
-        return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,kij,kj->k", c, G, c), 0.0)
+        return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,ki->k", c, np.matmul(G, c[:, :, None])[:, :, 0]), 0.0)
 
     coef = _solve(G, b)
     best_c, best_r = coef.copy(), rss(coef)
@@ -262,9 +282,10 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     todo = ~feasible
     Gt, bt = G[todo], b[todo]
     for E in _SUBSETS:
-        c = _solve(np.einsum("ia,kij,jb->kab", E, Gt, E), bt @ E) @ E.T
+        # Eᵀ G E by matmul: a three-operand einsum runs its naive loop, 5× slower here
+        c = _solve(np.matmul(np.matmul(E.T, Gt), E), bt @ E) @ E.T
         ok = (c[:, 0] >= 0) & (c[:, 1] >= 0) & (c[:, 1] <= c[:, 2] + 1e-12)
-        r = np.maximum(yy - 2 * np.einsum("ki,ki->k", c, bt) + np.einsum("ki,kij,kj->k", c, Gt, c), 0.0)
+        r = np.maximum(yy - 2 * np.einsum("ki,ki->k", c, bt) + np.einsum("ki,ki->k", c, np.matmul(Gt, c[:, :, None])[:, :, 0]), 0.0)
         idx = np.flatnonzero(todo)
         take = ok & (~found[idx] | (r < best_r[idx]))
         best_c[idx[take]], best_r[idx[take]] = c[take], r[take]
