@@ -245,7 +245,8 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
         else:
             why = "no staircase of equal-width steps explains the peaks"
-        return StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
+        return (_as_ramp(why, s, n_package, cands[0] if cands else None, None, tuple(cands[:6]))
+                or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6])))
     # One noise scale for the comparison: the smallest any plausible staircase needs (never
     # below the repeats').  A staircase that merges real steps must not get to widen the
     # yardstick it is measured with; and a noisy flat line cannot hide behind its own scatter.
@@ -259,7 +260,8 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
     if valid[0].n_levels > 1 and _last_tread_rises(sizes, y, valid[0]):
         why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
-        return StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6]))
+        return (_as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]))
+                or StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6])))
     best = valid[0]
     # Rivals: any other staircase with significant steps that nearly explains the data — a
     # narrowly unclean one may be the truth with one odd size.
@@ -306,17 +308,14 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             finer = _finer_candidate(cands, wider)
             if ruled_out:
                 return StepResult(wider.n_levels, wider.tread_pages, MEDIUM, why, wider, best, s, top, finer_shown=True)
-        if not ruled_out and shown >= MIN_RISE_Z and finer is None and wider.tread_pages == _smallest_prime_factor(wider.tread_pages):
-            # The finer steps are one page wide and shown in every tread, but no staircase of
-            # one-page steps is among the candidates (more levels than packages were allowed,
-            # or the top creeps): a ramp of equal per-page rises is that staircase's own shape.
-            ramp = _one_page_ramp(sizes, y, se, n_package)
+        if not ruled_out and finer is None:
+            # No clean staircase of the finer steps is among the candidates (more levels than
+            # packages were allowed, or the top creeps): a ramp of equal per-page rises is the
+            # one-page staircase's own shape.
+            ramp = _as_ramp(f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}", s, n_package,
+                            best, runner, top)
             if ramp is not None:
-                k, rise = ramp
-                why = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages ({detail}, {shown:.0f} σ "
-                       f"in every {wider.tread_pages}-page tread): one-page steps, each one more package")
-                return StepResult(k, 1, MEDIUM, why, _ramp_staircase(y, k), best, s, top, finer_shown=True,
-                                  count_sure=False)
+                return ramp
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
@@ -366,18 +365,25 @@ def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, t
                    + "; ".join(_small_top_why(c, base) for c in close if c is not base))
             return StepResult(base.n_levels, base.tread_pages, MEDIUM, why, base, runner, s, top)
         return _tread_stands(f"{why}; every close fit rises every {best.tread_pages} pages", best, runner, s, top)
+    # Staircases of wider treads may compete only because the top creeps (transfers while
+    # every package programs); the peaks themselves may rise by one package with every page.
+    return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+
+
+def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top) -> StepResult | None:
+    """The one-page staircase, where the peaks are a ramp of one-page steps
+    (:func:`_one_page_ramp`) and the staircase fit could not decide (``why``); None otherwise.
+    The count stands only where the ramp's end is its top (:func:`_flat_after`)."""
     ramp = _one_page_ramp(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
-    if ramp is not None:
-        # Staircases of wider treads compete only because the top creeps (transfers while
-        # every package programs); the peaks themselves rise by one package with every page.
-        k, rise = ramp
-        flat = _flat_after(s.median, k, rise)
-        why = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages, then "
-               + ("by less than half that per page: one-page steps, each one more package" if flat else
-                  "still by steps: one-page steps, their count unsure") + f" (wider treads: {why})")
-        return StepResult(k, 1, MEDIUM, why, _ramp_staircase(s.median, k), best, s, top, finer_shown=True,
-                          count_sure=flat)
-    return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+    if ramp is None:
+        return None
+    k, rise = ramp
+    flat = _flat_after(s.median, k, rise)
+    text = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages, then "
+            + ("by less than half that per page: one-page steps, each one more package" if flat else
+               "still by steps or unmeasured: one-page steps, their count unsure") + f" (the staircase fit: {why})")
+    return StepResult(k, 1, MEDIUM, text, _ramp_staircase(s.median, k), best, s, top, finer_shown=True,
+                      count_sure=flat)
 
 
 def _ramp_staircase(y: np.ndarray, pages: int) -> Staircase:
