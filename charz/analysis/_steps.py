@@ -439,8 +439,8 @@ def _one_page_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, n_package: 
     rises by about the same amount (within :data:`RAMP_EVEN`) at every page, each rise
     ≥ 4 standard errors, odd and even pages alike (two-page treads would alternate), at
     least four pages and no more than the packages.  None when the peaks are not that."""
-    contiguous = np.flatnonzero(sizes != sizes[0] + np.arange(sizes.size))
-    last = int(contiguous[0]) if contiguous.size else sizes.size
+    gaps = np.flatnonzero(sizes != sizes[0] + np.arange(sizes.size))  # the ramp needs every page size
+    last = int(gaps[0]) if gaps.size else sizes.size
     if sizes[0] != 1 or last < 5:
         return None
     d = np.diff(y[:last])
