@@ -245,8 +245,11 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
         else:
             why = "no staircase of equal-width steps explains the peaks"
-        return (_as_ramp(why, s, n_package, cands[0] if cands else None, None, tuple(cands[:6]))
-                or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6])))
+        # A sweep that never reaches M_peak says so, ramp or not (the count would rest on the
+        # packages given alone); a ramp decides only where the staircases are merely unclean.
+        ramp = None if _still_rising(sizes, y, se) else _as_ramp(why, s, n_package, cands[0] if cands else None, None,
+                                                                  tuple(cands[:6]))
+        return ramp or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
     # One noise scale for the comparison: the smallest any plausible staircase needs (never
     # below the repeats').  A staircase that merges real steps must not get to widen the
     # yardstick it is measured with; and a noisy flat line cannot hide behind its own scatter.
@@ -260,8 +263,7 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
     if valid[0].n_levels > 1 and _last_tread_rises(sizes, y, valid[0]):
         why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
-        return (_as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]))
-                or StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6])))
+        return StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6]))
     best = valid[0]
     # Rivals: any other staircase with significant steps that nearly explains the data — a
     # narrowly unclean one may be the truth with one odd size.
