@@ -234,22 +234,7 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
                                        c.min_rise_z, c.clean))
     valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
     if not valid:
-        cands.sort(key=lambda c: c.score)
-        unclean = next((c for c in cands if c.min_rise_z >= MIN_RISE_Z), None)
-        if _still_rising(sizes, y, se):
-            why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
-        elif unclean is not None:
-            why = (f"the closest staircase ({unclean.n_levels} × {unclean.tread_pages} pages) leaves some sizes far "
-                   "from its levels: the peaks do not follow equal-width steps cleanly")
-        elif cands:
-            why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
-        else:
-            why = "no staircase of equal-width steps explains the peaks"
-        # A sweep that never reaches M_peak says so, ramp or not (the count would rest on the
-        # packages given alone); a ramp decides only where the staircases are merely unclean.
-        ramp = None if _still_rising(sizes, y, se) else _as_ramp(why, s, n_package, cands[0] if cands else None, None,
-                                                                  tuple(cands[:6]))
-        return ramp or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
+        return _no_valid_staircase(sizes, y, se, s, cands, n_package)
     # One noise scale for the comparison: the smallest any plausible staircase needs (never
     # below the repeats').  A staircase that merges real steps must not get to widen the
     # yardstick it is measured with; and a noisy flat line cannot hide behind its own scatter.
@@ -351,6 +336,28 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     else:
         why = f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; smallest rise {best.min_rise_z:.0f} σ; {rival}"
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
+
+
+def _no_valid_staircase(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: SizeLevels, cands: list,
+                        n_package: int | None) -> StepResult:
+    """No clean staircase with significant steps: why not — or a ramp of one-page steps,
+    which no staircase candidate may be (:func:`_as_ramp`)."""
+    cands.sort(key=lambda c: c.score)
+    unclean = next((c for c in cands if c.min_rise_z >= MIN_RISE_Z), None)
+    if _still_rising(sizes, y, se):
+        why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
+    elif unclean is not None:
+        why = (f"the closest staircase ({unclean.n_levels} × {unclean.tread_pages} pages) leaves some sizes far "
+               "from its levels: the peaks do not follow equal-width steps cleanly")
+    elif cands:
+        why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
+    else:
+        why = "no staircase of equal-width steps explains the peaks"
+    # A sweep that never reaches M_peak says so, ramp or not (the count would rest on the
+    # packages given alone); a ramp decides only where the staircases are merely unclean.
+    ramp = None if _still_rising(sizes, y, se) else _as_ramp(why, s, n_package, cands[0] if cands else None, None,
+                                                              tuple(cands[:6]))
+    return ramp or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
 
 
 def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top, cands,
