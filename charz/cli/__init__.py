@@ -51,6 +51,8 @@ _COMMAND_MODULES = (
     "charz.cli._show",
     "charz.cli._diff",
     "charz.cli._wa",
+    "charz.cli._wa_analyze",  # `charz wa analyze` and `wa model`, on _wa's wa_app
+    "charz.cli._wa_model",
 )
 
 

@@ -34,7 +34,7 @@ _ORIGIN_SHORT = {"given": "given", "measured": "measured", "inferred": "inferred
 
 
 def _sizes(text: str) -> tuple[int, ...]:
-    from charz.session._wa_jobs import parse_size  # lazy: numba, numpy, scipy
+    from charz.session import parse_fio_size as parse_size  # lazy: numba, numpy, scipy
     return tuple(parse_size(x) for x in text.split(",") if x.strip())
 
 
@@ -386,7 +386,7 @@ def run(
     from charz.analysis import PulseWindows  # lazy: numba, numpy, scipy
     from charz.archive import WaArchive  # lazy: numpy
     from charz.logic import parse_samplerate  # lazy: numba, numpy, scipy
-    from charz.session._wa_jobs import TABLE3_FILES, parse_size  # lazy: numba, numpy, scipy
+    from charz.session import TABLE3_FILES, parse_fio_size as parse_size  # lazy: numba, numpy, scipy
     from charz.session import build_plan  # lazy: numba, numpy, scipy
 
     if mock == (device is not None):
@@ -517,7 +517,7 @@ def _geometry(channels, chips, dies, page_size, profile):
     from charz.analysis import Quantity  # lazy: numba, numpy, scipy
     from charz.analysis import WaGeometry  # lazy: numba, numpy, scipy
     from charz.analysis import geometry_from_profile  # lazy: numba, numpy, scipy
-    from charz.session._wa_jobs import parse_size  # lazy: numba, numpy, scipy
+    from charz.session import parse_fio_size as parse_size  # lazy: numba, numpy, scipy
 
     if profile is None:
         if None in (channels, chips, dies, page_size):
@@ -706,5 +706,6 @@ def report(
 
 
 def register(app: typer.Typer) -> None:
-    from charz.cli import _wa_analyze, _wa_model  # noqa: F401  (add `charz wa analyze` and `wa model` to wa_app)
+    # `wa analyze` and `wa model` join wa_app from their own modules (charz.cli lists them
+    # after this one): they use this module's helpers, so this module does not import them.
     app.add_typer(wa_app, name="wa")

@@ -21,7 +21,7 @@ __all__ = ["volumes_for"]
 def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[dict]:
     """One host volume per file, from exactly one of the three options (given once per file)."""
     from charz.session import HostVolume  # lazy: numba, numpy, scipy
-    from charz.session._wa_jobs import parse_size  # lazy: numba, numpy, scipy
+    from charz.session import parse_fio_size as parse_size  # lazy: numba, numpy, scipy
 
     given = [(name, v) for name, v in (("--host-bytes", host_bytes), ("--fio-json", fio_json),
                                         ("--blockstat", blockstat)) if v]
@@ -134,3 +134,6 @@ def analyze(
     _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
 
 
+def register(app: typer.Typer) -> None:  # noqa: ARG001 - the command module protocol of charz.cli
+    """``charz wa analyze`` joined ``wa_app`` when this module was imported; ``charz.cli._wa``
+    adds ``wa_app`` to the application."""

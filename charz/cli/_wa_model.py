@@ -200,3 +200,8 @@ def model(
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     console.print(text, markup=False)
+
+
+def register(app: typer.Typer) -> None:  # noqa: ARG001 - the command module protocol of charz.cli
+    """``charz wa model`` joined ``wa_app`` when this module was imported; ``charz.cli._wa``
+    adds ``wa_app`` to the application."""

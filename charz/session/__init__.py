@@ -36,9 +36,13 @@ from charz.session._wa_device import DeviceWaBench
 from charz.session._wa_files import FileWaBench, HostVolume
 from charz.session._wa_run import build_plan, run_plan
 
+# fio's size words ("2g" → 2 GiB), beside the sweep's parse_size ("4k"); their messages differ
+from charz.session._wa_jobs import TABLE3_FILES, parse_size as parse_fio_size
+
 __all__ = [
     "SCRATCH_NAME", "Bench", "BenchConfig", "CharacterizeRequest", "DeviceOptions", "MockBench", "RealBench", "ResumeRequest", "bench_from_dict", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep", "captures_kept",
     "default_read_sizes", "default_write_sizes", "open_bench", "parse_size", "parse_sizes", "resume_session",
     "start_session",
     "DeviceWaBench", "FileWaBench", "HostVolume", "SessionFinished", "build_plan", "restore_session", "run_plan",
+    "TABLE3_FILES", "parse_fio_size",
 ]
