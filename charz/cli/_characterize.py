@@ -196,6 +196,9 @@ def register(app: typer.Typer) -> None:
                                                       "uses charz's own socket), @socket, or a path to "
                                                       "NI/Keysight VISA."),
         record_length: int = typer.Option(10_000, help="Points per record (2 µs/sample for writes, 4 µs for reads)."),
+        scope_timeout: float = typer.Option(2.0, metavar="<seconds>", help="Seconds one scope reply may take before "
+                                            "it counts as lost and the link is retried (0.1-600; recorded, "
+                                            "resume reuses it)."),
         seed: int = typer.Option(0, help="Mock bench: seed of the simulated drive."),
         standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),
         write_cache: bool = typer.Option(False, help="Mock bench: leave the simulated write cache on (to see the warning)."),
@@ -254,7 +257,8 @@ def register(app: typer.Typer) -> None:
             kind="mock" if mock else "real", target=target, target_is_scratch=is_scratch, scope_resource=scope,
             visa_library=visa_library, channel=channel, rail_v=rail_v,
             **({"rail_v_origin": "given on the command line"} if rail_v_given else {}),
-            record_length=record_length, preset=preset if mock else None, seed=seed, standby=standby,
+            record_length=record_length, scope_timeout_s=scope_timeout,
+            preset=preset if mock else None, seed=seed, standby=standby,
             write_cache=write_cache, mock_faults=tuple(mock_fault or ()), dialect=mock_dialect,
         )
         ui = CliUI(quiet)
@@ -279,6 +283,8 @@ def register(app: typer.Typer) -> None:
         scope: Optional[str] = typer.Option(None, help="The scope's VISA resource now, if it changed (recorded)."),
         channel: Optional[str] = typer.Option(None, help="The probe's scope channel now, if it changed (recorded)."),
         visa_library: Optional[str] = typer.Option(None, help="The VISA library on this host, if it changed (recorded)."),
+        scope_timeout: Optional[float] = typer.Option(None, metavar="<seconds>", help="Seconds one scope reply may "
+                                                      "take (0.1-600; default: the session's, recorded)."),
         device: Optional[Path] = typer.Option(None, help="The drive's device path now, if it changed (its serial "
                                                          "is checked; recorded)."),
         scratch: Optional[Path] = typer.Option(None, help="Mock bench: the scratch file's path now, e.g. on a disk "
@@ -296,7 +302,8 @@ def register(app: typer.Typer) -> None:
                                     device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
                                     mock_faults=tuple(mock_fault or ()), scratch=scratch,
                                     changes={"scope": scope, "channel": channel, "visa_library": visa_library,
-                                             "device": str(device) if device else None})
+                                             "device": str(device) if device else None,
+                                             "scope_timeout": scope_timeout})
         _report(result, session, as_json)
 
     @app.command()

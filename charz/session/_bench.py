@@ -17,6 +17,8 @@ from charz.errors import UsageError
 
 MOCK = "mock"
 REAL = "real"
+DEFAULT_SCOPE_TIMEOUT_S = 2.0
+SCOPE_TIMEOUT_RANGE_S = (0.1, 600.0)  # below: a reply over TCP cannot come back; above: a hung scope
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,9 @@ class BenchConfig:
     record_length: int = 10_000
     pretrigger_fraction: float = 0.1
     trigger_timeout_s: float = 2.0
+    # How long one reply from the scope may take before it counts as lost (a glitch the
+    # retry policy rides out); --scope-timeout.  Slow scopes or links need longer.
+    scope_timeout_s: float = DEFAULT_SCOPE_TIMEOUT_S
     # mock bench
     preset: str | None = None
     seed: int = 0
@@ -52,6 +57,7 @@ class BenchConfig:
             raise UsageError("a real bench needs a scope", hint="give --scope RESOURCE (see charz scope check)")
         if self.kind == MOCK and not self.preset:
             raise UsageError("a mock bench needs a preset", hint="give --preset NAME (charz simulate --list)")
+        check_scope_timeout(self.scope_timeout_s)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -68,6 +74,15 @@ class BenchConfig:
         except TypeError as exc:
             raise UsageError(f"the stored bench description is malformed ({exc})",
                              hint="the archive's session.json was edited or damaged") from None
+
+
+def check_scope_timeout(seconds: Any) -> float:
+    """The scope reply timeout in seconds, or a UsageError that says the range."""
+    lo, hi = SCOPE_TIMEOUT_RANGE_S
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not lo <= seconds <= hi:
+        raise UsageError(f"the scope timeout (--scope-timeout) must be {lo:g} to {hi:g} seconds, not {seconds!r}",
+                         hint=f"the time one scope reply may take; {DEFAULT_SCOPE_TIMEOUT_S:g} s unless given")
+    return float(seconds)
 
 
 @dataclass
@@ -127,7 +142,7 @@ def connect_scope(config: BenchConfig, *, mock=None) -> Bench:
         setup_notes: list[str] = []
 
         def reopen():
-            return open_scope(resource, visa_library=config.visa_library)
+            return open_scope(resource, visa_library=config.visa_library, timeout_s=config.scope_timeout_s)
 
         driver = open_with_retry(reopen, resource=resource, note=setup_notes.append)
         scope = RetryingScope(driver, reopen)
