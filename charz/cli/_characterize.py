@@ -192,9 +192,10 @@ def register(app: typer.Typer) -> None:
         rail_v: Optional[float] = typer.Option(None, help="Voltage of the rail the probe is on (energy figures; "
                                                "5 V assumed when not given)."),
         channel: str = typer.Option("CH1", help="Scope channel with the current probe."),
-        visa_library: str = typer.Option("@py", help="VISA library: @py (pyvisa-py; a raw ::SOCKET address "
-                                                      "uses charz's own socket), @socket, or a path to "
-                                                      "NI/Keysight VISA."),
+        visa_library: str = typer.Option("@auto", help="VISA library: @auto (charz's own socket for a "
+                                                        "raw ::SOCKET address, pyvisa-py for others), @py "
+                                                        "(pyvisa-py for all), @socket, @ivi, or a path to "
+                                                        "NI/Keysight VISA."),
         record_length: int = typer.Option(10_000, help="Points per record (2 µs/sample for writes, 4 µs for reads)."),
         scope_timeout: float = typer.Option(2.0, metavar="<seconds>", help="Seconds one scope reply may take before "
                                             "it counts as lost and the link is retried (0.1-600; recorded, "
