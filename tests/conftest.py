@@ -4,7 +4,10 @@ draws new ones, more of them; put what it finds into the test as an ``@example``
 
 import glob
 import os
+import shutil
 import stat
+import tempfile
+from pathlib import Path
 from typing import NamedTuple
 
 import pytest
@@ -71,3 +74,19 @@ def node() -> BlockNode:
         if stat.S_ISBLK(st.st_mode):
             return BlockNode(path, os.major(st.st_rdev), os.minor(st.st_rdev))
     pytest.skip("no /dev/loopN block node to stand in for a drive")
+
+
+@pytest.fixture(scope="session")
+def short_dir():
+    """Makes directories with short paths, for tests that hold charz's output to 80 columns
+    while it prints a path: under xdist tmp_path sits one level deeper
+    (``.../pytest-N/popen-gwN/test_name0``), enough to tip a line with a path over 80."""
+    made: list[str] = []
+
+    def make() -> Path:
+        made.append(tempfile.mkdtemp(prefix="cz-"))
+        return Path(made[-1])
+
+    yield make
+    for path in made:
+        shutil.rmtree(path, ignore_errors=True)
