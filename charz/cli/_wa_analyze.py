@@ -6,22 +6,24 @@ archive) → run (the same executor as ``wa run``) → the same table / JSON →
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from charz.cli._wa import _finish, _geometry, _window, die_notes, settle_notes, wa_app
+from charz.analysis import PulseWindows
+from charz.archive import WaArchive
+from charz.cli._wa_app import finish, run_with_bars, wa_app
 from charz.errors import UsageError
+from charz.logic import find_sigrok_cli, parse_samplerate
+from charz.wa import FileWaBench, HostVolume, die_notes, parse_size, parse_window, resolve_geometry, settle_notes
 
-__all__ = ["volumes_for"]
+__all__ = ["register", "volumes_for"]
 
 
 def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[dict]:
     """One host volume per file, from exactly one of the three options (given once per file)."""
-    from charz.session._wa_files import HostVolume
-    from charz.session._wa_jobs import parse_size
-
     given = [(name, v) for name, v in (("--host-bytes", host_bytes), ("--fio-json", fio_json),
                                         ("--blockstat", blockstat)) if v]
     if len(given) != 1:
@@ -91,13 +93,6 @@ def analyze(
 
     Exit codes: 0 all steps trusted, 2 bad usage, 3 the archive cannot be written, 4 a
     step is not trustworthy (its counts are kept), 9 sigrok-cli cannot read a file."""
-    import datetime
-
-    from charz.analysis._pulses import PulseWindows
-    from charz.archive._wa import WaArchive
-    from charz.logic import find_sigrok_cli
-    from charz.logic._srzip import parse_samplerate
-    from charz.session._wa_files import FileWaBench
 
     if mp is None and not calibration:
         raise UsageError("give --mp N, or --calibration with the sequential calibration recording first",
@@ -106,8 +101,8 @@ def analyze(
         raise UsageError("--mp and --calibration both set M_p: give one")
     try:
         rate = parse_samplerate(samplerate) if samplerate else None
-        windows = PulseWindows(program_us=_window(program_window), read_us=_window(read_window),
-                               erase_us=_window(erase_window), glitch_us=glitch)
+        windows = PulseWindows(program_us=parse_window(program_window), read_us=parse_window(read_window),
+                               erase_us=parse_window(erase_window), glitch_us=glitch)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     names = [x.strip() for x in channel.split(",") if x.strip()]
@@ -117,7 +112,7 @@ def analyze(
         if not f.is_file():
             raise UsageError(f"{f}: no such file")
     volumes = volumes_for(len(files), host_bytes, fio_json, blockstat)
-    geometry = _geometry(channels, chips, dies, page_size, profile)
+    geometry = resolve_geometry(channels, chips, dies, page_size, profile)
     exe = find_sigrok_cli(sigrok_cli)
     settle, min_gap, notes = settle_notes(settle, min_gap)
     notes += die_notes(len(names), geometry.dies, "--channel D0,D1,…")
@@ -129,10 +124,11 @@ def analyze(
     settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
                 "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap,
                 "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
-    from charz.cli._wa import _run
     bench.check(plan)
     with WaArchive.create(out, settings) as archive:
-        summary = _run(archive, bench, quiet, json_out=json_out)
-    _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
+        summary = run_with_bars(archive, bench, quiet, json_out=json_out)
+    finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
 
 
+def register(app: typer.Typer) -> None:
+    """Nothing to add: ``analyze`` is on :data:`wa_app`, which ``charz.cli._wa`` registers."""

@@ -18,12 +18,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from charz.archive._wa import ftl_label
 from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
 from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
 
-__all__ = ["MockWaBench", "ftl_label", "ftl_options", "mock_config"]
+__all__ = ["FTL_CHOICES", "MOCK_MIN_GAP_US", "MOCK_SETTLE_S", "MockWaBench", "ftl_options", "mock_config"]
 
 FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "fdp", "nvm", "cdm")
 
@@ -31,9 +30,9 @@ KIND_PROGRAM = 1
 
 # The mock's own stop rule and gaps (a self-check, not 000's bench): its replay ends each
 # train with 1.5 × the settle time of high, so it need not wait 000's five minutes; and it
-# puts at least MIN_GAP_US of high between two operations, which --samplerate 100k resolves.
-SETTLE_S = 0.05
-MIN_GAP_US = 20.0
+# puts at least MOCK_MIN_GAP_US of high between two operations, which --samplerate 100k resolves.
+MOCK_SETTLE_S = 0.05
+MOCK_MIN_GAP_US = 20.0
 
 
 def mock_config(**kw) -> FtlConfig:
@@ -109,7 +108,7 @@ class MockWaBench:
         self._series: dict[str, tuple[SimDrive, int]] = {}
 
     def describe(self) -> dict:
-        return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()}, "min_gap_us": MIN_GAP_US,
+        return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()}, "min_gap_us": MOCK_MIN_GAP_US,
                 "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters}
 
     def geometry_values(self) -> tuple[int, int, int, int]:
@@ -162,7 +161,7 @@ class MockWaBench:
         after = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         tr = res.rb_trace(die=0)
         train = place_pulses(tr.start_us, tr.width_us, self.samplerate_hz, tail_us=self.settle_s * 1e6 * 1.5,
-                             min_gap_us=MIN_GAP_US)
+                             min_gap_us=MOCK_MIN_GAP_US)
         self.workdir.mkdir(parents=True, exist_ok=True)
         path = self.workdir / f"{index:04d}.sr"
         write_session(path, render_chunks(train), SessionMeta(self.samplerate_hz, ("RB",)))

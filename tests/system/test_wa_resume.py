@@ -10,8 +10,8 @@ import pytest
 from charz.analysis._pulses import WINDOWS_MLC
 from charz.archive._wa import WaArchive, read_wa_archive
 from charz.errors import LogicError
-from charz.session._wa_run import build_plan, run_plan
-from charz.sim._wa_bench import MockWaBench, mock_config
+from charz.wa import build_plan, run_plan
+from charz.sim import MockWaBench, mock_config
 
 pytestmark = [pytest.mark.system,
               pytest.mark.skipif(shutil.which("sigrok-cli") is None, reason="sigrok-cli not installed")]

@@ -6,7 +6,7 @@ import pytest
 
 from charz.analysis._wa_steady import SteadySeries
 from charz.report._wa_report import _no_models_why
-from charz.sim._wa_bench import ftl_options, mock_config
+from charz.sim import ftl_options, mock_config
 
 pytestmark = pytest.mark.unit
 

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from charz.cli._wa import _wrap
-from charz.cli._wa import format_summary as _format
+from charz.cli._wa_format import wrap as _wrap
+from charz.cli._wa_format import format_summary as _format
 
 
 def format_summary(settings, records):

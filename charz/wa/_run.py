@@ -20,16 +20,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from charz.analysis._pulses import PulseCounter, PulseWindows
-from charz.analysis._quantity import Quantity
-from charz.analysis._wa import WaGeometry, calibrate_mp, re_wa, wa_eq7
-from charz.analysis._wa_checks import check_counts
-from charz.archive import _atomic
-from charz.archive._wa import WaArchive
-from charz.device._wa_counters import counter_wa, counters_from_texts
+from charz.analysis import PulseCounter, PulseWindows, Quantity, WaGeometry, calibrate_mp, check_counts, re_wa, wa_eq7
+from charz.archive import WaArchive, write_atomic
+from charz.device import counter_wa, counters_from_texts
 from charz.errors import DeviceError, LogicError
 from charz.logic import count_until_settled
-from charz.session._wa_jobs import TABLE3_FILES, TABLE3_SIZES, WaJob, calibration_job, job_params
+from charz.wa._jobs import TABLE3_FILES, TABLE3_SIZES, WaJob, calibration_job, job_params
 
 __all__ = ["build_plan", "run_plan", "RunSummary", "job_of", "counters_record"]
 
@@ -169,7 +165,7 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
         try:
             outcome = running.finish()
         except Exception as exc:  # fio failed: keep the counts, then report fio's error
-            _atomic.write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
+            write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
                                  lambda f: f.write(json.dumps({"step": step, "label": label,
                                                                "counts": res.counts.to_dict(),
                                                                "errors": [str(exc)]}, indent=1).encode()))
@@ -195,7 +191,7 @@ def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
                   "stream": getattr(running, "train", None), "dies": dies}
         if res.error:
             record["errors"].append(f"the stream failed: {res.error}")
-            _atomic.write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
+            write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
                                  lambda f: f.write(json.dumps(record, indent=1).encode()))
             raise LogicError(f"step {index} ({label}): {res.error}",
                              hint=f"counts up to the failure are in {archive.root}/steps/{index:04d}.partial.json; "

@@ -19,11 +19,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from charz.analysis._wa import WaGeometry
+from charz.analysis import WaGeometry
 from charz.errors import UsageError, WorkloadError
-from charz.logic import SigrokStream, StepOutcome, file_argv
-from charz.logic._sigrok import FileInfo, show_file
-from charz.session._wa_device import SECTOR, sectors_written
+from charz.logic import FileInfo, SigrokStream, StepOutcome, file_argv, show_file
+from charz.workload import parse_fio_json
+from charz.wa._device import SECTOR, sectors_written
 
 __all__ = ["HostVolume", "FileWaBench", "volume_outcome", "resolve_channels"]
 
@@ -50,7 +50,6 @@ def volume_outcome(v: HostVolume) -> StepOutcome:
     if v.host_bytes is not None:
         return StepOutcome(int(v.host_bytes), 0.0, f"given: {v.host_bytes} B written by the host")
     if v.fio_json is not None:
-        from charz.workload._fio import parse_fio_json
         try:
             text = Path(v.fio_json).read_text()
         except OSError as exc:

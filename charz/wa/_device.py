@@ -1,7 +1,7 @@
 """The bench WA path: a real drive, the real fio, a logic analyser through the real sigrok-cli.
 
 Before anything is written the target goes through what ``charz characterize``
-does (``_session._prepared_target``): the guard (never a mounted, held, swap or
+does (``charz.session.prepared_target``): the guard (never a mounted, held, swap or
 signature-carrying device), an ``O_EXCL`` claim for the whole run, identification,
 the serial typed back, 003 Table 3's initialization (write cache off) restored at
 the end.  Each step then:
@@ -17,14 +17,19 @@ the end.  Each step then:
 from __future__ import annotations
 
 import contextlib
+import sys
+import textwrap
 import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from charz.analysis._wa import WaGeometry
-from charz.errors import WorkloadError
-from charz.logic import LogicSpec, SigrokStream, StepOutcome, stream_argv
-from charz.session._wa_jobs import WaJob
+from charz.analysis import WaGeometry
+from charz.device import SubprocessRunner, identify, read_counters
+from charz.errors import UsageError, WorkloadError
+from charz.logic import LogicSpec, SigrokStream, StepOutcome, find_sigrok_cli, stream_argv
+from charz.session import DeviceOptions, claimed_target, prepared_target
+from charz.workload import jobfile_path, run_jobfile
+from charz.wa._jobs import WaJob
 
 __all__ = ["DeviceWaBench", "sectors_written"]
 
@@ -44,8 +49,6 @@ def sectors_written(stat_text: str) -> int:
 
 
 def _log_stderr(text: str) -> None:
-    import sys
-    import textwrap
     lines = [w for line in text.splitlines() for w in (textwrap.wrap(line, 80, subsequent_indent="    ") or [""])]
     print("\n".join(lines), file=sys.stderr)
 
@@ -77,9 +80,6 @@ class _RecordingRunner:
 
 class _Running:
     def __init__(self, bench: "DeviceWaBench", job: WaJob) -> None:
-        from charz.device import SubprocessRunner
-        from charz.workload import jobfile_path, run_jobfile
-
         self.bench = bench
         self.job = job
         self.stat0 = bench.read_sectors()
@@ -105,8 +105,6 @@ class _Running:
 
     def _read_counters(self, when: str) -> None:
         """The drive's SMART write counters (smartctl; OCP C0h on NVMe); a failure is kept as a note."""
-        from charz.device import SubprocessRunner
-        from charz.device._wa_counters import read_counters
         if self.counters.get("error"):
             return
         try:
@@ -142,9 +140,6 @@ _IDENTITY = ("model", "serial", "size_bytes", "transport")
 
 
 def _check_same_drive(hold, expected: dict) -> None:
-    from charz.device import SubprocessRunner, identify
-    from charz.errors import UsageError
-
     ident = identify(hold.path, runner=SubprocessRunner())
     now = {"model": ident.model, "serial": ident.serial, "size_bytes": ident.size_bytes,
            "transport": str(ident.transport)}
@@ -184,17 +179,14 @@ class DeviceWaBench:
         ``earlier`` are the archive's initialization records (what a killed run left changed
         is put back with the value first found); ``journal`` is called with the
         initialization's record before each change and after the restore."""
-        from charz.logic import find_sigrok_cli
-        from charz.session._session import DeviceOptions, _claimed, _prepared_target
-
         exe = find_sigrok_cli(sigrok)  # before the drive is touched
         config = SimpleNamespace(target=str(device), target_is_scratch=False)
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         options = DeviceOptions(confirm_serial=confirm_serial, standby=False)
-        with _claimed(config, Path(out), options) as hold:
+        with claimed_target(config, Path(out), options) as hold:
             if expect_drive is not None:
                 _check_same_drive(hold, expect_drive)
-            with _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
+            with prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
                                   action="the write-amplification workloads (fio) overwrite the whole of",
                                   earlier=earlier, journal=journal) as (drive, init):
                 yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s, sigrok=exe)
