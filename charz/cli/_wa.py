@@ -6,7 +6,6 @@ parse → build (plan, bench, archive) → run → pure ``format_*`` → print.
 from __future__ import annotations
 
 import contextlib
-import datetime
 import json
 import tempfile
 from pathlib import Path
@@ -14,26 +13,16 @@ from typing import Optional
 
 import typer
 
-from charz.analysis import PulseWindows, WaGeometry, wa_section
+from charz.analysis import WaGeometry, wa_section
 from charz.archive import WaArchive, read_wa_archive
 from charz.cli._common import console, emit_json
 from charz.cli._conventions import MockFtl, WaCounters
 from charz.cli._wa_app import ask, finish, run_with_bars, stops, wa_app
 from charz.cli._wa_format import format_json, format_summary, wrap
 from charz.errors import UsageError
-from charz.logic import LogicSpec, parse_logic_spec, parse_samplerate
+from charz.logic import LogicSpec, parse_logic_spec
 from charz.profile import read_profile, validate_profile, write_profile
-from charz.wa import (
-    TABLE3_FILES,
-    DeviceWaBench,
-    build_plan,
-    die_notes,
-    parse_size,
-    parse_sizes,
-    parse_window,
-    resolve_geometry,
-    settle_notes,
-)
+from charz.wa import DeviceWaBench, MockOptions, RunSummary, WaRequest, create_archive, parse_size
 
 __all__ = ["register", "format_summary"]
 
@@ -95,73 +84,60 @@ def run(
     Exit codes: 0 all steps trusted, 2 bad usage, 4 a step is not trustworthy (its
     counts are kept), 9 the analyser or sigrok-cli failed, 6 the drive was refused."""
 
-    if mock == (device is not None):
-        raise UsageError("give exactly one of --mock and --device DEV")
-    if mock_counters not in ("micron", "intel", "nvme"):
-        raise UsageError(f"--mock-counters is micron, intel or nvme, not {mock_counters!r}")
     if mock_ftl is not None and not mock:
         raise UsageError("--mock-ftl chooses the simulated drive's manager: it goes with --mock")
-    try:
-        rate = parse_samplerate(samplerate)
-        windows = PulseWindows(program_us=parse_window(program_window), read_us=parse_window(read_window),
-                               erase_us=parse_window(erase_window), glitch_us=glitch)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    ops = tuple(float(x) for x in op_sweep.split(",")) if op_sweep else ()
-    plan = build_plan(volume_bytes=parse_size(volume), benchmarks=benchmarks,
-                      files=tuple(files.split(",")) if files else TABLE3_FILES, sizes=parse_sizes(sizes),
-                      calibrate=mp is None, subtests=subtests, op_percents=ops)
-    if not plan:
-        raise UsageError("nothing to run: no benchmarks, no sub-tests, M_p given")
-    out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    quiet = quiet or json_out
+    mock_options = mock_stop_rule = None
     if mock:
         from charz.sim import MOCK_MIN_GAP_US, MOCK_SETTLE_S  # the simulator: heavy, wanted with --mock only
-        settle = MOCK_SETTLE_S if settle is None else settle
-        min_gap = MOCK_MIN_GAP_US if min_gap is None else min_gap
-        notes = [f"the mock's replay: R/B high {settle:g} s after its last pulse is its stop rule (000 §4.2 waits "
-                 "300 s on a drive); its |RE_WA| checks charz against its own simulator (a self-check)"]
-    else:
-        settle, min_gap = settle_notes(settle, min_gap)[:2]
-        notes = settle_notes(settle, min_gap)[2]
-    settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
-                "settle_timeout_s": settle_timeout if settle_timeout is not None else settle + 300.0,
-                "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap, "notes": notes}
-    if mock:
-        from charz.sim import MockWaBench, ftl_options, mock_config
-        try:
-            cfg = mock_config(multi_plane=mock_multi_plane, lines=mock_lines,
-                              **ftl_options(mock_ftl or "greedy", parse_size(mock_nvm_cache)))
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
-            bench = MockWaBench(cfg, mock_keep_sr or Path(tmp), samplerate_hz=rate, settle_s=settle,
-                                counters=mock_counters, keep_sr=mock_keep_sr is not None)
-            geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
-            settings.update(bench=bench.describe(), geometry=geo.to_dict())
-            with WaArchive.create(out, settings) as archive:
-                summary = run_with_bars(archive, bench, quiet, json_out=json_out)
-        finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
-        return
-    if not logic:
-        raise UsageError("--device needs --logic DRIVER:CHANNEL (the analyser on the die's R/B pin)")
+        mock_options = MockOptions(multi_plane=mock_multi_plane, lines=mock_lines, counters=mock_counters,
+                                   ftl=mock_ftl, nvm_cache_bytes=parse_size(mock_nvm_cache), keep_sr=mock_keep_sr)
+        mock_stop_rule = (MOCK_SETTLE_S, MOCK_MIN_GAP_US)
+    req = WaRequest.build(
+        mock=mock_options, mock_stop_rule=mock_stop_rule, device=device, logic=logic, out=out, volume=volume,
+        sizes=sizes, files=files, benchmarks=benchmarks, subtests=subtests, op_sweep=op_sweep, mp=mp,
+        channels=channels, chips=chips, dies=dies, page_size=page_size, planes=planes,
+        pages_per_block=pages_per_block, profile=profile, program_window=program_window, read_window=read_window,
+        erase_window=erase_window, glitch=glitch, min_gap=min_gap, samplerate=samplerate, settle=settle,
+        settle_timeout=settle_timeout, confirm_serial=confirm_serial, sigrok=sigrok_cli)
+    quiet = quiet or json_out
+    settings, summary = _run_mock(req, quiet, json_out) if mock else _run_device(req, quiet, json_out)
+    finish(req.out, settings, summary, quiet, json_out=json_out, verbose=verbose)
 
-    spec = parse_logic_spec(logic)
-    geometry = resolve_geometry(channels, chips, dies, page_size, profile)
-    with stops(out), contextlib.ExitStack() as stack:
+
+def _run_mock(req: WaRequest, quiet: bool, json_out: bool) -> tuple[dict, RunSummary]:
+    """The simulated drive of ``req.mock`` behind the real sigrok-cli, its session files in a
+    temporary folder (or kept where ``--mock-keep-sr`` says)."""
+    from charz.sim import MockWaBench, ftl_options, mock_config  # the simulator: heavy, wanted with --mock only
+
+    m = req.mock
+    try:
+        cfg = mock_config(multi_plane=m.multi_plane, lines=m.lines, **ftl_options(m.ftl or "greedy", m.nvm_cache_bytes))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    with tempfile.TemporaryDirectory(prefix="charz-wa-") as tmp:
+        bench = MockWaBench(cfg, m.keep_sr or Path(tmp), samplerate_hz=req.samplerate_hz, settle_s=req.settle_s,
+                            counters=m.counters, keep_sr=m.keep_sr is not None)
+        geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
+        with create_archive(req.out, req.settings(bench.describe(), geo)) as archive:
+            return archive.settings, run_with_bars(archive, bench, quiet, json_out=json_out)
+
+
+def _run_device(req: WaRequest, quiet: bool, json_out: bool) -> tuple[dict, RunSummary]:
+    """The drive at ``req.device`` through the guard, claim, confirmation and initialization
+    (restored on every ending), counted through the real sigrok-cli."""
+    with stops(req.out), contextlib.ExitStack() as stack:
         # The archive is made once the drive is initialized (its record goes into it), and
         # closed only after the drive is restored, so the restore is recorded too.
         made: list = []
         stack.callback(lambda: made and made[0].close())
         bench = stack.enter_context(DeviceWaBench.open(
-            device, spec, geometry, out=out, samplerate_hz=rate, settle_s=settle, confirm_serial=confirm_serial,
-            confirm=ask, sigrok=sigrok_cli, journal=lambda record: made and made[0].record_initialization(record, [])))
-        settings["notes"] += die_notes(len(spec.bits), geometry.dies)
-        settings.update(bench=bench.describe(), geometry=geometry.to_dict())
-        archive = WaArchive.create(out, settings)
+            req.device, req.logic, req.geometry, out=req.out, samplerate_hz=req.samplerate_hz,
+            settle_s=req.settle_s, confirm_serial=req.confirm_serial, confirm=ask, sigrok=req.sigrok,
+            journal=lambda record: made and made[0].record_initialization(record, [])))
+        archive = create_archive(req.out, req.settings(bench.describe()))
         made.append(archive)
         summary = run_with_bars(archive, bench, quiet, json_out=json_out)
-    finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
+    return archive.settings, summary
 
 
 @wa_app.command("profile")

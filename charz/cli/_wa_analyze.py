@@ -13,16 +13,26 @@ from typing import List, Optional
 import typer
 
 from charz.analysis import PulseWindows
-from charz.archive import WaArchive
 from charz.cli._wa_app import finish, run_with_bars, wa_app
 from charz.errors import UsageError
 from charz.logic import find_sigrok_cli, parse_samplerate
-from charz.wa import FileWaBench, HostVolume, die_notes, parse_size, parse_window, resolve_geometry, settle_notes
+from charz.wa import (
+    FileWaBench,
+    HostVolume,
+    WaSettings,
+    WaStep,
+    create_archive,
+    die_notes,
+    parse_size,
+    parse_window,
+    resolve_geometry,
+    settle_notes,
+)
 
 __all__ = ["register", "volumes_for"]
 
 
-def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[dict]:
+def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[HostVolume]:
     """One host volume per file, from exactly one of the three options (given once per file)."""
     given = [(name, v) for name, v in (("--host-bytes", host_bytes), ("--fio-json", fio_json),
                                         ("--blockstat", blockstat)) if v]
@@ -37,14 +47,14 @@ def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], block
     out = []
     for v in vals:
         if name == "--host-bytes":
-            out.append(HostVolume(host_bytes=parse_size(v)).to_dict())
+            out.append(HostVolume(host_bytes=parse_size(v)))
         elif name == "--fio-json":
-            out.append(HostVolume(fio_json=str(Path(v).resolve())).to_dict())
+            out.append(HostVolume(fio_json=str(Path(v).resolve())))
         else:
             before, sep, after = v.partition(",")
             if not sep:
                 raise UsageError(f"--blockstat wants BEFORE,AFTER (two files with /sys/block/X/stat), not {v!r}")
-            out.append(HostVolume(blockstat=(str(Path(before).resolve()), str(Path(after).resolve()))).to_dict())
+            out.append(HostVolume(blockstat=(str(Path(before).resolve()), str(Path(after).resolve()))))
     return out
 
 
@@ -116,16 +126,16 @@ def analyze(
     exe = find_sigrok_cli(sigrok_cli)
     settle, min_gap, notes = settle_notes(settle, min_gap)
     notes += die_notes(len(names), geometry.dies, "--channel D0,D1,…")
-    plan = [{"kind": "calibrate" if calibration and k == 0 else "benchmark", "recorded": True,
-             "file": str(f.resolve()), "input_format": input_format, "label": f.name, "volume": v}
-            for k, (f, v) in enumerate(zip(files, volumes))]
+    plan = tuple(WaStep("calibrate" if calibration and k == 0 else "benchmark", str(f.resolve()), recorded=True,
+                        input_format=input_format, label=f.name, host_volume=v)
+                 for k, (f, v) in enumerate(zip(files, volumes)))
     out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
     bench = FileWaBench(geometry, names, sigrok=exe, samplerate_hz=rate)
-    settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
-                "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap,
-                "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
+    settings = WaSettings(plan=plan, windows=windows, samplerate_hz=rate, settle_s=settle, settle_timeout_s=None,
+                          geometry=geometry, bench=bench.describe(), m_p_given=mp, planes=planes,
+                          pages_per_block=pages_per_block, min_gap_us=min_gap, notes=tuple(notes))
     bench.check(plan)
-    with WaArchive.create(out, settings) as archive:
+    with create_archive(out, settings) as archive:
         summary = run_with_bars(archive, bench, quiet, json_out=json_out)
     finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
 

@@ -73,11 +73,19 @@ def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
 
 
 class _Running:
-    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict,
+    """A step of the mock: one die's pulses (bit 0 of the session file) replayed by sigrok-cli
+    (``charz.wa.RunningStep``)."""
+
+    rate_given = False
+    bits = [0]  # the session file's one probe
+    channels = ["D0"]
+
+    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict, samplerate_hz: float,
                  counters: dict | None = None) -> None:
         self.stream = stream
         self._outcome = outcome
         self.train = train_info
+        self.samplerate_hz = samplerate_hz
         self.counters = counters  # the drive's SMART JSON before and after, as the tools print it
 
     def workload_done(self) -> bool:
@@ -93,8 +101,9 @@ class _Running:
 
 
 class MockWaBench:
+    """``charz wa run --mock``'s bench (``charz.wa.WaBench``): see the module docstring."""
+
     kind = "mock"
-    bit = 0  # the session file's one probe
 
     def __init__(self, cfg: FtlConfig, workdir: Path, *, samplerate_hz: float, settle_s: float,
                  sigrok: str = "sigrok-cli", keep_sr: bool = False, counters: str = "micron") -> None:
@@ -124,14 +133,14 @@ class MockWaBench:
             d.precondition(fill)
         return d
 
-    def _series_drive(self, step: dict, job) -> SimDrive:
-        key = f"op{step.get('op_percent')}"
-        k = int(step["subtest"])
+    def _series_drive(self, step, job) -> SimDrive:
+        key = f"op{step.op_percent}"
+        k = int(step.subtest)
         drive, done = self._series.get(key, (None, 0))
         if drive is None or done > k:
             drive = SimDrive(self.cfg)
-            if step.get("op_percent") is not None:
-                drive.set_user_space(user_bytes_for_op_percent(drive, float(step["op_percent"])))
+            if step.op_percent is not None:
+                drive.set_user_space(user_bytes_for_op_percent(drive, float(step.op_percent)))
             drive.precondition(1.0, carry=True)
             done = 0
         while done < k:  # resume: replay the series' earlier sub-tests, uncounted
@@ -147,15 +156,16 @@ class MockWaBench:
 
     # -- one step -------------------------------------------------------------
 
-    def start(self, index: int, step: dict, job) -> _Running:
-        kind = step["kind"]
+    def start(self, index: int, step, job) -> _Running:
+        """Step ``index`` (a ``charz.wa.WaStep``) of job ``job`` on the drive its kind wants."""
+        kind = step.kind
         if kind == "calibrate":
             drive = self._fresh(None)
         elif kind == "subtest":
             drive = self._series_drive(step, job)
         else:
             drive = self._fresh(1.0)
-        seed = 1 + int(step.get("subtest", 0))
+        seed = 1 + int(step.subtest or 0)
         before = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         res = drive.run(make_requests(self._workload(job, seed), drive.user_bytes))
         after = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
@@ -180,7 +190,8 @@ class MockWaBench:
         if res.initial_bytes_written:
             counters["note"] = ("read after the initial fill, which R/B's first sub-test includes (000 Fig. 10): "
                                 "the two differ there by design")
-        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples}, counters)
+        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples}, self.samplerate_hz,
+                        counters)
 
     def cleanup(self, index: int) -> None:
         if not self.keep_sr:

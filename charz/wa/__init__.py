@@ -12,17 +12,24 @@ numbers in, frozen values out), the archive's files in ``charz.archive``, the an
 in ``charz.logic``, the drive in ``charz.device``.
 
 Request (``_request``)
+    WaRequest, MockOptions             a checked ``charz wa run`` (no Typer needed)
     parse_window, parse_sizes, settle_notes, die_notes, resolve_geometry
+Settings, steps, records (``_records``)
+    WaSettings, WaStep, WaRecord, DieCount, HostVolume
+                                       frozen values; JSON only at the archive
+Benches (``_bench``)
+    WaBench, RunningStep               what the executor asks of a bench
 Plan and executor (``_run``)
-    build_plan, run_plan, RunSummary, job_of, counters_record
+    build_plan, run_plan, create_archive, RunSummary, job_of, step_label, counters_record
 Job files (``_jobs``)
     WaJob, job_params, table3_jobs, calibration_job, parse_size, TABLE3_FILES, TABLE3_SIZES
-Benches (``_device``, ``_files``)
+The two benches (``_device``, ``_files``)
     DeviceWaBench, sectors_written, SECTOR, FileWaBench, HostVolume, volume_outcome, resolve_channels
 """
 
+from charz.wa._bench import RunningStep, WaBench
 from charz.wa._device import SECTOR, DeviceWaBench, sectors_written
-from charz.wa._files import FileWaBench, HostVolume, resolve_channels, volume_outcome
+from charz.wa._files import FileWaBench, resolve_channels, volume_outcome
 from charz.wa._jobs import (
     CALIBRATION_FILE,
     TABLE3_FILES,
@@ -33,20 +40,24 @@ from charz.wa._jobs import (
     parse_size,
     table3_jobs,
 )
+from charz.wa._records import DieCount, HostVolume, WaRecord, WaSettings, WaStep
 from charz.wa._request import (
     BENCH_MIN_GAP_US,
     BENCH_SETTLE_S,
+    MockOptions,
+    WaRequest,
     die_notes,
     parse_sizes,
     parse_window,
     resolve_geometry,
     settle_notes,
 )
-from charz.wa._run import RunSummary, build_plan, counters_record, job_of, run_plan
+from charz.wa._run import RunSummary, build_plan, counters_record, create_archive, job_of, run_plan, step_label
 
 __all__ = [
     "BENCH_MIN_GAP_US", "BENCH_SETTLE_S", "CALIBRATION_FILE", "SECTOR", "TABLE3_FILES", "TABLE3_SIZES",
-    "DeviceWaBench", "FileWaBench", "HostVolume", "RunSummary", "WaJob",
+    "DeviceWaBench", "DieCount", "FileWaBench", "HostVolume", "MockOptions", "RunSummary", "RunningStep", "WaBench",
+    "WaJob", "WaRecord", "WaRequest", "WaSettings", "WaStep", "create_archive", "step_label",
     "build_plan", "calibration_job", "counters_record", "die_notes", "job_of", "job_params", "parse_size",
     "parse_sizes", "parse_window", "resolve_channels", "resolve_geometry", "run_plan", "sectors_written",
     "settle_notes", "table3_jobs", "volume_outcome",

@@ -30,6 +30,7 @@ from charz.logic import LogicSpec, SigrokStream, StepOutcome, find_sigrok_cli, s
 from charz.session import DeviceOptions, claimed_target, prepared_target
 from charz.workload import jobfile_path, run_jobfile
 from charz.wa._jobs import WaJob
+from charz.wa._records import WaStep
 
 __all__ = ["DeviceWaBench", "sectors_written"]
 
@@ -79,9 +80,17 @@ class _RecordingRunner:
 
 
 class _Running:
+    """A step on the drive: fio in a thread, the analyser's stream (``charz.wa.RunningStep``)."""
+
+    rate_given = False
+    train = None  # the stream is live: no file to name
+
     def __init__(self, bench: "DeviceWaBench", job: WaJob) -> None:
         self.bench = bench
         self.job = job
+        self.samplerate_hz = bench.samplerate_hz
+        self.bits = list(bench.spec.bits) or [bench.spec.bit]  # an archive from before several dies: one bit
+        self.channels = list(bench.spec.channels) or [f"D{b}" for b in self.bits]
         self.stat0 = bench.read_sectors()
         self.counters: dict = {}
         self._read_counters("before")
@@ -151,6 +160,8 @@ def _check_same_drive(hold, expected: dict) -> None:
 
 
 class DeviceWaBench:
+    """A real drive, the real fio and sigrok-cli (``charz.wa.WaBench``); see the module docstring."""
+
     kind = "device"
 
     def __init__(self, hold, drive: dict, init: dict, spec: LogicSpec, geometry: WaGeometry,
@@ -204,5 +215,8 @@ class DeviceWaBench:
         name = self.hold.report.kernel_name if self.hold.report else Path(self.hold.path).name
         return sectors_written(Path(f"/sys/class/block/{name}/stat").read_text())
 
-    def start(self, index: int, step: dict, job: WaJob) -> _Running:
+    def start(self, index: int, step: WaStep, job: WaJob) -> _Running:
         return _Running(self, job)
+
+    def cleanup(self, index: int) -> None:
+        """Nothing kept per step: fio's JSON is in the archive."""

@@ -16,40 +16,55 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from charz.analysis import PulseCounter, PulseWindows, Quantity, WaGeometry, calibrate_mp, check_counts, re_wa, wa_eq7
+from charz.analysis import PulseCounter, Quantity, WaGeometry, calibrate_mp, check_counts, re_wa, wa_eq7
 from charz.archive import WaArchive, write_atomic
 from charz.device import counter_wa, counters_from_texts
 from charz.errors import DeviceError, LogicError
-from charz.logic import count_until_settled
+from charz.logic import CountResult, StepOutcome, count_until_settled
+from charz.wa._bench import RunningStep, WaBench
 from charz.wa._jobs import TABLE3_FILES, TABLE3_SIZES, WaJob, calibration_job, job_params
+from charz.wa._records import DieCount, WaRecord, WaSettings, WaStep
 
-__all__ = ["build_plan", "run_plan", "RunSummary", "job_of", "counters_record"]
+__all__ = ["build_plan", "run_plan", "RunSummary", "job_of", "counters_record", "create_archive"]
 
 
 def build_plan(*, volume_bytes: int, benchmarks: bool = True, files=TABLE3_FILES, sizes=TABLE3_SIZES,
                calibrate: bool = True, calibration_bytes: int | None = None, subtests: int = 0,
                subtest_file: str = "wa-w100-rd-align.fio", subtest_bs: int = 4096,
-               op_percents: tuple[float, ...] = ()) -> list[dict]:
-    plan: list[dict] = []
+               op_percents: tuple[float, ...] = ()) -> list[WaStep]:
+    plan: list[WaStep] = []
     if calibrate:
-        plan.append({"kind": "calibrate", "file": "wa-calibrate.fio", "bs": None,
-                     "volume": calibration_bytes or volume_bytes})
+        plan.append(WaStep("calibrate", "wa-calibrate.fio", bs=None, volume=calibration_bytes or volume_bytes))
     if benchmarks:
-        plan += [{"kind": "benchmark", "file": f, "bs": bs, "volume": volume_bytes} for f in files for bs in sizes]
+        plan += [WaStep("benchmark", f, bs=bs, volume=volume_bytes) for f in files for bs in sizes]
     for op in (op_percents or ((None,) if subtests else ())):
-        plan += [{"kind": "subtest", "file": subtest_file, "bs": subtest_bs, "volume": volume_bytes,
-                  "subtest": k, "op_percent": op} for k in range(max(subtests, 1))]
+        plan += [WaStep("subtest", subtest_file, bs=subtest_bs, volume=volume_bytes, subtest=k, op_percent=op)
+                 for k in range(max(subtests, 1))]
     return plan
 
 
-def job_of(step: dict) -> WaJob:
-    if step["kind"] == "calibrate":
-        return calibration_job(int(step["volume"]))
-    return job_params(step["file"], int(step["bs"]), int(step["volume"]))
+def create_archive(path: str | os.PathLike, settings: WaSettings) -> WaArchive:
+    """A new WA archive holding ``settings`` (the one place they become JSON)."""
+    return WaArchive.create(path, settings.to_dict())
+
+
+def job_of(step: WaStep) -> WaJob:
+    if step.kind == "calibrate":
+        return calibration_job(int(step.volume))
+    return job_params(step.file, int(step.bs), int(step.volume))
+
+
+def step_label(step: WaStep, job: WaJob | None) -> str:
+    """000's name of a step: Table 3's for a benchmark, Fig. 10's "sub-test k" for a sub-test."""
+    if step.kind == "subtest":  # 000 Fig. 10's "5G-k": sub-test k of one workload
+        return (f"OP {step.op_percent:g} % " if step.op_percent else "") + \
+            f"sub-test {step.subtest + 1} ({job.label.split('-4KiB')[0]})"
+    return step.label or ("M_p calibration" if step.kind == "calibrate" else job.label)
 
 
 @dataclass
@@ -59,11 +74,10 @@ class RunSummary:
     m_p: dict | None
 
 
-def _mp_from(archive: WaArchive) -> Quantity | None:
-    given = archive.settings.get("m_p_given")
-    if given:
-        return Quantity.given(int(given), "pages/pulse")
-    for r in archive.records.values():
+def _mp_from(settings: WaSettings, records: dict[int, dict]) -> Quantity | None:
+    if settings.m_p_given:
+        return Quantity.given(int(settings.m_p_given), "pages/pulse")
+    for r in records.values():
         if r["step"]["kind"] == "calibrate":
             mp = r["m_p"]
             if mp["value"] is None:
@@ -128,119 +142,134 @@ def counters_record(texts: dict) -> dict:
         return {"error": str(exc)}
 
 
-def run_plan(archive: WaArchive, bench, *, log: Callable[[str], None] = print,
+def _write_partial(archive: WaArchive, index: int, doc: dict) -> None:
+    write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
+                 lambda f: f.write(json.dumps(doc, indent=1).encode()))
+
+
+def _dies(res: CountResult, names: list[str], s: WaSettings, host_wrote: bool) -> tuple[list[DieCount], list[str],
+                                                                                        list[str]]:
+    """Each counted die's programs (erases counted apart taken out) and the checks'
+    errors and warnings, each said once (prefixed by the die's name when several)."""
+    errors: list[str] = []
+    warnings: list[str] = []
+    dies = []
+    for name, cc in zip(names, res.all_counts or (res.counts,)):
+        chk = check_counts(cc, settled=cc.high_for_us >= s.settle_s * 1e6, settle_s=s.settle_s,
+                           host_wrote=host_wrote, min_gap_us=s.min_gap_us, pages_per_block=s.pages_per_block)
+        tag = f"{name}: " if len(names) > 1 else ""
+        errors += [tag + e for e in chk.errors if tag + e not in errors]
+        warnings += [tag + w for w in chk.warnings if tag + w not in warnings]
+        dies.append(DieCount(name, cc, chk.erases_in_window, cc.programs - chk.erases_in_window,
+                             cc.partial + (1 if cc.open_us else 0)))
+    return dies, errors, warnings
+
+
+def _wa_parts(step: WaStep, dies: list[DieCount], outcome: StepOutcome, geometry: WaGeometry, s: WaSettings,
+              mp_known: Quantity | None) -> dict:
+    """M_p (a calibration), WA by Eq. 7 and the errors that stop either (a dict of
+    :class:`WaRecord` fields: ``m_p``, ``estimate``, ``errors``, ``die_spread``)."""
+    per_die = [d.programs for d in dies]
+    n = per_die[0]
+    die_counts = per_die if len(per_die) > 1 else None
+    out: dict = {"errors": []}
+    if die_counts:
+        mean = sum(per_die) / len(per_die)
+        out["die_spread"] = {"programs": per_die, "mean": mean,
+                             "spread": (max(per_die) - min(per_die)) / mean if mean else None}
+    kw = dict(u_logical_bytes=outcome.u_logical_bytes, cut_pulses=max(d.cut for d in dies), die_counts=die_counts)
+    if step.kind == "calibrate":
+        mp = calibrate_mp(n, geometry, outcome.logical_bytes, planes=s.planes, **kw)
+        out["m_p"] = mp
+        if not mp.known:
+            out["errors"].append(f"M_p cannot be told: {mp.evidence}")
+        else:
+            out["estimate"] = wa_eq7(n, mp, geometry, outcome.logical_bytes, volume_evidence=outcome.volume_evidence,
+                                     **kw)
+        return out
+    if mp_known is None or not mp_known.known or outcome.logical_bytes <= 0:
+        out["errors"].append("no WA: M_p is not known (calibration failed or missing)"
+                             if outcome.logical_bytes > 0 else "no WA: the host wrote nothing")
+        return out
+    est = wa_eq7(n, mp_known, geometry, outcome.logical_bytes, volume_evidence=outcome.volume_evidence, **kw)
+    out["estimate"] = est
+    hidden = _hidden_erases(est.wa.value, [d.to_dict() for d in dies])
+    if hidden:
+        out["errors"].append(hidden)
+    return out
+
+
+def _count(running: RunningStep, counters: list[PulseCounter], s: WaSettings, watch) -> CountResult:
+    try:
+        return count_until_settled(running.stream, counters, settle_s=s.settle_s,
+                                   workload_done=running.workload_done, byte_index=[b // 8 for b in running.bits],
+                                   max_wait_s=s.settle_timeout_s, on_chunk=watch)
+    finally:
+        running.stream.close()
+
+
+def _run_step(archive: WaArchive, bench: WaBench, s: WaSettings, geometry: WaGeometry, index: int, step: WaStep,
+              label: str, job: WaJob | None, step_progress) -> tuple[WaRecord, StepOutcome]:
+    """Start, count, finish and judge one step; a failed stream or workload leaves a
+    ``NNNN.partial.json`` and raises, so nothing is committed and a resume runs it again."""
+    running = bench.start(index, step, job)
+    rate = running.samplerate_hz
+    counters = [PulseCounter(rate, s.windows, bit=b % 8) for b in running.bits]
+    watch = _step_watcher(running, counters[0], s.settle_s, step_progress) if step_progress else None
+    res = _count(running, counters, s, watch)
+    try:
+        outcome = running.finish()
+    except Exception as exc:  # fio failed: keep the counts, then report fio's error
+        _write_partial(archive, index, {"step": step.to_dict(), "label": label, "counts": res.counts.to_dict(),
+                                        "errors": [str(exc)]})
+        raise
+    dies, errors, warnings = _dies(res, running.channels, s, outcome.logical_bytes > 0)
+    fields = dict(step=step, job=job, label=label, counts=res.counts, settled=res.settled,
+                  warnings=tuple(warnings), logical_bytes=outcome.logical_bytes,
+                  u_logical_bytes=outcome.u_logical_bytes, volume_evidence=outcome.volume_evidence,
+                  truth=outcome.truth, stream=running.train, dies=tuple(dies))
+    if res.error:
+        errors.append(f"the stream failed: {res.error}")
+        _write_partial(archive, index, WaRecord(errors=tuple(errors), **fields).to_dict())
+        raise LogicError(f"step {index} ({label}): {res.error}",
+                         hint=f"counts up to the failure are in {archive.root}/steps/{index:04d}.partial.json; "
+                              f"fix the cause and run: charz wa resume {archive.root}")
+    meta = running.stream.meta_samplerate_hz
+    if meta and abs(meta - rate) > 1e-6 * rate and not running.rate_given:
+        errors.append(f"sigrok-cli says the samples come at {meta / 1e3:g} kS/s, counted at "
+                      f"{rate / 1e3:g} kS/s: every width is off by that ratio; set the samplerate "
+                      "the analyser really runs at")
+    parts = _wa_parts(step, dies, outcome, geometry, s, None if step.kind == "calibrate" else
+                      _mp_from(s, archive.records))
+    errors += parts.pop("errors")
+    drive_counters = counters_record(running.counters) if running.counters else None
+    est = parts.get("estimate")
+    true_wa = (outcome.truth or {}).get("true_wa")
+    rel = re_wa(est.wa.value, true_wa) if est is not None and true_wa else None
+    return WaRecord(errors=tuple(errors), counters=drive_counters, re_wa=rel, **parts, **fields), outcome
+
+
+def run_plan(archive: WaArchive, bench: WaBench, *, log: Callable[[str], None] = print,
              progress: Callable[[int, int, str], None] | None = None,
              step_progress: Callable[[float, str], None] | None = None) -> RunSummary:
     """Run the plan's steps that have no record.  ``progress(i, n, label)`` as each step
     starts; ``step_progress(fraction, text)`` within a step (see ``_step_watcher``)."""
-    s = archive.settings
-    windows = PulseWindows.from_dict(s["windows"])
-    if hasattr(bench, "geometry_values"):  # the mock: its configuration, as given
-        geometry = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
-    else:
-        geometry = bench.geometry()
-    plan = s["plan"]
-    for index, step in enumerate(plan):
+    s = WaSettings.from_dict(archive.settings)
+    geometry = s.geometry  # Eq. 7's constants as the run was asked (and archived) with
+    for index, step in enumerate(s.plan):
         if index in archive.records:
             continue
-        job = None if step.get("recorded") else job_of(step)
-        label = step.get("label") or ("M_p calibration" if step["kind"] == "calibrate" else job.label)
-        if step["kind"] == "subtest":  # 000 Fig. 10's "5G-k": sub-test k of one workload
-            label = (f"OP {step['op_percent']:g} % " if step.get("op_percent") else "") + \
-                f"sub-test {step['subtest'] + 1} ({job.label.split('-4KiB')[0]})"
+        job = None if step.recorded else job_of(step)
+        label = step_label(step, job)
         if progress:
-            progress(index, len(plan), label)
-        running = bench.start(index, step, job)
-        rate = getattr(running, "samplerate_hz", None) or s["samplerate_hz"]
-        bits = getattr(running, "bits", None) or getattr(bench, "bits", None) or [bench.bit]
-        names = getattr(running, "channels", None) or getattr(bench, "channels", None) or [f"D{b}" for b in bits]
-        counters = [PulseCounter(rate, windows, bit=b % 8) for b in bits]
-        watch = _step_watcher(running, counters[0], s["settle_s"], step_progress) if step_progress else None
-        try:
-            res = count_until_settled(running.stream, counters, settle_s=s["settle_s"],
-                                      workload_done=running.workload_done, byte_index=[b // 8 for b in bits],
-                                      max_wait_s=s.get("settle_timeout_s"), on_chunk=watch)
-        finally:
-            running.stream.close()
-        try:
-            outcome = running.finish()
-        except Exception as exc:  # fio failed: keep the counts, then report fio's error
-            write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
-                                 lambda f: f.write(json.dumps({"step": step, "label": label,
-                                                               "counts": res.counts.to_dict(),
-                                                               "errors": [str(exc)]}, indent=1).encode()))
-            raise
-        c = res.counts
-        errors: list[str] = []
-        warnings: list[str] = []
-        dies = []
-        for name, cc in zip(names, res.all_counts or (c,)):
-            chk = check_counts(cc, settled=cc.high_for_us >= s["settle_s"] * 1e6, settle_s=s["settle_s"],
-                               host_wrote=outcome.logical_bytes > 0, min_gap_us=s.get("min_gap_us"),
-                               pages_per_block=s.get("pages_per_block"))
-            tag = f"{name}: " if len(bits) > 1 else ""
-            errors += [tag + e for e in chk.errors if tag + e not in errors]
-            warnings += [tag + w for w in chk.warnings if tag + w not in warnings]
-            dies.append({"channel": name, "counts": cc.to_dict(), "erases_in_window": chk.erases_in_window,
-                         "programs": cc.programs - chk.erases_in_window,
-                         "cut": cc.partial + (1 if cc.open_us else 0)})
-        record = {"step": step, "job": job.to_dict() if job else None, "label": label, "counts": c.to_dict(),
-                  "settled": res.settled, "errors": errors, "warnings": warnings,
-                  "logical_bytes": outcome.logical_bytes, "u_logical_bytes": outcome.u_logical_bytes,
-                  "volume_evidence": outcome.volume_evidence, "truth": outcome.truth,
-                  "stream": getattr(running, "train", None), "dies": dies}
-        if res.error:
-            record["errors"].append(f"the stream failed: {res.error}")
-            write_atomic(archive.root / "steps" / f"{index:04d}.partial.json",
-                                 lambda f: f.write(json.dumps(record, indent=1).encode()))
-            raise LogicError(f"step {index} ({label}): {res.error}",
-                             hint=f"counts up to the failure are in {archive.root}/steps/{index:04d}.partial.json; "
-                                  f"fix the cause and run: charz wa resume {archive.root}")
-        meta = getattr(running.stream, "meta_samplerate_hz", None)
-        if meta and abs(meta - rate) > 1e-6 * rate and not getattr(running, "rate_given", False):
-            record["errors"].append(f"sigrok-cli says the samples come at {meta / 1e3:g} kS/s, counted at "
-                                    f"{rate / 1e3:g} kS/s: every width is off by that ratio; set the samplerate "
-                                    "the analyser really runs at")
-        per_die = [d["programs"] for d in dies]
-        n = per_die[0]
-        die_counts = per_die if len(per_die) > 1 else None
-        cut = max(d["cut"] for d in dies)
-        if die_counts:
-            mean = sum(per_die) / len(per_die)
-            record["die_spread"] = {"programs": per_die, "mean": mean,
-                                    "spread": (max(per_die) - min(per_die)) / mean if mean else None}
-        kw = dict(u_logical_bytes=outcome.u_logical_bytes, cut_pulses=cut, die_counts=die_counts)
-        if step["kind"] == "calibrate":
-            mp = calibrate_mp(n, geometry, outcome.logical_bytes, planes=s.get("planes"), **kw)
-            record["m_p"] = mp.to_dict()
-            if not mp.known:
-                record["errors"].append(f"M_p cannot be told: {mp.evidence}")
-            else:
-                est = wa_eq7(n, mp, geometry, outcome.logical_bytes, volume_evidence=outcome.volume_evidence, **kw)
-                record["estimate"] = est.to_dict()
-        else:
-            mp = _mp_from(archive)
-            if mp is None or not mp.known or outcome.logical_bytes <= 0:
-                record["errors"].append("no WA: M_p is not known (calibration failed or missing)"
-                                        if outcome.logical_bytes > 0 else "no WA: the host wrote nothing")
-            else:
-                est = wa_eq7(n, mp, geometry, outcome.logical_bytes, volume_evidence=outcome.volume_evidence, **kw)
-                record["estimate"] = est.to_dict()
-                hidden = _hidden_erases(est.wa.value, dies)
-                if hidden:
-                    record["errors"].append(hidden)
-        if getattr(running, "counters", None):
-            record["counters"] = counters_record(running.counters)
-        if "estimate" in record and outcome.truth and outcome.truth.get("true_wa"):
-            record["re_wa"] = re_wa(record["estimate"]["wa"]["value"], outcome.truth["true_wa"])
-        record["trusted"] = not record["errors"]
-        archive.commit(index, record, fio_json=outcome.fio_json)
-        if hasattr(bench, "cleanup"):
-            bench.cleanup(index)
-        for e in record["errors"]:
+            progress(index, len(s.plan), label)
+        record, outcome = _run_step(archive, bench, s, geometry, index, step, label, job, step_progress)
+        archive.commit(index, record.to_dict(), fio_json=outcome.fio_json)
+        bench.cleanup(index)
+        for e in record.errors:
             log(f"step {index} ({label}): {e}")
     if progress:
-        progress(len(plan), len(plan), "done")
+        progress(len(s.plan), len(s.plan), "done")
     untrusted = [i for i, r in sorted(archive.records.items()) if not r.get("trusted")]
-    mp = _mp_from(archive)
+    mp = _mp_from(s, archive.records)
     return RunSummary(archive.records, untrusted, mp.to_dict() if mp else None)
