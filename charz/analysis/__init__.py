@@ -67,7 +67,7 @@ from charz.analysis._steps import SizeLevels, StepResult, fit_steps, summarize_s
 from charz.analysis._units import UnitFromDurations, unit_from_durations
 from charz.analysis._wa import WaEstimate, WaGeometry, calibrate_mp, re_wa, wa_eq7
 from charz.analysis._wa_checks import CountCheck, check_counts
-from charz.analysis._wa_models import ModelRow, held_spare_factor, model_table, rho_from_sf, sf_from_rho
+from charz.analysis._wa_models import ModelRow, greedy_wa_sf, held_spare_factor, model_table, rho_from_sf, sf_from_rho
 from charz.analysis._wa_profile import geometry_from_profile, wa_section
 from charz.analysis._wa_steady import SteadySeries, steady_series
 from charz.analysis._window import FLAG_NAMES, WindowMeasurements, measure_window
@@ -83,5 +83,5 @@ __all__ = [
     "HIGH", "MEDIUM", "LOW", "UNDETERMINED", "W_PEAK", "W_PATTERN",
     "PulseCounter", "PulseCounts", "PulseWindows", "CountCheck", "check_counts", "WaEstimate", "WaGeometry",
     "calibrate_mp", "re_wa", "wa_eq7", "geometry_from_profile", "wa_section", "SteadySeries", "steady_series",
-    "ModelRow", "model_table", "rho_from_sf", "sf_from_rho", "held_spare_factor",
+    "ModelRow", "greedy_wa_sf", "model_table", "rho_from_sf", "sf_from_rho", "held_spare_factor",
 ]

@@ -5,19 +5,21 @@ or a partition of 000 Table 4's sweep).  Sub-test 1 carries the initial fill, so
 steady WA is taken from sub-tests 2 on: R/B (Eq. 7) and the drive's counters each as
 mean ± the larger of (scatter/√n, the steps' combined standard error).
 
-On a mock archive the simulated drive's geometry is in ``settings.bench.ftl``: the
-spare factor of a series is 1 − user/physical (user from the step's ``truth``), the
-greedy model's N_p the pages of one erase unit, and the GC keeps 1–2 units per pool
-free beyond the spare (docs/ftl.md: a reserve of 1, collects until 2 are free).
+Where the drive's closed-form inputs are known (``closed_form``: a mock archive's
+``bench.closed_form``, stated by the simulator), the spare factor of a series is
+1 − user/physical (user from the step's ``truth``), the greedy model's N_p the pages of
+one erase unit, and ``held_units`` the units per pool its GC keeps free beyond the spare.
 """
 
 from __future__ import annotations
 
 import math
 import statistics
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
-__all__ = ["SteadySeries", "steady_series", "mock_geometry"]
+__all__ = ["SteadySeries", "steady_series"]
 
 
 @dataclass(frozen=True)
@@ -42,29 +44,14 @@ def _agg(pairs) -> tuple[float, float] | None:
     return statistics.fmean(vals), max(scatter, math.sqrt(sum(u * u for _, u in pairs)) / len(pairs))
 
 
-def mock_geometry(settings: dict) -> dict | None:
-    """Physical pages, page size, pages per erase unit and units per GC pool of a mock
-    archive's drive; None for a bench archive."""
-    bench = settings.get("bench") or {}
-    ftl = bench.get("ftl")
-    if bench.get("kind") != "mock" or not ftl:
-        return None
-    if ftl.get("policy", "plain") != "plain" or ftl.get("gc", "greedy") != "greedy" or ftl.get("write_cache"):
-        return None  # Wolf, an NVM cache, cost-benefit: the uniform closed forms describe a plain greedy drive
-    planes = int(ftl["planes"])
-    multi = bool(ftl.get("multi_plane", True))
-    dies = int(ftl["channels"]) * int(ftl["chips_per_channel"]) * int(ftl["dies_per_chip"])
-    physical = dies * planes * int(ftl["blocks_per_plane"]) * int(ftl["pages_per_block"])
-    # the erase unit GC picks: a line over every die's planes (docs/ftl.md), else a die's
-    # multi-plane block, else one block; charz wa model and the figure's legend both read it here
-    per_unit = int(ftl["pages_per_block"]) * (planes * dies if ftl.get("lines") else planes if multi else 1)
-    return {"physical_pages": physical, "page_size": int(ftl["page_size"]),
-            "pages_per_unit": per_unit, "units_per_pool": int(ftl["blocks_per_plane"])}
+def steady_series(records: Mapping[int, Mapping[str, Any]],
+                  closed_form: Mapping[str, Any] | None = None) -> list[SteadySeries]:
+    """One entry per OP series with at least one sub-test after the first.
 
-
-def steady_series(settings: dict, records: dict[int, dict]) -> list[SteadySeries]:
-    """One entry per OP series with at least one sub-test after the first."""
-    geo = mock_geometry(settings)
+    ``closed_form``: ``physical_pages``, ``page_size``, ``pages_per_unit``,
+    ``units_per_pool`` and ``held_units`` of the drive, or None where they are not known
+    (a bench drive): the series then carry no spare factor."""
+    geo = closed_form
     groups: dict[float | None, list[dict]] = {}
     for _, r in sorted(records.items()):
         job = r.get("job") or {}
@@ -85,6 +72,6 @@ def steady_series(settings: dict, records: dict[int, dict]) -> list[SteadySeries
         if geo and user:
             kw = dict(spare_factor=1.0 - (user / geo["page_size"]) / geo["physical_pages"],
                       pages_per_unit=geo["pages_per_unit"], units_per_pool=geo["units_per_pool"],
-                      held_units=(1.0, 2.0))
+                      held_units=tuple(geo["held_units"]))
         out.append(SteadySeries(label, op, len(rows), rb, sm, **kw))
     return out

@@ -17,7 +17,30 @@ from charz.analysis import WaGeometry, wa_section
 from charz.archive import WaArchive, read_wa_archive
 from charz.cli._common import console, emit_json
 from charz.cli._conventions import MockFtl, WaCounters
-from charz.cli._wa_app import ask, finish, run_with_bars, stops, wa_app
+from charz.cli._wa_app import (
+    ChannelsOpt,
+    ChipsOpt,
+    DiesOpt,
+    EraseWindowOpt,
+    GlitchOpt,
+    JsonOpt,
+    MpOpt,
+    OutOpt,
+    PagesPerBlockOpt,
+    PageSizeOpt,
+    PlanesOpt,
+    ProfileOpt,
+    ProgramWindowOpt,
+    QuietOpt,
+    ReadWindowOpt,
+    SigrokCliOpt,
+    VerboseOpt,
+    ask,
+    finish,
+    run_with_bars,
+    stops,
+    wa_app,
+)
 from charz.cli._wa_format import format_json, format_summary, wrap
 from charz.errors import UsageError
 from charz.logic import LogicSpec, parse_logic_spec
@@ -44,26 +67,25 @@ def run(
                                                            "this folder, e.g. for charz wa analyze."),
     device: Optional[Path] = typer.Option(None, help="Block device under test (checked, claimed, confirmed)."),
     logic: Optional[str] = typer.Option(None, help="sigrok DRIVER:CHANNEL of the die's R/B (e.g. fx2lafw:D0)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),
+    out: OutOpt = None,
     volume: str = typer.Option("128m", help="Bytes each benchmark writes (000: 2g)."),
     sizes: str = typer.Option("512,4k,8k,16k,32k", help="Request sizes of 000 Table 3."),
     files: Optional[str] = typer.Option(None, help="Job files (default: the 8 wa-w*.fio of Table 3)."),
     benchmarks: bool = typer.Option(True, help="Run the Table 3 micro-benchmarks."),
     subtests: int = typer.Option(0, min=0, help="Sub-tests of 4K-RD-100%-W (000 Fig. 10, WALVD)."),
     op_sweep: Optional[str] = typer.Option(None, help="OP percents for sub-test series (000 Table 4), e.g. 7,10,15."),
-    mp: Optional[int] = typer.Option(None, help="M_p if known (skips the calibration run)."),
-    channels: Optional[int] = typer.Option(None, help="N_channel (bench)."),
-    chips: Optional[int] = typer.Option(None, help="N_chip per channel (bench)."),
-    dies: Optional[int] = typer.Option(None, help="N_die per chip (bench)."),
-    page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size (bench), e.g. 16k."),
-    planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
-    pages_per_block: Optional[int] = typer.Option(None, min=2, help="Program pulses per erase block, if known: "
-                                                                    "erases are told by one per block."),
-    profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
-    program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
-    read_window: str = typer.Option("2,200", help="Read pulse window µs."),
-    erase_window: str = typer.Option("2200,20000", help="Erase pulse window µs."),
-    glitch: float = typer.Option(2.0, help="Low or high stretches shorter than this (µs) are glitches."),
+    mp: MpOpt = None,
+    channels: ChannelsOpt = None,
+    chips: ChipsOpt = None,
+    dies: DiesOpt = None,
+    page_size: PageSizeOpt = None,
+    planes: PlanesOpt = None,
+    pages_per_block: PagesPerBlockOpt = None,
+    profile: ProfileOpt = None,
+    program_window: ProgramWindowOpt = "200,2200",
+    read_window: ReadWindowOpt = "2,200",
+    erase_window: EraseWindowOpt = "2200,20000",
+    glitch: GlitchOpt = 2.0,
     min_gap: Optional[float] = typer.Option(None, help="Shortest high gap (µs) expected between two operations "
                                                        "(bench default 10; the mock's 20): the samplerate must "
                                                        "tell it from a glitch."),
@@ -73,11 +95,10 @@ def run(
     settle_timeout: Optional[float] = typer.Option(None, help="Give up waiting for the settle time after this "
                                                               "long (s; default settle + 300)."),
     confirm_serial: Optional[str] = typer.Option(None, help="The drive's serial, for scripts."),
-    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
-                                             help="The sigrok-cli to run (default: the one on PATH)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout (no table, no bars)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every warning of every step."),
+    sigrok_cli: SigrokCliOpt = None,
+    json_out: JsonOpt = False,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Measure WA: M_p calibration, then 000 Table 3's micro-benchmarks (and sub-tests, OP sweep).
 

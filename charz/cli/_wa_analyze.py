@@ -13,7 +13,28 @@ from typing import List, Optional
 import typer
 
 from charz.analysis import PulseWindows
-from charz.cli._wa_app import finish, run_with_bars, wa_app
+from charz.cli._wa_app import (
+    ChannelsOpt,
+    ChipsOpt,
+    DiesOpt,
+    EraseWindowOpt,
+    GlitchOpt,
+    JsonOpt,
+    MpOpt,
+    OutOpt,
+    PagesPerBlockOpt,
+    PageSizeOpt,
+    PlanesOpt,
+    ProfileOpt,
+    ProgramWindowOpt,
+    QuietOpt,
+    ReadWindowOpt,
+    SigrokCliOpt,
+    VerboseOpt,
+    finish,
+    run_with_bars,
+    wa_app,
+)
 from charz.errors import UsageError
 from charz.logic import find_sigrok_cli, parse_samplerate
 from charz.wa import (
@@ -75,29 +96,27 @@ def analyze(
                                                                 "readings, per FILE."),
     calibration: bool = typer.Option(False, "--calibration", help="The first FILE is 000 §3.5's sequential "
                                                                   "calibration run on a fresh drive (finds M_p)."),
-    mp: Optional[int] = typer.Option(None, help="M_p, pages per program pulse, if known."),
-    channels: Optional[int] = typer.Option(None, help="N_channel."),
-    chips: Optional[int] = typer.Option(None, help="N_chip per channel."),
-    dies: Optional[int] = typer.Option(None, help="N_die per chip."),
-    page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size, e.g. 16k."),
-    planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
-    pages_per_block: Optional[int] = typer.Option(None, min=2, help="Program pulses per erase block, if known: "
-                                                                    "erases are told by one per block."),
-    profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
-    program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
-    read_window: str = typer.Option("2,200", help="Read pulse window µs."),
-    erase_window: str = typer.Option("2200,20000", help="Erase pulse window µs."),
-    glitch: float = typer.Option(2.0, help="Low or high stretches shorter than this (µs) are glitches."),
+    mp: MpOpt = None,
+    channels: ChannelsOpt = None,
+    chips: ChipsOpt = None,
+    dies: DiesOpt = None,
+    page_size: PageSizeOpt = None,
+    planes: PlanesOpt = None,
+    pages_per_block: PagesPerBlockOpt = None,
+    profile: ProfileOpt = None,
+    program_window: ProgramWindowOpt = "200,2200",
+    read_window: ReadWindowOpt = "2,200",
+    erase_window: EraseWindowOpt = "2200,20000",
+    glitch: GlitchOpt = 2.0,
     min_gap: Optional[float] = typer.Option(None, help="Shortest high gap (µs) expected between two operations "
                                                        "(default 10, assumed)."),
     settle: Optional[float] = typer.Option(None, help="R/B must be high this long (s) at the end of a recording "
                                                       "(000 §4.2: 300, the default)."),
-    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
-                                             help="The sigrok-cli to run (default: the one on PATH)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout (no table, no bars)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every warning of every step."),
+    sigrok_cli: SigrokCliOpt = None,
+    out: OutOpt = None,
+    json_out: JsonOpt = False,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """WA from R/B recordings charz did not make: the same counts, checks, table and archive as wa run.
 

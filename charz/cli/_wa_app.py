@@ -26,6 +26,33 @@ from charz.wa import run_plan
 
 __all__ = ["wa_app", "finish", "run_with_bars", "stops", "ask"]
 
+# -- the options wa run and wa analyze share (one text each; Typer reads them from Annotated) --
+MpOpt = Annotated[Optional[int], typer.Option("--mp", help="M_p, pages per program pulse, if known (skips the "
+                                                           "calibration).")]
+ChannelsOpt = Annotated[Optional[int], typer.Option("--channels", help="N_channel of the drive.")]
+ChipsOpt = Annotated[Optional[int], typer.Option("--chips", help="N_chip per channel.")]
+DiesOpt = Annotated[Optional[int], typer.Option("--dies", help="N_die per chip.")]
+PageSizeOpt = Annotated[Optional[str], typer.Option("--page-size", help="P_a, the NAND page size, e.g. 16k.")]
+PlanesOpt = Annotated[Optional[int], typer.Option("--planes", help="Planes per die, if known (admits M_p = planes).")]
+PagesPerBlockOpt = Annotated[Optional[int], typer.Option("--pages-per-block", min=2,
+                                                         help="Program pulses per erase block, if known: erases "
+                                                              "are told by one per block.")]
+ProfileOpt = Annotated[Optional[Path], typer.Option("--profile", help="A charz profile giving channels, chips, "
+                                                                      "dies, page.")]
+ProgramWindowOpt = Annotated[str, typer.Option("--program-window", help="Program pulse window (a, b) µs; SLC: "
+                                                                        "200,500.")]
+ReadWindowOpt = Annotated[str, typer.Option("--read-window", help="Read pulse window µs.")]
+EraseWindowOpt = Annotated[str, typer.Option("--erase-window", help="Erase pulse window µs.")]
+GlitchOpt = Annotated[float, typer.Option("--glitch", help="Low or high stretches shorter than this (µs) are "
+                                                           "glitches.")]
+SigrokCliOpt = Annotated[Optional[str], typer.Option("--sigrok-cli", metavar="PATH",
+                                                     help="The sigrok-cli to run (default: the one on PATH).")]
+OutOpt = Annotated[Optional[Path], typer.Option("--out", "-o", help="WA archive to create (default "
+                                                                    "runs/wa-<time>).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout (no table, no bars).")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+VerboseOpt = Annotated[bool, typer.Option("--verbose", "-v", help="Every warning of every step.")]
+
 wa_app = typer.Typer(name="wa", no_args_is_help=True, add_completion=False,
                      help="Write amplification from a NAND die's Ready/Busy pin (RB-Explorer, 000).")
 

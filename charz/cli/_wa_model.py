@@ -14,12 +14,12 @@ from typing import Optional
 import typer
 
 from charz.analysis import held_spare_factor, model_table, rho_from_sf, sf_from_rho, steady_series
-from charz.analysis._wa_steady import mock_geometry
 from charz.archive import read_wa_archive
 from charz.cli._common import console, emit_json
 from charz.cli._wa_app import wa_app
 from charz.cli._wa_format import wrap
 from charz.errors import UsageError
+from charz.wa import closed_form_of
 
 __all__ = ["Geometry", "format_model", "parse_op", "register"]
 
@@ -174,8 +174,8 @@ def model(
                          held, "given")
         elif mock:
             g = _mock_geometry(None, "the mock drive's configuration")
-        elif settings and settings.get("bench", {}).get("kind") == "mock":
-            if mock_geometry(settings) is None:
+        elif settings and settings.get("bench", {}).get("ftl"):  # a mock archive: its simulated drive
+            if closed_form_of(settings) is None:
                 raise UsageError("the archive's simulated drive is not a plain greedy one (Wolf, an NVM cache, "
                                  "cost-benefit): give --op or --spare-factor to see the uniform closed forms")
             g = _mock_geometry(settings["bench"]["ftl"], "the archive's simulated drive")
@@ -184,7 +184,7 @@ def model(
                              hint="e.g. charz wa model --op 7% --pages-per-block 256")
         measured = None
         if records:
-            own = [x for x in steady_series(settings, records) if x.op_percent is None]
+            own = [x for x in steady_series(records, closed_form_of(settings)) if x.op_percent is None]
             measured = own[0] if own else None
         if as_json:
             emit_json(json.dumps(model_dict(g, measured, str(archive) if archive else ""), indent=2))

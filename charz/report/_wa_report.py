@@ -13,10 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from charz.analysis._wa_steady import mock_geometry, steady_series
+from charz.analysis import greedy_wa_sf, held_spare_factor, steady_series, wa_section
+from charz.archive import ftl_label
 from charz.report._fig_wa import benchmarks_figure, histogram_figure, models_figure, volume_figure
 from charz.report._model import Report, Section
 from charz.report._style import DOTS, MEASURED, figure_png, new_figure
+from charz.wa import closed_form_of
 
 __all__ = ["wa_sections", "wa_report", "profile_wa_section", "steady_results", "wa_figure_plan", "write_wa_pngs"]
 
@@ -53,8 +55,7 @@ def _no_models_why(settings: Mapping[str, Any], series) -> str:
     """Why the closed-form figure has nothing to place — said for the archive at hand."""
     bench = settings.get("bench") or {}
     ftl = bench.get("ftl")
-    if bench.get("kind") == "mock" and ftl and series and mock_geometry(dict(settings)) is None:
-        from charz.archive._wa import ftl_label
+    if ftl and series and closed_form_of(settings) is None:
         return (f"the simulated drive runs {ftl_label(ftl).split(';')[0]}: the uniform closed forms describe a plain "
                 "greedy one (charz wa model --op draws them for any spare factor)")
     return ("no steady sub-test series whose spare factor charz knows (a mock run with --subtests ≥ 2; on a "
@@ -65,7 +66,7 @@ def wa_figure_plan(settings: Mapping[str, Any], records: Mapping[int, dict], ser
     """``{key: (draw, why)}`` for the four WA figures: ``draw`` makes the figure, or is None when the
     archive has nothing for it to show, and ``why`` then says so (no empty placeholder is drawn)."""
     records = dict(records)
-    series = steady_series(dict(settings), records) if series is None else series
+    series = steady_series(records, closed_form_of(settings)) if series is None else series
     has = {
         "wa-1-histogram": (bool(records), "the archive has no committed step"),
         "wa-2-benchmarks": (any(r["step"]["kind"] == "benchmark" and r.get("estimate") for r in records.values()),
@@ -108,7 +109,7 @@ def write_wa_pngs(settings: Mapping[str, Any], records: Mapping[int, dict], fold
 def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tuple[Section, ...]:
     """The WA archive's four figures as report sections (a figure with nothing to show says why)."""
     records = dict(records)
-    series = steady_series(dict(settings), records)
+    series = steady_series(records, closed_form_of(settings))
     plan = wa_figure_plan(settings, records, series)
     out = []
     for key, (title, caption) in _CAPTIONS.items():
@@ -124,8 +125,6 @@ def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tup
 
 def wa_report(settings: Mapping[str, Any], records: Mapping[int, dict], *, session: str = "") -> Report:
     """A page for a WA archive alone: its figures and, as the 'profile', its write_amplification section."""
-    from charz.analysis._wa_profile import wa_section
-
     bench = settings.get("bench") or {}
     drive = bench.get("drive") or {}
     device = {"model": drive.get("model") or ("charz simulated FTL" if bench.get("kind") == "mock" else None),
@@ -140,10 +139,8 @@ def wa_report(settings: Mapping[str, Any], records: Mapping[int, dict], *, sessi
 def steady_results(settings: Mapping[str, Any], records: Mapping[int, dict]) -> dict[str, dict]:
     """The page's results: each steady series' WA by R/B and by the drive's counters, and the
     greedy closed form over the held-block range where the spare factor is known."""
-    from charz.analysis._wa_models import greedy_wa_sf, held_spare_factor
-
     out: dict[str, dict] = {}
-    for s in steady_series(dict(settings), dict(records)):
+    for s in steady_series(dict(records), closed_form_of(settings)):
         tag = "own_op" if s.op_percent is None else f"op_{s.op_percent:g}".replace(".", "_")
         for key, m, how in (("rb", s.rb, "Eq. 7 from die 0's R/B program pulses"),
                             ("smart", s.smart, "the drive's own write counters (smartctl JSON)")):

@@ -36,13 +36,22 @@ from charz.sim._model import (
 from charz.sim._schedule import Activity, DriveState, schedule_read, schedule_write
 from charz.sim._source import CurrentSource
 from charz.sim._ssd import SimulatedBench, SimulatedSSD
-from charz.sim._wa_bench import FTL_CHOICES, MOCK_MIN_GAP_US, MOCK_SETTLE_S, MockWaBench, ftl_options, mock_config
+from charz.sim._wa_bench import (
+    FTL_CHOICES,
+    MOCK_MIN_GAP_US,
+    MOCK_SETTLE_S,
+    MockWaBench,
+    closed_form_inputs,
+    ftl_options,
+    mock_config,
+)
 
 __all__ = [
     "FTL_CHOICES",
     "MOCK_MIN_GAP_US",
     "MOCK_SETTLE_S",
     "MockWaBench",
+    "closed_form_inputs",
     "ftl_options",
     "mock_config",
     "Activity",

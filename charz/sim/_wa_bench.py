@@ -22,7 +22,7 @@ from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place
 from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
 
-__all__ = ["FTL_CHOICES", "MOCK_MIN_GAP_US", "MOCK_SETTLE_S", "MockWaBench", "ftl_options", "mock_config"]
+__all__ = ["closed_form_inputs", "FTL_CHOICES", "MOCK_MIN_GAP_US", "MOCK_SETTLE_S", "MockWaBench", "ftl_options", "mock_config"]
 
 FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "fdp", "nvm", "cdm")
 
@@ -55,6 +55,19 @@ def mock_config(**kw) -> FtlConfig:
         base["lines"] = True
     return FtlConfig(**base)
 
+
+
+def closed_form_inputs(cfg: FtlConfig) -> dict | None:
+    """What the uniform closed forms (``charz wa model``, the report's models figure) need of
+    this drive, stated by the simulator itself and archived as ``bench.closed_form``:
+    physical pages, page size, the pages of the erase unit its GC picks (a line over every
+    die's planes, a die's multi-plane block, or one block) and units per GC pool, and the
+    units its GC keeps free beyond the spare (docs/ftl.md: a reserve of 1, collects until 2
+    are).  None unless the drive is a plain greedy one: the formulas describe no other."""
+    if cfg.policy != "plain" or cfg.gc != "greedy" or cfg.write_cache:
+        return None
+    return {"physical_pages": cfg.physical_pages, "page_size": cfg.page_size, "pages_per_unit": cfg.pages_per_unit,
+            "units_per_pool": cfg.units_per_pool, "held_units": [1.0, 2.0]}
 
 
 def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
@@ -118,7 +131,8 @@ class MockWaBench:
 
     def describe(self) -> dict:
         return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()}, "min_gap_us": MOCK_MIN_GAP_US,
-                "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters}
+                "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters,
+                "closed_form": closed_form_inputs(self.cfg)}
 
     def geometry_values(self) -> tuple[int, int, int, int]:
         """Eq. 7's constants as the simulated drive has them (channels, chips/ch, dies/chip, page)."""

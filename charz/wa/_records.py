@@ -22,7 +22,7 @@ from typing import Any
 from charz.analysis import PulseCounts, PulseWindows, Quantity, WaEstimate, WaGeometry
 from charz.wa._jobs import WaJob
 
-__all__ = ["HostVolume", "WaStep", "WaSettings", "DieCount", "WaRecord"]
+__all__ = ["HostVolume", "WaStep", "WaSettings", "DieCount", "WaRecord", "closed_form_of"]
 
 STEP_KINDS = ("calibrate", "benchmark", "subtest")
 
@@ -189,3 +189,30 @@ class WaRecord:
             d["re_wa"] = self.re_wa
         d["trusted"] = self.trusted
         return d
+
+
+def closed_form_of(settings: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The drive's closed-form inputs as its archive states them (``bench.closed_form``,
+    written by the simulator), or None (a bench drive, or a simulated one the uniform
+    closed forms do not describe).  See :func:`charz.analysis.steady_series`."""
+    bench = settings.get("bench") or {}
+    if "closed_form" in bench:
+        return bench["closed_form"]
+    if bench.get("kind") == "mock" and bench.get("ftl"):
+        return _closed_form_v1(bench["ftl"])
+    return None
+
+
+def _closed_form_v1(ftl: Mapping[str, Any]) -> dict | None:
+    """A mock archive written before the simulator stated its closed-form inputs: they
+    are read off its archived ``FtlConfig`` fields, as charz then did (the simulator's
+    ``closed_form_inputs`` gives the same; tests/unit/test_wa_report_reason.py checks)."""
+    if ftl.get("policy", "plain") != "plain" or ftl.get("gc", "greedy") != "greedy" or ftl.get("write_cache"):
+        return None
+    planes = int(ftl["planes"])
+    dies = int(ftl["channels"]) * int(ftl["chips_per_channel"]) * int(ftl["dies_per_chip"])
+    per_unit = int(ftl["pages_per_block"]) * (planes * dies if ftl.get("lines") else
+                                              planes if ftl.get("multi_plane", True) else 1)
+    return {"physical_pages": dies * planes * int(ftl["blocks_per_plane"]) * int(ftl["pages_per_block"]),
+            "page_size": int(ftl["page_size"]), "pages_per_unit": per_unit,
+            "units_per_pool": int(ftl["blocks_per_plane"]), "held_units": [1.0, 2.0]}

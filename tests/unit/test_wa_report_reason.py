@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from charz.analysis._wa_steady import SteadySeries
+from charz.analysis import SteadySeries
 from charz.report._wa_report import _no_models_why
 from charz.sim import ftl_options, mock_config
 
@@ -43,10 +43,13 @@ def test_figures_with_nothing_to_show_are_not_drawn_but_said(tmp_path):
 def test_the_figures_erase_unit_is_the_simulated_ftls(lines, multi):
     # wa model --archive (from the FTL's config) and the figure's legend (from the archive's
     # settings, without the simulator) once said 1024 and 256 pages for the same line-GC drive
-    from charz.analysis._wa_steady import mock_geometry
+    from charz.sim import closed_form_inputs
     from charz.sim.ftl import FtlConfig
+    from charz.wa import closed_form_of
 
     settings = _settings(lines=lines, multi_plane=multi)
     cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in settings["bench"]["ftl"].items()})
-    geo = mock_geometry(settings)
+    geo = closed_form_of(settings)  # an archive from before the simulator stated them: read off its FtlConfig
     assert (geo["pages_per_unit"], geo["units_per_pool"]) == (cfg.pages_per_unit, cfg.units_per_pool)
+    assert geo == closed_form_inputs(cfg)  # the simulator's own statement, as archives now keep it
+    assert closed_form_of({"bench": {**settings["bench"], "closed_form": closed_form_inputs(cfg)}}) == geo
