@@ -17,6 +17,7 @@ Request (``_request``)
 Settings, steps, records (``_records``)
     WaSettings, WaStep, WaRecord, DieCount, HostVolume
                                        frozen values; JSON only at the archive
+    read_wa                            an archive's settings and records, typed
     closed_form_of                     a mock drive's closed-form inputs, as its archive states them
 Benches (``_bench``)
     WaBench, RunningStep               what the executor asks of a bench
@@ -41,7 +42,7 @@ from charz.wa._jobs import (
     parse_size,
     table3_jobs,
 )
-from charz.wa._records import DieCount, HostVolume, WaRecord, WaSettings, WaStep, closed_form_of
+from charz.wa._records import DieCount, HostVolume, WaRecord, WaSettings, WaStep, closed_form_of, read_wa
 from charz.wa._request import (
     BENCH_MIN_GAP_US,
     BENCH_SETTLE_S,
@@ -58,7 +59,8 @@ from charz.wa._run import RunSummary, build_plan, counters_record, create_archiv
 __all__ = [
     "BENCH_MIN_GAP_US", "BENCH_SETTLE_S", "CALIBRATION_FILE", "SECTOR", "TABLE3_FILES", "TABLE3_SIZES",
     "DeviceWaBench", "DieCount", "FileWaBench", "HostVolume", "MockOptions", "RunSummary", "RunningStep", "WaBench",
-    "WaJob", "WaRecord", "WaRequest", "WaSettings", "WaStep", "closed_form_of", "create_archive", "step_label",
+    "WaJob", "WaRecord", "WaRequest", "WaSettings", "WaStep", "closed_form_of", "create_archive", "read_wa",
+    "step_label",
     "build_plan", "calibration_job", "counters_record", "die_notes", "job_of", "job_params", "parse_size",
     "parse_sizes", "parse_window", "resolve_channels", "resolve_geometry", "run_plan", "sectors_written",
     "settle_notes", "table3_jobs", "volume_outcome",

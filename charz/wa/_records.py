@@ -15,14 +15,16 @@ own).  A step of ``charz wa analyze`` is ``recorded``: its R/B trace is a file
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from charz.analysis import PulseCounts, PulseWindows, Quantity, WaEstimate, WaGeometry
+from charz.archive import read_wa_archive
 from charz.wa._jobs import WaJob
 
-__all__ = ["HostVolume", "WaStep", "WaSettings", "DieCount", "WaRecord", "closed_form_of"]
+__all__ = ["HostVolume", "WaStep", "WaSettings", "DieCount", "WaRecord", "closed_form_of", "read_wa"]
 
 STEP_KINDS = ("calibrate", "benchmark", "subtest")
 
@@ -139,6 +141,11 @@ class DieCount:
         return {"channel": self.channel, "counts": self.counts.to_dict(), "erases_in_window": self.erases_in_window,
                 "programs": self.programs, "cut": self.cut}
 
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "DieCount":
+        return cls(d["channel"], PulseCounts.from_dict(d["counts"]), int(d["erases_in_window"]), d["programs"],
+                   int(d["cut"]))
+
 
 @dataclass(frozen=True)
 class WaRecord:
@@ -164,10 +171,25 @@ class WaRecord:
     estimate: WaEstimate | None = None
     counters: Mapping[str, Any] | None = None
     re_wa: float | None = None
+    fio_json_file: str | None = None  # set by the archive: fio's own JSON beside the record
 
     @property
     def trusted(self) -> bool:
         return not self.errors
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "WaRecord":
+        """A committed ``steps/NNNN.json`` (its ``index`` and ``trusted`` are the archive's
+        and the errors' to say)."""
+        return cls(step=WaStep.from_dict(d["step"]), job=WaJob(**d["job"]) if d.get("job") else None,
+                   label=d["label"], counts=PulseCounts.from_dict(d["counts"]), settled=bool(d["settled"]),
+                   errors=tuple(d.get("errors") or ()), warnings=tuple(d.get("warnings") or ()),
+                   logical_bytes=d["logical_bytes"], u_logical_bytes=d.get("u_logical_bytes", 0.0),
+                   volume_evidence=d.get("volume_evidence", ""), truth=d.get("truth"), stream=d.get("stream"),
+                   dies=tuple(DieCount.from_dict(x) for x in d.get("dies") or ()), die_spread=d.get("die_spread"),
+                   m_p=_quantity(d["m_p"]) if d.get("m_p") else None,
+                   estimate=_estimate(d["estimate"]) if d.get("estimate") else None, counters=d.get("counters"),
+                   re_wa=d.get("re_wa"), fio_json_file=d.get("fio_json_file"))
 
     def to_dict(self) -> dict:
         """The layout of ``steps/NNNN.json`` (less the index the archive adds)."""
@@ -188,7 +210,27 @@ class WaRecord:
         if self.re_wa is not None:
             d["re_wa"] = self.re_wa
         d["trusted"] = self.trusted
+        if self.fio_json_file is not None:
+            d["fio_json_file"] = self.fio_json_file
         return d
+
+
+def _quantity(d: Mapping[str, Any]) -> Quantity:
+    return Quantity(d["value"], d["unit"], d["origin"], uncertainty=d.get("uncertainty"),
+                    confidence=d.get("confidence", "high"), evidence=d.get("evidence", ""),
+                    best_guess=d.get("best_guess"), details=d.get("details") or {})
+
+
+def _estimate(d: Mapping[str, Any]) -> WaEstimate:
+    return WaEstimate(wa=_quantity(d["wa"]), physical_bytes=_quantity(d["physical_bytes"]),
+                      logical_bytes=_quantity(d["logical_bytes"]), n_tprogram=_quantity(d["n_tprogram"]),
+                      m_p=_quantity(d["m_p"]), u_counting=d["u_counting"], u_volume=d["u_volume"])
+
+
+def read_wa(path: str | os.PathLike) -> tuple[WaSettings, dict[int, WaRecord]]:
+    """A WA archive's settings and committed steps as typed values (any ``charz-wa/1`` archive)."""
+    settings, records = read_wa_archive(path)
+    return WaSettings.from_dict(settings), {i: WaRecord.from_dict(r) for i, r in records.items()}
 
 
 def closed_form_of(settings: Mapping[str, Any]) -> Mapping[str, Any] | None:

@@ -18,7 +18,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from charz.analysis import PulseCounter, Quantity, WaGeometry, calibrate_mp, check_counts, re_wa, wa_eq7
@@ -74,16 +74,16 @@ class RunSummary:
     m_p: dict | None
 
 
-def _mp_from(settings: WaSettings, records: dict[int, dict]) -> Quantity | None:
+def _mp_from(settings: WaSettings, records: Mapping[int, WaRecord]) -> Quantity | None:
+    """M_p as given, else as the calibration step found it (None before it ran)."""
     if settings.m_p_given:
         return Quantity.given(int(settings.m_p_given), "pages/pulse")
     for r in records.values():
-        if r["step"]["kind"] == "calibrate":
-            mp = r["m_p"]
-            if mp["value"] is None:
-                return Quantity.undetermined("pages/pulse", "inferred", mp.get("evidence", ""))
-            return Quantity(mp["value"], "pages/pulse", mp["origin"], confidence=mp["confidence"],
-                            evidence=mp.get("evidence", ""))
+        if r.step.kind == "calibrate":
+            mp = r.m_p
+            if mp.value is None:
+                return Quantity.undetermined("pages/pulse", "inferred", mp.evidence)
+            return Quantity(mp.value, "pages/pulse", mp.origin, confidence=mp.confidence, evidence=mp.evidence)
     return None
 
 
@@ -109,7 +109,7 @@ def _step_watcher(running, counter: PulseCounter, settle_s: float, report: Calla
     return on_chunk
 
 
-def _hidden_erases(wa: float, dies: list[dict], gc_wa: float = 1.1, copy_reads: float = 0.01) -> str | None:
+def _hidden_erases(wa: float, dies: list[DieCount], gc_wa: float = 1.1, copy_reads: float = 0.01) -> str | None:
     """Garbage collection — WA above 1 *and* reads beside the programs (a copy reads the page
     it programs) — erases blocks; a count with no erase anywhere (neither in the erase window,
     nor beyond it, nor counted apart) has them among the programs: the window holds them
@@ -117,9 +117,9 @@ def _hidden_erases(wa: float, dies: list[dict], gc_wa: float = 1.1, copy_reads: 
     Eq. 10) and data written before the count (000 Fig. 10's first sub-test) raise it too."""
     if wa <= gc_wa:
         return None
-    seen = sum(d["counts"]["erases"] + d["counts"]["other"] + d["erases_in_window"] for d in dies)
-    reads = sum(d["counts"]["reads"] for d in dies)
-    programs = sum(d["programs"] for d in dies)
+    seen = sum(d.counts.erases + d.counts.other + d.erases_in_window for d in dies)
+    reads = sum(d.counts.reads for d in dies)
+    programs = sum(d.programs for d in dies)
     if seen or reads < copy_reads * programs:
         return None
     return (f"erases: WA {wa:.2f} with {reads} reads beside the programs looks like garbage collection, which "
@@ -193,7 +193,7 @@ def _wa_parts(step: WaStep, dies: list[DieCount], outcome: StepOutcome, geometry
         return out
     est = wa_eq7(n, mp_known, geometry, outcome.logical_bytes, volume_evidence=outcome.volume_evidence, **kw)
     out["estimate"] = est
-    hidden = _hidden_erases(est.wa.value, [d.to_dict() for d in dies])
+    hidden = _hidden_erases(est.wa.value, dies)
     if hidden:
         out["errors"].append(hidden)
     return out
@@ -208,8 +208,9 @@ def _count(running: RunningStep, counters: list[PulseCounter], s: WaSettings, wa
         running.stream.close()
 
 
-def _run_step(archive: WaArchive, bench: WaBench, s: WaSettings, geometry: WaGeometry, index: int, step: WaStep,
-              label: str, job: WaJob | None, step_progress) -> tuple[WaRecord, StepOutcome]:
+def _run_step(archive: WaArchive, bench: WaBench, s: WaSettings, geometry: WaGeometry, done: Mapping[int, WaRecord],
+              index: int, step: WaStep, label: str, job: WaJob | None,
+              step_progress) -> tuple[WaRecord, StepOutcome]:
     """Start, count, finish and judge one step; a failed stream or workload leaves a
     ``NNNN.partial.json`` and raises, so nothing is committed and a resume runs it again."""
     running = bench.start(index, step, job)
@@ -239,8 +240,7 @@ def _run_step(archive: WaArchive, bench: WaBench, s: WaSettings, geometry: WaGeo
         errors.append(f"sigrok-cli says the samples come at {meta / 1e3:g} kS/s, counted at "
                       f"{rate / 1e3:g} kS/s: every width is off by that ratio; set the samplerate "
                       "the analyser really runs at")
-    parts = _wa_parts(step, dies, outcome, geometry, s, None if step.kind == "calibrate" else
-                      _mp_from(s, archive.records))
+    parts = _wa_parts(step, dies, outcome, geometry, s, None if step.kind == "calibrate" else _mp_from(s, done))
     errors += parts.pop("errors")
     drive_counters = counters_record(running.counters) if running.counters else None
     est = parts.get("estimate")
@@ -256,20 +256,22 @@ def run_plan(archive: WaArchive, bench: WaBench, *, log: Callable[[str], None] =
     starts; ``step_progress(fraction, text)`` within a step (see ``_step_watcher``)."""
     s = WaSettings.from_dict(archive.settings)
     geometry = s.geometry  # Eq. 7's constants as the run was asked (and archived) with
+    done = {i: WaRecord.from_dict(r) for i, r in archive.records.items()}
     for index, step in enumerate(s.plan):
-        if index in archive.records:
+        if index in done:
             continue
         job = None if step.recorded else job_of(step)
         label = step_label(step, job)
         if progress:
             progress(index, len(s.plan), label)
-        record, outcome = _run_step(archive, bench, s, geometry, index, step, label, job, step_progress)
+        record, outcome = _run_step(archive, bench, s, geometry, done, index, step, label, job, step_progress)
         archive.commit(index, record.to_dict(), fio_json=outcome.fio_json)
+        done[index] = record
         bench.cleanup(index)
         for e in record.errors:
             log(f"step {index} ({label}): {e}")
     if progress:
         progress(len(s.plan), len(s.plan), "done")
-    untrusted = [i for i, r in sorted(archive.records.items()) if not r.get("trusted")]
-    mp = _mp_from(s, archive.records)
+    untrusted = [i for i, r in sorted(done.items()) if not r.trusted]
+    mp = _mp_from(s, done)
     return RunSummary(archive.records, untrusted, mp.to_dict() if mp else None)

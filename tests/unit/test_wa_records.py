@@ -101,3 +101,17 @@ def test_the_device_and_file_benches_answer_the_protocol():
 def test_the_mock_bench_answers_the_protocol(tmp_path):
     from charz.sim import MockWaBench, mock_config  # the simulator: tests may import it
     assert isinstance(MockWaBench(mock_config(), tmp_path, samplerate_hz=1e5, settle_s=0.05), WaBench)
+
+
+def test_every_record_of_an_old_archive_reads_typed_and_writes_back_the_same_json():
+    from charz.wa import read_wa
+
+    _, stored = read_wa_archive(OLD)
+    settings, records = read_wa(OLD)
+    assert sorted(records) == sorted(stored) == [0, 1, 2, 3]
+    # 000 §3.5 on a fresh drive: WA with M_p = 1 is 1/2, so M_p is 2 and the true WA 1
+    assert records[0].m_p.value == 2 and records[0].m_p.details["wa_mp1"] == pytest.approx(0.5, abs=0.05)
+    assert records[0].estimate.wa.value == pytest.approx(1.0, abs=0.1)
+    assert all(r.trusted for r in records.values()) and records[3].step.subtest == 1
+    for i, r in records.items():
+        assert {"index": i, **r.to_dict()} == stored[i]
