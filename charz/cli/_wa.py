@@ -152,7 +152,7 @@ def _run_device(req: WaRequest, quiet: bool, json_out: bool) -> tuple[dict, RunS
         made: list = []
         stack.callback(lambda: made and made[0].close())
         bench = stack.enter_context(DeviceWaBench.open(
-            req.device, req.logic, req.geometry, out=req.out, samplerate_hz=req.samplerate_hz,
+            req.device, req.logic, out=req.out, samplerate_hz=req.samplerate_hz,
             settle_s=req.settle_s, confirm_serial=req.confirm_serial, confirm=ask, sigrok=req.sigrok,
             journal=lambda record: made and made[0].record_initialization(record, [])))
         archive = create_archive(req.out, req.settings(bench.describe()))
@@ -272,7 +272,7 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
         console.print(wrap(f"step {todo[0]} restarts from its beginning; the drive keeps what an interrupted "
                             "run of it wrote"))
     earlier = s["bench"].get("initializations") or [s["bench"].get("initialization") or {}]
-    with stops(out), DeviceWaBench.open(target, spec, WaGeometry.from_dict(s["geometry"]), out=out,
+    with stops(out), DeviceWaBench.open(target, spec, out=out,
                                           samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
                                           confirm_serial=confirm_serial, confirm=ask, expect_drive=before,
                                           sigrok=sigrok_cli or a.get("sigrok"), earlier=earlier,

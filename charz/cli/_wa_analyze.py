@@ -149,7 +149,7 @@ def analyze(
                         input_format=input_format, label=f.name, host_volume=v)
                  for k, (f, v) in enumerate(zip(files, volumes)))
     out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    bench = FileWaBench(geometry, names, sigrok=exe, samplerate_hz=rate)
+    bench = FileWaBench(names, sigrok=exe, samplerate_hz=rate)
     settings = WaSettings(plan=plan, windows=windows, samplerate_hz=rate, settle_s=settle, settle_timeout_s=None,
                           geometry=geometry, bench=bench.describe(), m_p_given=mp, planes=planes,
                           pages_per_block=pages_per_block, min_gap_us=min_gap, notes=tuple(notes))

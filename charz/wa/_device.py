@@ -23,7 +23,6 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from charz.analysis import WaGeometry
 from charz.device import SubprocessRunner, identify, read_counters
 from charz.errors import UsageError, WorkloadError
 from charz.logic import LogicSpec, SigrokStream, StepOutcome, find_sigrok_cli, stream_argv
@@ -164,8 +163,8 @@ class DeviceWaBench:
 
     kind = "device"
 
-    def __init__(self, hold, drive: dict, init: dict, spec: LogicSpec, geometry: WaGeometry,
-                 samplerate_hz: float, settle_s: float, sigrok: str = "sigrok-cli") -> None:
+    def __init__(self, hold, drive: dict, init: dict, spec: LogicSpec, samplerate_hz: float, settle_s: float,
+                 sigrok: str = "sigrok-cli") -> None:
         self.hold = hold
         self.sigrok = sigrok
         self.bits = list(spec.bits)
@@ -173,14 +172,13 @@ class DeviceWaBench:
         self.drive = drive
         self.init = init
         self.spec = spec
-        self._geometry = geometry
         self.samplerate_hz = samplerate_hz
         self.settle_s = settle_s
         self.bit = spec.bit
 
     @classmethod
     @contextlib.contextmanager
-    def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
+    def open(cls, device: Path, spec: LogicSpec, *, out: Path, samplerate_hz: float,
              settle_s: float, confirm_serial: str | None, confirm, expect_drive: dict | None = None,
              sigrok: str | None = None, earlier: list | None = None, journal=None):
         """Check, claim, identify, confirm and initialize ``device``.  With ``expect_drive``
@@ -200,16 +198,13 @@ class DeviceWaBench:
             with prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
                                   action="the write-amplification workloads (fio) overwrite the whole of",
                                   earlier=earlier, journal=journal) as (drive, init):
-                yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s, sigrok=exe)
+                yield cls(hold, drive, init, spec, samplerate_hz, settle_s, sigrok=exe)
 
     def describe(self) -> dict:
         return {"kind": "device", "drive": self.drive, "initialization": self.init,
                 "analyser": {"driver": self.spec.driver, "channel": self.spec.channel, "bit": self.spec.bit,
                              "channels": list(self.spec.channels), "bits": list(self.spec.bits),
                              "sigrok": self.sigrok}}
-
-    def geometry(self) -> WaGeometry:
-        return self._geometry
 
     def read_sectors(self) -> int:
         name = self.hold.report.kernel_name if self.hold.report else Path(self.hold.path).name

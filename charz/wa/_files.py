@@ -18,7 +18,6 @@ import os
 import re
 from pathlib import Path
 
-from charz.analysis import WaGeometry
 from charz.errors import UsageError, WorkloadError
 from charz.logic import FileInfo, SigrokStream, StepOutcome, file_argv, show_file
 from charz.workload import parse_fio_json
@@ -111,9 +110,7 @@ class FileWaBench:
 
     kind = "recorded"
 
-    def __init__(self, geometry: WaGeometry, channels: list[str], *, sigrok: str = "sigrok-cli",
-                 samplerate_hz: float | None = None) -> None:
-        self._geometry = geometry
+    def __init__(self, channels: list[str], *, sigrok: str = "sigrok-cli", samplerate_hz: float | None = None) -> None:
         self.channels = channels
         self.sigrok = sigrok
         self.samplerate_hz = samplerate_hz  # given: overrides (or supplies) the file's own
@@ -121,9 +118,6 @@ class FileWaBench:
     def describe(self) -> dict:
         return {"kind": "recorded", "sigrok": self.sigrok, "channels": self.channels,
                 "samplerate_given_hz": self.samplerate_hz}
-
-    def geometry(self) -> WaGeometry:
-        return self._geometry
 
     def check(self, plan: list[WaStep]) -> None:
         """Every file readable, its samplerate known, the channels in it and the host volume

@@ -92,10 +92,9 @@ def test_the_mock_request_takes_the_mock_s_stop_rule_and_the_bench_one_000_s():
 
 
 def test_the_device_and_file_benches_answer_the_protocol():
-    geo = WaGeometry.given(1, 1, 1, 4096)
     spec = LogicSpec("demo", "D0", 0, ("D0",), (0,))
-    dev = DeviceWaBench(None, {}, {}, spec, geo, 1e5, 1.0)
-    assert isinstance(dev, WaBench) and isinstance(FileWaBench(geo, ["D0"]), WaBench)
+    dev = DeviceWaBench(None, {}, {}, spec, 1e5, 1.0)
+    assert isinstance(dev, WaBench) and isinstance(FileWaBench(["D0"]), WaBench)
 
 
 def test_the_mock_bench_answers_the_protocol(tmp_path):
