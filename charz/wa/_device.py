@@ -27,9 +27,9 @@ from charz.device import SubprocessRunner, identify, read_counters
 from charz.errors import UsageError, WorkloadError
 from charz.logic import LogicSpec, SigrokStream, StepOutcome, find_sigrok_cli, stream_argv
 from charz.session import DeviceOptions, claimed_target, prepared_target
-from charz.workload import jobfile_path, run_jobfile
 from charz.wa._jobs import WaJob
 from charz.wa._records import WaStep
+from charz.workload import jobfile_path, run_jobfile
 
 __all__ = ["DeviceWaBench", "sectors_written"]
 

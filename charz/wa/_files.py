@@ -20,9 +20,9 @@ from pathlib import Path
 
 from charz.errors import UsageError, WorkloadError
 from charz.logic import FileInfo, SigrokStream, StepOutcome, file_argv, show_file
-from charz.workload import parse_fio_json
 from charz.wa._device import SECTOR, sectors_written
 from charz.wa._records import HostVolume, WaStep
+from charz.workload import parse_fio_json
 
 __all__ = ["HostVolume", "FileWaBench", "volume_outcome", "resolve_channels"]
 

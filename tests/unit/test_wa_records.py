@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from charz.analysis import WaGeometry
 from charz.archive import read_wa_archive
 from charz.errors import UsageError
 from charz.logic import LogicSpec
