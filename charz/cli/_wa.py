@@ -45,7 +45,7 @@ from charz.cli._wa_format import format_json, format_summary, wrap
 from charz.errors import UsageError
 from charz.logic import LogicSpec, parse_logic_spec
 from charz.profile import read_profile, validate_profile, write_profile
-from charz.wa import DeviceWaBench, MockOptions, RunSummary, WaRequest, create_archive, parse_size
+from charz.wa import DeviceWaBench, MockOptions, RunSummary, WaRequest, create_archive, parse_size, read_wa
 
 __all__ = ["register", "format_summary"]
 
@@ -121,11 +121,11 @@ def run(
         erase_window=erase_window, glitch=glitch, min_gap=min_gap, samplerate=samplerate, settle=settle,
         settle_timeout=settle_timeout, confirm_serial=confirm_serial, sigrok=sigrok_cli)
     quiet = quiet or json_out
-    settings, summary = _run_mock(req, quiet, json_out) if mock else _run_device(req, quiet, json_out)
-    finish(req.out, settings, summary, quiet, json_out=json_out, verbose=verbose)
+    summary = _run_mock(req, quiet, json_out) if mock else _run_device(req, quiet, json_out)
+    finish(req.out, summary, quiet, json_out=json_out, verbose=verbose)
 
 
-def _run_mock(req: WaRequest, quiet: bool, json_out: bool) -> tuple[dict, RunSummary]:
+def _run_mock(req: WaRequest, quiet: bool, json_out: bool) -> RunSummary:
     """The simulated drive of ``req.mock`` behind the real sigrok-cli, its session files in a
     temporary folder (or kept where ``--mock-keep-sr`` says)."""
     from charz.sim import MockWaBench, ftl_options, mock_config  # the simulator: heavy, wanted with --mock only
@@ -140,10 +140,10 @@ def _run_mock(req: WaRequest, quiet: bool, json_out: bool) -> tuple[dict, RunSum
                             counters=m.counters, keep_sr=m.keep_sr is not None)
         geo = WaGeometry.given(*bench.geometry_values(), evidence="the simulated drive's configuration")
         with create_archive(req.out, req.settings(bench.describe(), geo)) as archive:
-            return archive.settings, run_with_bars(archive, bench, quiet, json_out=json_out)
+            return run_with_bars(archive, bench, quiet, json_out=json_out)
 
 
-def _run_device(req: WaRequest, quiet: bool, json_out: bool) -> tuple[dict, RunSummary]:
+def _run_device(req: WaRequest, quiet: bool, json_out: bool) -> RunSummary:
     """The drive at ``req.device`` through the guard, claim, confirmation and initialization
     (restored on every ending), counted through the real sigrok-cli."""
     with stops(req.out), contextlib.ExitStack() as stack:
@@ -158,7 +158,7 @@ def _run_device(req: WaRequest, quiet: bool, json_out: bool) -> tuple[dict, RunS
         archive = create_archive(req.out, req.settings(bench.describe()))
         made.append(archive)
         summary = run_with_bars(archive, bench, quiet, json_out=json_out)
-    return archive.settings, summary
+    return summary
 
 
 @wa_app.command("profile")
@@ -239,7 +239,7 @@ def resume(
             summary = _resume_mock(archive, quiet)
         else:
             summary = _resume_device(archive, out, device, logic, confirm_serial, todo, quiet, sigrok_cli)
-    finish(out, s, summary, quiet, json_out=json_out)
+    finish(out, summary, quiet, json_out=json_out)
 
 
 def _resume_mock(archive, quiet: bool):
@@ -288,7 +288,7 @@ def show(out: Path = typer.Argument(..., help="A WA archive."),
     """The result table of a WA archive.
 
     Exit codes: 0 shown, 3 not a WA archive (or damaged)."""
-    settings, records = read_wa_archive(out)
+    settings, records = read_wa(out)
     if json_out:
         emit_json(json.dumps(format_json(settings, records, out), indent=1))
         return

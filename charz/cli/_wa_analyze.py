@@ -156,7 +156,7 @@ def analyze(
     bench.check(plan)
     with create_archive(out, settings) as archive:
         summary = run_with_bars(archive, bench, quiet, json_out=json_out)
-    finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
+    finish(out, summary, quiet, json_out=json_out, verbose=verbose)
 
 
 def register(app: typer.Typer) -> None:

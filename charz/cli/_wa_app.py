@@ -22,7 +22,7 @@ from charz.cli._common import console, emit_json
 from charz.cli._stop import stoppable
 from charz.cli._wa_format import format_json, format_summary, wrap
 from charz.errors import AnalysisError
-from charz.wa import run_plan
+from charz.wa import RunSummary, run_plan
 
 __all__ = ["wa_app", "finish", "run_with_bars", "stops", "ask"]
 
@@ -57,12 +57,12 @@ wa_app = typer.Typer(name="wa", no_args_is_help=True, add_completion=False,
                      help="Write amplification from a NAND die's Ready/Busy pin (RB-Explorer, 000).")
 
 
-def finish(out: Path, settings: dict, summary, quiet: bool, *, json_out: bool = False,
-            verbose: bool = False) -> None:
+def finish(out: Path, summary: RunSummary, quiet: bool, *, json_out: bool = False, verbose: bool = False) -> None:
+    """Print the result (the table, or ``--json``'s document) and raise if a step is not trusted."""
     if json_out:
-        emit_json(json.dumps(format_json(settings, summary.records, out), indent=1))
+        emit_json(json.dumps(format_json(summary.settings, summary.records, out), indent=1))
     else:
-        console.print(wrap(format_summary(settings, summary.records, verbose=verbose)))
+        console.print(wrap(format_summary(summary.settings, summary.records, verbose=verbose)))
         console.print(f"archive   {out}")
     if summary.untrusted:
         n, of = len(summary.untrusted), len(summary.records)

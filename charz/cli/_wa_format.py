@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Mapping
 
 from charz.archive import ftl_label
+from charz.wa import WaRecord, WaSettings
 
 __all__ = ["format_json", "format_summary", "wrap"]
 
@@ -21,120 +23,131 @@ def _fmt_bytes(n: float) -> str:
     return f"{n:.0f} B"
 
 
-def format_json(settings: dict, records: dict[int, dict], out=None) -> dict:
+def format_json(settings: WaSettings, records: Mapping[int, WaRecord], out=None) -> dict:
     """The result as one JSON document (pure): per step its counts per die, WA with its
     uncertainty and origin, trust, errors and warnings; the run's notes once."""
     steps = []
     for i in sorted(records):
         r = records[i]
-        est = r.get("estimate") or {}
+        est = r.estimate
         steps.append({
-            "index": i, "label": r.get("label"), "kind": r["step"]["kind"], "file": r["step"].get("file"),
-            "trusted": bool(r.get("trusted")), "errors": r.get("errors", []), "warnings": r.get("warnings", []),
-            "programs": [d["programs"] for d in r.get("dies", [])] or [r["counts"]["programs"]],
-            "channels": [d["channel"] for d in r.get("dies", [])],
-            "erases_counted_apart": [d["erases_in_window"] for d in r.get("dies", [])],
-            "die_spread": (r.get("die_spread") or {}).get("spread"),
-            "samplerate_hz": r["counts"]["samplerate_hz"], "settled": r.get("settled"),
-            "logical_bytes": r.get("logical_bytes"), "volume_evidence": r.get("volume_evidence"),
-            "m_p": (r.get("m_p") or {}).get("value"),
-            "wa": est.get("wa"), "u_counting": est.get("u_counting"), "u_volume": est.get("u_volume"),
-            "true_wa": (r.get("truth") or {}).get("true_wa"), "re_wa": r.get("re_wa")})
-    return {"archive": str(out) if out is not None else None, "schema": settings.get("schema"),
-            "geometry": settings.get("geometry"), "windows": settings.get("windows"),
-            "settle_s": settings.get("settle_s"), "min_gap_us": settings.get("min_gap_us"),
-            "notes": settings.get("notes", []), "steps": steps,
+            "index": i, "label": r.label, "kind": r.step.kind, "file": r.step.file,
+            "trusted": r.trusted, "errors": list(r.errors), "warnings": list(r.warnings),
+            "programs": [d.programs for d in r.dies] or [r.counts.programs],
+            "channels": [d.channel for d in r.dies],
+            "erases_counted_apart": [d.erases_in_window for d in r.dies],
+            "die_spread": (r.die_spread or {}).get("spread"),
+            "samplerate_hz": r.counts.samplerate_hz, "settled": r.settled,
+            "logical_bytes": r.logical_bytes, "volume_evidence": r.volume_evidence,
+            "m_p": r.m_p.value if r.m_p else None,
+            "wa": est.wa.to_dict() if est else None, "u_counting": est.u_counting if est else None,
+            "u_volume": est.u_volume if est else None,
+            "true_wa": (r.truth or {}).get("true_wa"), "re_wa": r.re_wa})
+    return {"archive": str(out) if out is not None else None, "schema": settings.schema,
+            "geometry": settings.geometry.to_dict(), "windows": settings.windows.to_dict(),
+            "settle_s": settings.settle_s, "min_gap_us": settings.min_gap_us,
+            "notes": list(settings.notes), "steps": steps,
             "untrusted": [s["index"] for s in steps if not s["trusted"]]}
 
 
-def format_summary(settings: dict, records: dict[int, dict], *, verbose: bool = False) -> str:
-    """The result table and notes (pure; ≤ 80 columns once folded by ``_wrap``).
+def _head(settings: WaSettings, records: Mapping[int, WaRecord]) -> list[str]:
+    """The run's geometry, windows and samplerate, stop rule and simulated drive."""
+    geo = settings.geometry
+    parts = [f"{q.value} {u}" for q, u in ((geo.channels, "ch"), (geo.chips_per_channel, "chips/ch"),
+                                           (geo.dies_per_chip, "dies/chip"))]
+    lines = [f"geometry  {' × '.join(parts)}, page {_fmt_bytes(geo.page_size.value)} ({geo.channels.origin})"]
+    w = settings.windows
+    rates = sorted({r.counts.samplerate_hz for r in records.values()}) or \
+        ([settings.samplerate_hz] if settings.samplerate_hz else [])
+    lines.append(f"windows   program ({w.program_us[0]:g}, {w.program_us[1]:g}) µs, read "
+                 f"({w.read_us[0]:g}, {w.read_us[1]:g}), erase ({w.erase_us[0]:g}, "
+                 f"{w.erase_us[1]:g}); {', '.join(f'{x / 1e3:g}' for x in rates) or '?'} kS/s")
+    if settings.settle_s is not None:
+        lines.append(f"stop rule R/B high {settings.settle_s:g} s at the end (000 §4.2: 300 s)"
+                     + (f"; shortest gap {settings.min_gap_us:g} µs" if settings.min_gap_us else ""))
+    ftl = settings.bench.get("ftl")
+    if ftl:
+        lines.append(f"drive     simulated: {ftl_label(ftl)}")
+    return lines
+
+
+def _row(i: int, r: WaRecord, mock: bool, ctr: bool) -> str:
+    """One step's row: pulses, WA ± u (M_p for the calibration), true WA and |RE_WA| on the
+    mock, the drive's counters' WA; `` !`` when the step is not trustworthy."""
+    n = round(sum(d.programs for d in r.dies) / len(r.dies)) if r.dies else r.counts.programs
+    flag = "" if r.trusted else " !"
+    label = r.label if len(r.label) <= 26 else r.label[:25] + "…"
+    if r.step.kind == "calibrate":
+        mp = r.m_p
+        wa1 = mp.details.get("wa_mp1") if mp else None
+        txt = (f"M_p {mp.value} (WA₁ {_num(wa1)})" if mp and mp.value and wa1 is not None
+               else f"M_p {mp.value}" if mp and mp.value else "M_p ? (cannot tell)")
+        return f"{i:>3} {label:<26} {n:>9} {txt}{flag}"
+    est = r.estimate
+    wa = f"{_num(est.wa.value)} ± {_num(est.wa.uncertainty)}" if est else "—"
+    row = f"{i:>3} {label:<26} {n:>9} {wa:<14}"
+    if mock and r.truth:
+        row += f" {_num(r.truth['true_wa']):>6} {(_percent(r.re_wa) if r.re_wa is not None else '—'):>7}"
+    elif mock:
+        row += " " * 15
+    if ctr:
+        cw = (r.counters or {}).get("wa") or {}
+        row += f" {_num(cw['value']):>6}" if cw.get("value") else f" {'—':>6}"
+    return row.rstrip() + flag
+
+
+def _re_wa_lines(records: Mapping[int, WaRecord]) -> list[str]:
+    """000 §4.3's accuracy bounds on the mock: |RE_WA| < 1 % write-only, < 3 % mixed."""
+    bench = [r for r in records.values() if r.step.kind == "benchmark" and r.re_wa is not None]
+    lines = []
+    for name, rows, bound in (("100 %-write", [r for r in bench if r.job.write_fraction >= 1.0], 0.01),
+                              ("mixed", [r for r in bench if r.job.write_fraction < 1.0], 0.03)):
+        if not rows:
+            continue
+        met = sum(r.re_wa < bound for r in rows)
+        uneven = sum(r.re_wa >= bound and _die_spread(r) >= bound for r in rows)
+        line = (f"|RE_WA| {name}: {met} of {len(rows)} under {100 * bound:g} %, max "
+                f"{100 * max(r.re_wa for r in rows):.2f} %")
+        if uneven:
+            line += (f"; {uneven} miss{'es' if uneven != 1 else ''} where the simulated dies "
+                     "differ by more than that (one die cannot stand for all)")
+        lines.append(line)
+    return lines
+
+
+def format_summary(settings: WaSettings, records: Mapping[int, WaRecord], *, verbose: bool = False) -> str:
+    """The result table and notes (pure; ≤ 80 columns once folded by ``wrap``).
 
     Every warning is listed, each once (``verbose`` is kept for callers; it adds nothing now).
     """
-    geo = settings.get("geometry", {})
-    lines = []
-    if geo:
-        parts = [f"{geo[k]['value']} {u}" for k, u in (("channels", "ch"), ("chips_per_channel", "chips/ch"),
-                                                        ("dies_per_chip", "dies/chip"))]
-        origin = geo["channels"]["origin"]
-        lines.append(f"geometry  {' × '.join(parts)}, page {_fmt_bytes(geo['page_size']['value'])} ({origin})")
-    w = settings["windows"]
-    rates = sorted({r["counts"]["samplerate_hz"] for r in records.values()}) or \
-        ([settings["samplerate_hz"]] if settings.get("samplerate_hz") else [])
-    lines.append(f"windows   program ({w['program_us'][0]:g}, {w['program_us'][1]:g}) µs, read "
-                 f"({w['read_us'][0]:g}, {w['read_us'][1]:g}), erase ({w['erase_us'][0]:g}, "
-                 f"{w['erase_us'][1]:g}); {', '.join(f'{x / 1e3:g}' for x in rates) or '?'} kS/s")
-    if settings.get("settle_s") is not None:
-        lines.append(f"stop rule R/B high {settings['settle_s']:g} s at the end (000 §4.2: 300 s)"
-                     + (f"; shortest gap {settings['min_gap_us']:g} µs" if settings.get("min_gap_us") else ""))
-    ftl = settings.get("bench", {}).get("ftl")
-    if ftl:
-        lines.append(f"drive     simulated: {ftl_label(ftl)}")
+    lines = _head(settings, records)
     lines.append("")
-    mock = any(r.get("truth") for r in records.values())
-    ctr = any(((r.get("counters") or {}).get("wa") or {}).get("value") for r in records.values())
+    mock = any(r.truth for r in records.values())
+    ctr = any(((r.counters or {}).get("wa") or {}).get("value") for r in records.values())
     # Columns of fixed width, each after one space: the widest row is 79 columns, and no two
     # columns touch however large WA grows (_num keeps a number within its column's width).
     head = f"{'#':>3} {'benchmark':<26} {'pulses':>9} {'WA ± u':<14}"
     lines.append(head + (f" {'true':>6} {'|RE_WA|':>7}" if mock else "") + (f" {'SMART':>6}" if ctr else ""))
-    for i in sorted(records):
-        r = records[i]
-        dies = r.get("dies") or []
-        n = round(sum(d["programs"] for d in dies) / len(dies)) if dies else r["counts"]["programs"]
-        flag = "" if r.get("trusted") else " !"
-        label = r["label"] if len(r["label"]) <= 26 else r["label"][:25] + "…"
-        if r["step"]["kind"] == "calibrate":
-            mp = r.get("m_p", {})
-            wa1 = mp.get("details", {}).get("wa_mp1")
-            txt = (f"M_p {mp['value']} (WA₁ {_num(wa1)})" if mp.get("value") and wa1 is not None
-                   else f"M_p {mp['value']}" if mp.get("value") else "M_p ? (cannot tell)")
-            lines.append(f"{i:>3} {label:<26} {n:>9} {txt}{flag}")
-            continue
-        est = r.get("estimate")
-        wa = f"{_num(est['wa']['value'])} ± {_num(est['wa']['uncertainty'])}" if est else "—"
-        row = f"{i:>3} {label:<26} {n:>9} {wa:<14}"
-        if mock and r.get("truth"):
-            re = r.get("re_wa")
-            row += f" {_num(r['truth']['true_wa']):>6} {(_percent(re) if re is not None else '—'):>7}"
-        elif mock:
-            row += " " * 15
-        if ctr:
-            cw = (r.get("counters") or {}).get("wa") or {}
-            row += f" {_num(cw['value']):>6}" if cw.get("value") else f" {'—':>6}"
-        lines.append(row.rstrip() + flag)
+    lines += [_row(i, records[i], mock, ctr) for i in sorted(records)]
     lines.append("")
-    bench = [r for r in records.values() if r["step"]["kind"] == "benchmark" and r.get("re_wa") is not None]
-    if bench:
-        for name, rows, bound in (("100 %-write", [r for r in bench if r["job"]["write_fraction"] >= 1.0], 0.01),
-                                  ("mixed", [r for r in bench if r["job"]["write_fraction"] < 1.0], 0.03)):
-            if not rows:
-                continue
-            met = sum(r["re_wa"] < bound for r in rows)
-            uneven = sum(r["re_wa"] >= bound and _die_spread(r) >= bound for r in rows)
-            line = (f"|RE_WA| {name}: {met} of {len(rows)} under {100 * bound:g} %, max "
-                    f"{100 * max(r['re_wa'] for r in rows):.2f} %")
-            if uneven:
-                line += (f"; {uneven} miss{'es' if uneven != 1 else ''} where the simulated dies "
-                         "differ by more than that (one die cannot stand for all)")
-            lines.append(line)
+    lines += _re_wa_lines(records)
     lines.append("WA = Eq. 7 (inferred from measured pulses and volume); u = one standard error "
                  "(counting and volume).")
     for i in sorted(records):
-        sp = records[i].get("die_spread")
+        sp = records[i].die_spread
         if sp:
-            per = ", ".join(f"{d['channel']} {d['programs']}" for d in records[i]["dies"])
+            per = ", ".join(f"{d.channel} {d.programs}" for d in records[i].dies)
             lines.append(f"  {i}: dies {per}; mean {sp['mean']:.1f}, spread {100 * (sp['spread'] or 0):.2f} % "
                          "(in u)")
-    for note in settings.get("notes", []):
+    for note in settings.notes:
         lines.append(f"note: {note}")
     lines += _counter_notes(records)
-    bad = [i for i in sorted(records) if not records[i].get("trusted")]
+    bad = [i for i in sorted(records) if not records[i].trusted]
     if bad:
         lines.append(f"! not trustworthy: step{'s' if len(bad) != 1 else ''} {', '.join(map(str, bad))} "
                      "(see below)")
         for i in bad:
-            for e in records[i]["errors"]:
+            for e in records[i].errors:
                 lines.append(f"  {i}: {e}")
     lines += _warning_lines(records)
     return "\n".join(lines)
@@ -166,13 +179,13 @@ def _steps(indices: list[int]) -> str:
     return ", ".join(f"{r[0]}–{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs)
 
 
-def _warning_lines(records: dict[int, dict]) -> list[str]:
+def _warning_lines(records: Mapping[int, WaRecord]) -> list[str]:
     """Every warning of every step, each said once: a warning's explanation (after "; ") once per kind,
     then what each step measured; steps with the same text share one line."""
     kinds: dict[str, dict[str, list[int]]] = {}   # kind (digits masked) → text before "; " → steps
     tails: dict[str, str] = {}
     for i in sorted(records):
-        for w in records[i].get("warnings") or []:
+        for w in records[i].warnings:
             head, _, tail = w.partition("; ")
             kind = re.sub(r"\d+(?:[.,]\d+)*", "#", head) + "|" + tail
             tails[kind] = tail
@@ -199,12 +212,12 @@ def _warning_lines(records: dict[int, dict]) -> list[str]:
     return out
 
 
-def _counter_notes(records: dict[int, dict]) -> list[str]:
+def _counter_notes(records: Mapping[int, WaRecord]) -> list[str]:
     """Where the counter column comes from, and whatever stopped it (each said once)."""
     said: list[str] = []
     out = []
     for r in (records[i] for i in sorted(records)):
-        c = r.get("counters") or {}
+        c = r.counters or {}
         wa = c.get("wa") or {}
         if not said and wa.get("method"):
             tools = sorted({s.split(":")[0] for s in wa.get("sources", [])})
@@ -219,9 +232,9 @@ def _counter_notes(records: dict[int, dict]) -> list[str]:
     return out
 
 
-def _die_spread(r: dict) -> float:
+def _die_spread(r: WaRecord) -> float:
     """How far the simulated dies' pulse counts stray from their mean (0 without truth)."""
-    d = (r.get("truth") or {}).get("die_program_pulses") or []
+    d = (r.truth or {}).get("die_program_pulses") or []
     if not d:
         return 0.0
     m = sum(d) / len(d)

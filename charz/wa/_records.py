@@ -107,6 +107,7 @@ class WaSettings:
     pages_per_block: int | None = None
     min_gap_us: float | None = None
     notes: tuple[str, ...] = ()
+    schema: str | None = None  # the archive's (``charz-wa/1``), read back; the archive writes it
 
     def to_dict(self) -> dict:
         return {"plan": [s.to_dict() for s in self.plan], "windows": self.windows.to_dict(),
@@ -123,7 +124,7 @@ class WaSettings:
                    settle_timeout_s=d.get("settle_timeout_s"), geometry=WaGeometry.from_dict(d["geometry"]),
                    bench=d.get("bench") or {}, m_p_given=d.get("m_p_given"), planes=d.get("planes"),
                    pages_per_block=d.get("pages_per_block"), min_gap_us=d.get("min_gap_us"),
-                   notes=tuple(d.get("notes") or ()))
+                   notes=tuple(d.get("notes") or ()), schema=d.get("schema"))
 
 
 @dataclass(frozen=True)

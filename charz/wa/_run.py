@@ -67,11 +67,14 @@ def step_label(step: WaStep, job: WaJob | None) -> str:
     return step.label or ("M_p calibration" if step.kind == "calibrate" else job.label)
 
 
-@dataclass
+@dataclass(frozen=True)
 class RunSummary:
-    records: dict[int, dict]
+    """A run's settings and committed steps (typed), the steps not trusted, and M_p."""
+
+    settings: WaSettings
+    records: dict[int, WaRecord]
     untrusted: list[int]
-    m_p: dict | None
+    m_p: Quantity | None
 
 
 def _mp_from(settings: WaSettings, records: Mapping[int, WaRecord]) -> Quantity | None:
@@ -273,5 +276,4 @@ def run_plan(archive: WaArchive, bench: WaBench, *, log: Callable[[str], None] =
     if progress:
         progress(len(s.plan), len(s.plan), "done")
     untrusted = [i for i, r in sorted(done.items()) if not r.trusted]
-    mp = _mp_from(s, done)
-    return RunSummary(archive.records, untrusted, mp.to_dict() if mp else None)
+    return RunSummary(WaSettings.from_dict(archive.settings), done, untrusted, _mp_from(s, done))
