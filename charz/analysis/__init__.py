@@ -30,10 +30,8 @@ check_counts, CountCheck
                     can a count be trusted (``_wa_checks``)
 WaGeometry, WaEstimate, wa_eq7, calibrate_mp, re_wa
                     Eq. 7, M_p by Eq. 8, |RE_WA| by Eq. 9 (``_wa``)
-geometry_from_profile, wa_section
-                    Eq. 7's constants from a profile, the profile's section (``_wa_profile``)
-SteadySeries, steady_series
-                    steady-state WA of a sub-test series (``_wa_steady``)
+geometry_from_profile
+                    Eq. 7's constants from a profile (``_wa_profile``)
 model_table, ModelRow, rho_from_sf, sf_from_rho, held_spare_factor
                     the closed-form WA models (``_wa_models``)
 """
@@ -68,8 +66,7 @@ from charz.analysis._units import UnitFromDurations, unit_from_durations
 from charz.analysis._wa import WaEstimate, WaGeometry, calibrate_mp, re_wa, wa_eq7
 from charz.analysis._wa_checks import CountCheck, check_counts
 from charz.analysis._wa_models import ModelRow, greedy_wa_sf, held_spare_factor, model_table, rho_from_sf, sf_from_rho
-from charz.analysis._wa_profile import geometry_from_profile, wa_section
-from charz.analysis._wa_steady import SteadySeries, steady_series
+from charz.analysis._wa_profile import geometry_from_profile
 from charz.analysis._window import FLAG_NAMES, WindowMeasurements, measure_window
 from charz.analysis._pulses import PulseCounter, PulseCounts, PulseWindows
 
@@ -82,6 +79,6 @@ __all__ = [
     "CHANNEL_ONLY", "CHANNEL_PRIORITY", "WAY_PRIORITY", "SCHEMES", "GIVEN", "MEASURED", "INFERRED",
     "HIGH", "MEDIUM", "LOW", "UNDETERMINED", "W_PEAK", "W_PATTERN",
     "PulseCounter", "PulseCounts", "PulseWindows", "CountCheck", "check_counts", "WaEstimate", "WaGeometry",
-    "calibrate_mp", "re_wa", "wa_eq7", "geometry_from_profile", "wa_section", "SteadySeries", "steady_series",
+    "calibrate_mp", "re_wa", "wa_eq7", "geometry_from_profile",
     "ModelRow", "greedy_wa_sf", "model_table", "rho_from_sf", "sf_from_rho", "held_spare_factor",
 ]

@@ -13,8 +13,8 @@ from typing import Optional
 
 import typer
 
-from charz.analysis import WaGeometry, wa_section
-from charz.archive import WaArchive, read_wa_archive
+from charz.analysis import WaGeometry
+from charz.archive import WaArchive
 from charz.cli._common import console, emit_json
 from charz.cli._conventions import MockFtl, WaCounters
 from charz.cli._wa_app import (
@@ -45,7 +45,7 @@ from charz.cli._wa_format import format_json, format_summary, wrap
 from charz.errors import UsageError
 from charz.logic import LogicSpec, parse_logic_spec
 from charz.profile import read_profile, validate_profile, write_profile
-from charz.wa import DeviceWaBench, MockOptions, RunSummary, WaRequest, create_archive, parse_size, read_wa
+from charz.wa import DeviceWaBench, MockOptions, RunSummary, WaRequest, create_archive, parse_size, read_wa, wa_section
 
 __all__ = ["register", "format_summary"]
 
@@ -172,9 +172,9 @@ def profile_cmd(
 
     Refused (exit 2, nothing written) when the run's geometry is not the profile's."""
 
-    settings, records = read_wa_archive(out)
+    settings, records = read_wa(out)
     prof = read_profile(into)
-    differ = geometry_mismatch(settings, prof)
+    differ = geometry_mismatch(settings.geometry, prof)
     if differ:
         text = "; ".join(f"{name}: run {a}, profile {b}" for name, a, b in differ)
         if not allow_geometry_mismatch:
@@ -189,18 +189,15 @@ def profile_cmd(
     console.print(f"{into}: write_amplification from {out} ({len(records)} steps)")
 
 
-def geometry_mismatch(settings: dict, profile: dict) -> list[tuple[str, object, object]]:
+def geometry_mismatch(geometry: WaGeometry, profile: dict) -> list[tuple[str, object, object]]:
     """(name, the WA run's value, the profile's) for each of Eq. 7's constants the two disagree on.
 
     A constant the profile does not know is not compared.
 
-    >>> s = {"geometry": {"channels": {"value": 4}, "chips_per_channel": {"value": 1},
-    ...                   "dies_per_chip": {"value": 1}, "page_size": {"value": 4096}}}
     >>> p = {"given": {"channels": 10, "packages": 20, "page_size_bytes": 4096}, "results": {}}
-    >>> geometry_mismatch(s, p)
+    >>> geometry_mismatch(WaGeometry.given(4, 1, 1, 4096), p)
     [('channels', 4, 10), ('chips per channel', 1, 2), ('packages', 4, 20)]
     """
-    geo = settings.get("geometry") or {}
     given, results = profile.get("given") or {}, profile.get("results") or {}
     ch, pk = given.get("channels"), given.get("packages")
     theirs = {"channels": ch, "chips per channel": pk // ch if ch and pk and pk % ch == 0 else None,
@@ -208,7 +205,7 @@ def geometry_mismatch(settings: dict, profile: dict) -> list[tuple[str, object, 
               "page": given.get("page_size_bytes")}
     ours = {"channels": "channels", "chips per channel": "chips_per_channel", "dies per chip": "dies_per_chip",
             "page": "page_size"}
-    run = {name: (geo.get(key) or {}).get("value") for name, key in ours.items()}
+    run = {name: getattr(geometry, key).value for name, key in ours.items()}
     a_ch, a_chips = run["channels"], run["chips per channel"]
     run["packages"], theirs["packages"] = (a_ch * a_chips if a_ch and a_chips else None), pk
     return [(name, run[name], theirs[name]) for name in run
@@ -304,7 +301,7 @@ def report(
 
     Exit codes: 0 written, 3 not a WA archive (or damaged)."""
     from charz.report._wa_report import write_wa_pngs  # matplotlib: slow to import, wanted only here
-    settings, records = read_wa_archive(out)
+    settings, records = read_wa(out)
     paths, skipped = write_wa_pngs(settings, records, to or out / "report")
     for p in paths:
         console.print(str(p), markup=False)

@@ -13,13 +13,12 @@ from typing import Optional
 
 import typer
 
-from charz.analysis import held_spare_factor, model_table, rho_from_sf, sf_from_rho, steady_series
-from charz.archive import read_wa_archive
+from charz.analysis import held_spare_factor, model_table, rho_from_sf, sf_from_rho
 from charz.cli._common import console, emit_json
 from charz.cli._wa_app import wa_app
 from charz.cli._wa_format import wrap
 from charz.errors import UsageError
-from charz.wa import closed_form_of
+from charz.wa import closed_form_of, read_wa, steady_series
 
 __all__ = ["Geometry", "format_model", "parse_op", "register"]
 
@@ -154,7 +153,7 @@ def model(
     Exit codes: 0 shown, 2 bad usage (e.g. an ambiguous --op), 3 not a WA archive."""
     settings, records = None, None
     if archive is not None:
-        settings, records = read_wa_archive(archive)
+        settings, records = read_wa(archive)
     given = [x is not None for x in (op, spare_factor)]
     if sum(given) > 1 or (mock and any(given)):
         raise UsageError("give one of --op (ρ, spare/user), --spare-factor (S_f, spare/physical) and --mock")
@@ -174,17 +173,17 @@ def model(
                          held, "given")
         elif mock:
             g = _mock_geometry(None, "the mock drive's configuration")
-        elif settings and settings.get("bench", {}).get("ftl"):  # a mock archive: its simulated drive
-            if closed_form_of(settings) is None:
+        elif settings and settings.bench.get("ftl"):  # a mock archive: its simulated drive
+            if closed_form_of(settings.bench) is None:
                 raise UsageError("the archive's simulated drive is not a plain greedy one (Wolf, an NVM cache, "
                                  "cost-benefit): give --op or --spare-factor to see the uniform closed forms")
-            g = _mock_geometry(settings["bench"]["ftl"], "the archive's simulated drive")
+            g = _mock_geometry(settings.bench["ftl"], "the archive's simulated drive")
         else:
             raise UsageError("give --op or --spare-factor (a bench archive does not know its drive's OP)",
                              hint="e.g. charz wa model --op 7% --pages-per-block 256")
         measured = None
         if records:
-            own = [x for x in steady_series(records, closed_form_of(settings)) if x.op_percent is None]
+            own = [x for x in steady_series(records, closed_form_of(settings.bench)) if x.op_percent is None]
             measured = own[0] if own else None
         if as_json:
             emit_json(json.dumps(model_dict(g, measured, str(archive) if archive else ""), indent=2))

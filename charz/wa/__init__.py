@@ -25,6 +25,9 @@ Plan and executor (``_run``)
     build_plan, run_plan, create_archive, RunSummary, job_of, step_label, counters_record
 Job files (``_jobs``)
     WaJob, job_params, table3_jobs, calibration_job, parse_size, TABLE3_FILES, TABLE3_SIZES
+What the records add up to (``_summary``)
+    steady_series, SteadySeries, wa_section
+                                       steady WA of a sub-test series; the profile's section
 The two benches (``_device``, ``_files``)
     DeviceWaBench, sectors_written, SECTOR, FileWaBench, HostVolume, volume_outcome, resolve_channels
 """
@@ -42,7 +45,15 @@ from charz.wa._jobs import (
     parse_size,
     table3_jobs,
 )
-from charz.wa._records import DieCount, HostVolume, WaRecord, WaSettings, WaStep, closed_form_of, read_wa
+from charz.wa._records import (
+    DieCount,
+    HostVolume,
+    WaRecord,
+    WaSettings,
+    WaStep,
+    closed_form_of,
+    read_wa,
+)
 from charz.wa._request import (
     BENCH_MIN_GAP_US,
     BENCH_SETTLE_S,
@@ -54,12 +65,21 @@ from charz.wa._request import (
     resolve_geometry,
     settle_notes,
 )
-from charz.wa._run import RunSummary, build_plan, counters_record, create_archive, job_of, run_plan, step_label
+from charz.wa._run import (
+    RunSummary,
+    build_plan,
+    counters_record,
+    create_archive,
+    job_of,
+    run_plan,
+    step_label,
+)
+from charz.wa._summary import SteadySeries, steady_series, wa_section
 
 __all__ = [
     "BENCH_MIN_GAP_US", "BENCH_SETTLE_S", "CALIBRATION_FILE", "SECTOR", "TABLE3_FILES", "TABLE3_SIZES",
     "DeviceWaBench", "DieCount", "FileWaBench", "HostVolume", "MockOptions", "RunSummary", "RunningStep", "WaBench",
-    "WaJob", "WaRecord", "WaRequest", "WaSettings", "WaStep", "closed_form_of", "create_archive", "read_wa",
+    "SteadySeries", "steady_series", "wa_section", "WaJob", "WaRecord", "WaRequest", "WaSettings", "WaStep", "closed_form_of", "create_archive", "read_wa",
     "step_label",
     "build_plan", "calibration_job", "counters_record", "die_notes", "job_of", "job_params", "parse_size",
     "parse_sizes", "parse_window", "resolve_channels", "resolve_geometry", "run_plan", "sectors_written",

@@ -234,11 +234,10 @@ def read_wa(path: str | os.PathLike) -> tuple[WaSettings, dict[int, WaRecord]]:
     return WaSettings.from_dict(settings), {i: WaRecord.from_dict(r) for i, r in records.items()}
 
 
-def closed_form_of(settings: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    """The drive's closed-form inputs as its archive states them (``bench.closed_form``,
-    written by the simulator), or None (a bench drive, or a simulated one the uniform
-    closed forms do not describe).  See :func:`charz.analysis.steady_series`."""
-    bench = settings.get("bench") or {}
+def closed_form_of(bench: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The drive's closed-form inputs as its archived bench description states them
+    (``closed_form``, written by the simulator), or None (a bench drive, or a simulated one
+    the uniform closed forms do not describe).  See :func:`charz.wa.steady_series`."""
     if "closed_form" in bench:
         return bench["closed_form"]
     if bench.get("kind") == "mock" and bench.get("ftl"):
