@@ -9,12 +9,10 @@ import contextlib
 import json
 import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
-from charz.analysis import WaGeometry
-from charz.archive import WaArchive
 from charz.cli._common import console, emit_json
 from charz.cli._conventions import MockFtl, WaCounters
 from charz.cli._wa_app import (
@@ -43,9 +41,10 @@ from charz.cli._wa_app import (
 )
 from charz.cli._wa_format import format_json, format_summary, wrap
 from charz.errors import UsageError
-from charz.logic import LogicSpec, parse_logic_spec
-from charz.profile import read_profile, validate_profile, write_profile
-from charz.wa import DeviceWaBench, MockOptions, RunSummary, WaRequest, create_archive, parse_size, read_wa, wa_section
+
+if TYPE_CHECKING:
+    from charz.analysis import WaGeometry
+    from charz.wa import RunSummary, WaRequest
 
 __all__ = ["register", "format_summary"]
 
@@ -104,6 +103,8 @@ def run(
 
     Exit codes: 0 all steps trusted, 2 bad usage, 4 a step is not trustworthy (its
     counts are kept), 9 the analyser or sigrok-cli failed, 6 the drive was refused."""
+    from charz.wa import MockOptions, WaRequest, parse_size  # numpy &c.: only once a command runs
+
 
     if mock_ftl is not None and not mock:
         raise UsageError("--mock-ftl chooses the simulated drive's manager: it goes with --mock")
@@ -128,6 +129,8 @@ def run(
 def _run_mock(req: WaRequest, quiet: bool, json_out: bool) -> RunSummary:
     """The simulated drive of ``req.mock`` behind the real sigrok-cli, its session files in a
     temporary folder (or kept where ``--mock-keep-sr`` says)."""
+    from charz.analysis import WaGeometry  # numpy &c.: only once a command runs
+    from charz.wa import create_archive
     from charz.sim import MockWaBench, ftl_options, mock_config  # the simulator: heavy, wanted with --mock only
 
     m = req.mock
@@ -146,6 +149,8 @@ def _run_mock(req: WaRequest, quiet: bool, json_out: bool) -> RunSummary:
 def _run_device(req: WaRequest, quiet: bool, json_out: bool) -> RunSummary:
     """The drive at ``req.device`` through the guard, claim, confirmation and initialization
     (restored on every ending), counted through the real sigrok-cli."""
+    from charz.wa import DeviceWaBench, create_archive  # numpy &c.: only once a command runs
+
     with stops(req.out), contextlib.ExitStack() as stack:
         # The archive is made once the drive is initialized (its record goes into it), and
         # closed only after the drive is restored, so the restore is recorded too.
@@ -171,6 +176,9 @@ def profile_cmd(
     """Add (or replace) the profile's write_amplification section from a WA archive.
 
     Refused (exit 2, nothing written) when the run's geometry is not the profile's."""
+    from charz.profile import read_profile, validate_profile, write_profile  # numpy &c.: only once a command runs
+    from charz.wa import read_wa, wa_section
+
 
     settings, records = read_wa(out)
     prof = read_profile(into)
@@ -194,6 +202,7 @@ def geometry_mismatch(geometry: WaGeometry, profile: dict) -> list[tuple[str, ob
 
     A constant the profile does not know is not compared.
 
+    >>> from charz.analysis import WaGeometry
     >>> p = {"given": {"channels": 10, "packages": 20, "page_size_bytes": 4096}, "results": {}}
     >>> geometry_mismatch(WaGeometry.given(4, 1, 1, 4096), p)
     [('channels', 4, 10), ('chips per channel', 1, 2), ('packages', 4, 20)]
@@ -224,6 +233,7 @@ def resume(
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout, as wa show --json."),
 ) -> None:
     """Run the steps an interrupted charz wa run has no record of (mock or bench)."""
+    from charz.archive import WaArchive  # numpy &c.: only once a command runs
 
     with WaArchive.resume(out) as archive:
         s = archive.settings
@@ -258,6 +268,8 @@ def _resume_device(archive, out: Path, device, logic, confirm_serial, todo: list
     step a kill interrupted starts again from its beginning, on a drive that step's
     partial workload has already written to — as each benchmark runs on the drive the
     ones before it left (only the calibration wants a fresh drive, and says so)."""
+    from charz.logic import LogicSpec, parse_logic_spec  # numpy &c.: only once a command runs
+    from charz.wa import DeviceWaBench
 
     s = archive.settings
     before = s["bench"]["drive"]
@@ -285,6 +297,8 @@ def show(out: Path = typer.Argument(..., help="A WA archive."),
     """The result table of a WA archive.
 
     Exit codes: 0 shown, 3 not a WA archive (or damaged)."""
+    from charz.wa import read_wa  # numpy &c.: only once a command runs
+
     settings, records = read_wa(out)
     if json_out:
         emit_json(json.dumps(format_json(settings, records, out), indent=1))
@@ -300,6 +314,7 @@ def report(
     """Figures: width histogram with the window, WA per benchmark, WA vs volume, WA vs closed forms.
 
     Exit codes: 0 written, 3 not a WA archive (or damaged)."""
+    from charz.wa import read_wa  # numpy &c.: only once a command runs
     from charz.report._wa_report import write_wa_pngs  # matplotlib: slow to import, wanted only here
     settings, records = read_wa(out)
     paths, skipped = write_wa_pngs(settings, records, to or out / "report")

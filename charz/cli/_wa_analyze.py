@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from charz.analysis import PulseWindows
 from charz.cli._wa_app import (
     ChannelsOpt,
     ChipsOpt,
@@ -36,25 +35,16 @@ from charz.cli._wa_app import (
     wa_app,
 )
 from charz.errors import UsageError
-from charz.logic import find_sigrok_cli, parse_samplerate
-from charz.wa import (
-    FileWaBench,
-    HostVolume,
-    WaSettings,
-    WaStep,
-    create_archive,
-    die_notes,
-    parse_size,
-    parse_window,
-    resolve_geometry,
-    settle_notes,
-)
+
+if TYPE_CHECKING:
+    from charz.wa import HostVolume
 
 __all__ = ["register", "volumes_for"]
 
 
 def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[HostVolume]:
     """One host volume per file, from exactly one of the three options (given once per file)."""
+    from charz.wa import HostVolume, parse_size  # numpy &c.: only once a command runs
     given = [(name, v) for name, v in (("--host-bytes", host_bytes), ("--fio-json", fio_json),
                                         ("--blockstat", blockstat)) if v]
     if len(given) != 1:
@@ -122,6 +112,19 @@ def analyze(
 
     Exit codes: 0 all steps trusted, 2 bad usage, 3 the archive cannot be written, 4 a
     step is not trustworthy (its counts are kept), 9 sigrok-cli cannot read a file."""
+    # numpy &c.: only once a command runs
+    from charz.analysis import PulseWindows
+    from charz.logic import find_sigrok_cli, parse_samplerate
+    from charz.wa import (
+        FileWaBench,
+        WaSettings,
+        WaStep,
+        create_archive,
+        die_notes,
+        parse_window,
+        resolve_geometry,
+        settle_notes,
+    )
 
     if mp is None and not calibration:
         raise UsageError("give --mp N, or --calibration with the sequential calibration recording first",

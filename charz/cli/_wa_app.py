@@ -12,7 +12,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.console import Console
@@ -22,7 +22,9 @@ from charz.cli._common import console, emit_json
 from charz.cli._stop import stoppable
 from charz.cli._wa_format import format_json, format_summary, wrap
 from charz.errors import AnalysisError
-from charz.wa import RunSummary, run_plan
+
+if TYPE_CHECKING:
+    from charz.wa import RunSummary
 
 __all__ = ["wa_app", "finish", "run_with_bars", "stops", "ask"]
 
@@ -92,6 +94,8 @@ def _bars(steps: int, enabled: bool):
 def run_with_bars(archive, bench, quiet: bool, *, json_out: bool = False):
     """Run the plan with bars on stderr; with ``json_out`` stdout carries the JSON only (the
     steps' errors go to stderr as they happen)."""
+    from charz.wa import run_plan  # numpy &c.: only once a command runs
+
     plan = archive.settings["plan"]
     todo = sum(1 for i in range(len(plan)) if i not in archive.records)
     if json_out:

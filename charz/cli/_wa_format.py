@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 import textwrap
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
-from charz.archive import ftl_label
-from charz.wa import WaRecord, WaSettings
+if TYPE_CHECKING:  # charz.wa loads numpy: the CLI imports this module at start (tests/system/test_cli_help.py)
+    from charz.wa import WaRecord, WaSettings
 
 __all__ = ["format_json", "format_summary", "wrap"]
 
@@ -67,6 +68,7 @@ def _head(settings: WaSettings, records: Mapping[int, WaRecord]) -> list[str]:
                      + (f"; shortest gap {settings.min_gap_us:g} µs" if settings.min_gap_us else ""))
     ftl = settings.bench.get("ftl")
     if ftl:
+        from charz.archive import ftl_label  # numpy &c.: only once a command runs
         lines.append(f"drive     simulated: {ftl_label(ftl)}")
     return lines
 

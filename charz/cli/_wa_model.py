@@ -13,12 +13,10 @@ from typing import Optional
 
 import typer
 
-from charz.analysis import held_spare_factor, model_table, rho_from_sf, sf_from_rho
 from charz.cli._common import console, emit_json
 from charz.cli._wa_app import wa_app
 from charz.cli._wa_format import wrap
 from charz.errors import UsageError
-from charz.wa import closed_form_of, read_wa, steady_series
 
 __all__ = ["Geometry", "format_model", "parse_op", "register"]
 
@@ -36,11 +34,13 @@ class Geometry:
 
 
 def _held_sf(g: Geometry, h: float) -> float:
+    from charz.analysis import held_spare_factor  # numpy &c.: only once a command runs
     return held_spare_factor(g.spare_factor, h, g.blocks_per_pool)
 
 
 def format_model(g: Geometry, measured=None, source: str = "") -> str:
     """The model table (pure; ≤ 80 columns)."""
+    from charz.analysis import model_table, rho_from_sf  # numpy &c.: only once a command runs
     lines = [f"over-provisioning  S_f = {g.spare_factor:.4f} spare/physical, ρ = {rho_from_sf(g.spare_factor):.4f} "
              "spare/user", f"{'':19}({g.sf_origin})"]
     if g.pages_per_block:
@@ -79,6 +79,7 @@ def format_model(g: Geometry, measured=None, source: str = "") -> str:
 
 def model_dict(g: Geometry, measured=None, source: str = "") -> dict:
     """The --json document of the same table (charz.wa-model/1; pure)."""
+    from charz.analysis import model_table, rho_from_sf  # numpy &c.: only once a command runs
     band = g.held and g.blocks_per_pool
     held_tables = [model_table(_held_sf(g, h), g.pages_per_block) for h in g.held] if band else []
     models = []
@@ -151,6 +152,9 @@ def model(
     """Closed-form WA (Desnoyers LRW and greedy, Dayan δ, Agarwal) for a geometry; measured WA beside it.
 
     Exit codes: 0 shown, 2 bad usage (e.g. an ambiguous --op), 3 not a WA archive."""
+    from charz.analysis import sf_from_rho  # numpy &c.: only once a command runs
+    from charz.wa import closed_form_of, read_wa, steady_series
+
     settings, records = None, None
     if archive is not None:
         settings, records = read_wa(archive)
