@@ -29,6 +29,8 @@ ArchiveWriter    ``create(path, metadata)``, ``open_append(path)``, ``append(cap
                  ``update_metadata(**changes)``, ``close()``
 read_archive     ``read_archive(path, *, verify=True, tolerant=False) -> Archive``
 write_atomic     ``write_atomic(path, write)``: a file either absent or complete (profiles and reports use it too)
+WaArchive        the write-amplification archive (``_wa``): ``create``, ``resume``, ``commit``;
+read_wa_archive  its JSON documents as stored (``charz.wa`` reads them into typed values)
 
 Modules
 -------
@@ -63,6 +65,7 @@ Examples
 from charz.archive._atomic import write_atomic
 from charz.archive._format import CAPTURE_SCHEMA, SESSION_SCHEMA, Capture, Channel, Scaling
 from charz.archive._reader import Archive, Damaged, read_archive
+from charz.archive._wa import WA_SCHEMA, WaArchive, ftl_label, read_wa_archive
 from charz.archive._writer import ArchiveWriter
 
 __all__ = [
@@ -76,4 +79,8 @@ __all__ = [
     "Scaling",
     "read_archive",
     "write_atomic",
+    "WA_SCHEMA",
+    "WaArchive",
+    "ftl_label",
+    "read_wa_archive",
 ]

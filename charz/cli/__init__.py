@@ -45,6 +45,8 @@ _COMMAND_MODULES = (
     "charz.cli._show",
     "charz.cli._diff",
     "charz.cli._wa",
+    "charz.cli._wa_analyze",
+    "charz.cli._wa_model",
 )
 
 # soft_wrap: a long path in a message stays one piece, to copy from a terminal or a CI log.

@@ -16,6 +16,8 @@ Requests (``_request``)
     CharacterizeRequest, ResumeRequest built and checked from plain values (the CLI's options)
 Session (``_session``)
     start_session, resume_session, DeviceOptions, SessionUI, SessionResult, SCRATCH_NAME
+    claimed_target, prepared_target    the guard, O_EXCL claim, identification and initialization
+                                       (restored on every ending) that charz.wa's bench reuses
 """
 
 from charz.session._bench import Bench, BenchConfig, MockBench, RealBench, bench_from_dict, open_bench
@@ -30,9 +32,12 @@ from charz.session._plan import (
 )
 from charz.session._request import CharacterizeRequest, ResumeRequest
 from charz.session._session import SCRATCH_NAME, DeviceOptions, captures_kept, SessionResult, SessionUI, resume_session, start_session
+from charz.session._session import _claimed as claimed_target
+from charz.session._session import _prepared_target as prepared_target
 
 __all__ = [
     "SCRATCH_NAME", "Bench", "BenchConfig", "CharacterizeRequest", "DeviceOptions", "MockBench", "RealBench", "ResumeRequest", "bench_from_dict", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep", "captures_kept",
+    "claimed_target", "prepared_target",
     "default_read_sizes", "default_write_sizes", "open_bench", "parse_size", "parse_sizes", "resume_session",
     "start_session",
 ]
