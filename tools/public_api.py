@@ -188,6 +188,34 @@ def merge_from_imports(rules) -> int:
     return merged
 
 
+def restore_exports(rules) -> int:
+    """``from charz.X import a`` where ``charz.X`` no longer exports ``a`` (a merge took an
+    ``__init__`` from the other side): export it again from the module that defines it."""
+    wanted: dict[str, dict[str, set[str]]] = {}
+    for mod in rules.MODULES.values():
+        for node, targets, _ in mod.imports():
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            package = targets[0]
+            init = rules.MODULES.get(package)
+            if init is None or not init.is_package or not package.startswith("charz."):
+                continue
+            bound = bound_at_top(init.tree, init.resolve)
+            for a in node.names:
+                if a.name in bound or f"{package}.{a.name}" in rules.MODULES:
+                    continue
+                homes = [m for m in rules.MODULES.values() if m.name.startswith(package + "._")
+                         and bound_at_top(m.tree, m.resolve).get(a.name) in ("def", "assign")]
+                if len(homes) != 1:
+                    TODO.append(f"{mod.path.relative_to(REPO)}:{node.lineno}: {package} has no {a.name} "
+                                f"({len(homes)} modules define it: by hand)")
+                    continue
+                wanted.setdefault(package, {}).setdefault(homes[0].name, set()).add(a.name)
+    for package, sources in wanted.items():
+        add_exports(rules.MODULES[package], sources)
+    return sum(len(n) for src in wanted.values() for n in src.values())
+
+
 # ---------------------------------------------------------------- 2. hoist
 def hoist(rules) -> int:
     graph = {n: {t for t in rules._edges(n) if t in rules.MODULES} for n in rules.MODULES}
@@ -357,6 +385,8 @@ def main() -> None:
     print(f"before: {len(rules.private_cross_package_imports())} private cross-package imports, "
           f"{len(rules.function_level_imports())} imports in functions")
     print(f"public imports rewritten: {publicize(rules)}")
+    rules = load_rules()
+    print(f"names exported again: {restore_exports(rules)}")
     rules = load_rules()
     print(f"imports moved to the top: {hoist(rules)}")
     rules = load_rules()

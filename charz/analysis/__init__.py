@@ -22,6 +22,18 @@ infer_allocation    allocation scheme from durations of every full-unit size (``
 Layout, visit_sequence, prefix_end_us, request_end_us
                     the latency recurrence of 003 §4.2 (``_latency``)
 Quantity            a number with its provenance (``_quantity``)
+
+Write amplification from R/B pulses (RB-Explorer, 000; ``charz.wa`` runs it)
+PulseCounter, PulseWindows, PulseCounts
+                    the streaming pulse counter and its width windows (``_pulses``)
+check_counts, CountCheck
+                    can a count be trusted (``_wa_checks``)
+WaGeometry, WaEstimate, wa_eq7, calibrate_mp, re_wa
+                    Eq. 7, M_p by Eq. 8, |RE_WA| by Eq. 9 (``_wa``)
+geometry_from_profile
+                    Eq. 7's constants from a profile (``_wa_profile``)
+model_table, ModelRow, rho_from_sf, sf_from_rho, held_spare_factor
+                    the closed-form WA models (``_wa_models``)
 """
 
 from charz.analysis._allocation import AllocationResult, CandidateFit, Timing, enumerate_walks, infer_allocation
@@ -51,15 +63,15 @@ from charz.analysis._quantity import (
 from charz.analysis._smooth import W_PATTERN, W_PEAK, block_means, moving_average
 from charz.analysis._steps import SizeLevels, StepResult, fit_steps, summarize_sizes
 from charz.analysis._units import UnitFromDurations, unit_from_durations
+from charz.analysis._wa import WaEstimate, WaGeometry, calibrate_mp, re_wa, wa_eq7
+from charz.analysis._wa_checks import CountCheck, check_counts
+from charz.analysis._wa_models import ModelRow, greedy_wa_sf, held_spare_factor, model_table, rho_from_sf, sf_from_rho
+from charz.analysis._wa_profile import geometry_from_profile
 from charz.analysis._window import FLAG_NAMES, WindowMeasurements, measure_window
 from charz.analysis._pulses import PulseCounter, PulseCounts, PulseWindows, count_pulses
+from charz.analysis._wa_models import agarwal_wa_rho, lrw_wa_sf
 from charz.analysis._setup import check_idle_peaks, check_standby_tail, check_write_cache
-from charz.analysis._wa import WaGeometry, calibrate_mp, re_wa, wa_eq7
-from charz.analysis._wa_checks import check_counts
-from charz.analysis._wa_models import agarwal_wa_rho, greedy_wa_sf, held_spare_factor, lrw_wa_sf, model_table, rho_from_sf, sf_from_rho
-from charz.analysis._wa_profile import geometry_from_profile, wa_section
-from charz.analysis._wa_steady import mock_geometry, steady_series
-from charz.analysis._window import FLAG_CLIPPED, FLAG_NO_ACTIVITY, FLAG_TRUNCATED
+from charz.analysis._window_kernel import FLAG_CLIPPED, FLAG_NO_ACTIVITY, FLAG_TRUNCATED
 
 __all__ = [
     "AllocationResult", "CandidateFit", "CaptureTable", "Characterization", "DiesAndUnit", "FLAG_NAMES",
@@ -69,5 +81,9 @@ __all__ = [
     "prefix_end_us", "request_end_us", "summarize_sizes", "unit_from_durations", "visit_sequence",
     "CHANNEL_ONLY", "CHANNEL_PRIORITY", "WAY_PRIORITY", "SCHEMES", "GIVEN", "MEASURED", "INFERRED",
     "HIGH", "MEDIUM", "LOW", "UNDETERMINED", "W_PEAK", "W_PATTERN",
-    "FLAG_CLIPPED", "FLAG_NO_ACTIVITY", "FLAG_TRUNCATED", "PulseCounter", "PulseCounts", "PulseWindows", "WaGeometry", "agarwal_wa_rho", "calibrate_mp", "check_counts", "check_idle_peaks", "check_standby_tail", "check_write_cache", "count_pulses", "geometry_from_profile", "greedy_wa_sf", "held_spare_factor", "lrw_wa_sf", "mock_geometry", "model_table", "re_wa", "rho_from_sf", "sf_from_rho", "steady_series", "wa_eq7", "wa_section",
+    "PulseCounter", "PulseCounts", "PulseWindows", "CountCheck", "check_counts", "WaEstimate", "WaGeometry",
+    "calibrate_mp", "re_wa", "wa_eq7", "geometry_from_profile",
+    "ModelRow", "greedy_wa_sf", "model_table", "rho_from_sf", "sf_from_rho", "held_spare_factor",
+    "agarwal_wa_rho", "count_pulses", "lrw_wa_sf",
+    "FLAG_CLIPPED", "FLAG_NO_ACTIVITY", "FLAG_TRUNCATED", "check_idle_peaks", "check_standby_tail", "check_write_cache",
 ]

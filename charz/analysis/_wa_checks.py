@@ -15,7 +15,7 @@
   are tested for an excess of pulses just inside it — none: they are erases outside
   the window, fine; some: untrustworthy, naming the erases (never a hint to widen the
   window onto them).  Erases that overlap the programs' widths cannot be told by
-  width; ``charz.session._wa_run`` flags a count with GC (WA > 1) but no erase anywhere;
+  width; ``charz.wa._run`` flags a count with GC (WA > 1) but no erase anywhere;
 * a few erase-like pulses just above the upper edge (too few for that excess test): the
   block rule bounds the erases that may lie inside; room for 1 % of the programs or more
   is untrustworthy, naming erases;

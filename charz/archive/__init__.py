@@ -29,6 +29,8 @@ ArchiveWriter    ``create(path, metadata)``, ``open_append(path)``, ``append(cap
                  ``update_metadata(**changes)``, ``close()``
 read_archive     ``read_archive(path, *, verify=True, tolerant=False) -> Archive``
 write_atomic     ``write_atomic(path, write)``: a file either absent or complete (profiles and reports use it too)
+WaArchive        the write-amplification archive (``_wa``): ``create``, ``resume``, ``commit``;
+read_wa_archive  its JSON documents as stored (``charz.wa`` reads them into typed values)
 
 Modules
 -------
@@ -63,9 +65,9 @@ Examples
 from charz.archive._atomic import write_atomic
 from charz.archive._format import CAPTURE_SCHEMA, SESSION_SCHEMA, Capture, Channel, Scaling
 from charz.archive._reader import Archive, Damaged, read_archive
+from charz.archive._wa import WA_SCHEMA, WaArchive, ftl_label, read_wa_archive
 from charz.archive._writer import ArchiveWriter
 from charz.archive._given import check_given, check_rail_v
-from charz.archive._wa import WaArchive, ftl_label, read_wa_archive
 from charz.archive._writer import free_text
 
 __all__ = [
@@ -79,5 +81,9 @@ __all__ = [
     "Scaling",
     "read_archive",
     "write_atomic",
-    "WaArchive", "check_given", "check_rail_v", "free_text", "ftl_label", "read_wa_archive",
+    "WA_SCHEMA",
+    "WaArchive",
+    "ftl_label",
+    "read_wa_archive",
+    "check_given", "check_rail_v", "free_text",
 ]

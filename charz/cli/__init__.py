@@ -19,7 +19,7 @@ from typer.models import DefaultPlaceholder
 
 from charz import __version__
 from charz.cli import _common
-from charz.cli._common import announce_compiles, err_console, report_error  # noqa: F401 - charz.cli.report_error
+from charz.cli._common import announce_compiles, report_error
 from charz.cli._conventions import CharzRoot, apply as _apply_conventions
 from charz.cli._warm import warm_kernels
 from charz.errors import CharzError
@@ -51,7 +51,7 @@ _COMMAND_MODULES = (
     "charz.cli._show",
     "charz.cli._diff",
     "charz.cli._wa",
-    "charz.cli._wa_analyze",  # `charz wa analyze` and `wa model`, on _wa's wa_app
+    "charz.cli._wa_analyze",
     "charz.cli._wa_model",
 )
 

@@ -168,6 +168,9 @@ def register(app: typer.Typer) -> None:
                                                         "(pyvisa-py for all), @socket, @ivi, or a path to "
                                                         "NI/Keysight VISA."),
         record_length: int = typer.Option(10_000, help="Points per record (2 µs/sample for writes, 4 µs for reads)."),
+        scope_timeout: float = typer.Option(2.0, metavar="<seconds>", help="Seconds one scope reply may take before "
+                                            "it counts as lost and the link is retried (0.1-600; recorded, "
+                                            "resume reuses it)."),
         seed: int = typer.Option(0, help="Mock bench: seed of the simulated drive."),
         standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),
         write_cache: bool = typer.Option(False, help="Mock bench: leave the simulated write cache on (to see the warning)."),
@@ -195,6 +198,7 @@ def register(app: typer.Typer) -> None:
             t_switch_us=t_switch_us, host_rate=host_rate, sizes=sizes, read_sizes=read_sizes, repeats=repeats,
             erase=erase, confirm_serial=confirm_serial, allow_signatures=allow_signatures, rail_v=rail_v,
             channel=channel, visa_library=visa_library, record_length=record_length, seed=seed, standby=standby,
+            scope_timeout=scope_timeout,
             write_cache=write_cache, mock_faults=mock_fault or (), dialect=mock_dialect, analyze=analyze,
             spec_sheet=spec_sheet, dialects=dialects)
         ui = CliUI(quiet)
@@ -214,6 +218,8 @@ def register(app: typer.Typer) -> None:
         scope: Optional[str] = typer.Option(None, help="The scope's VISA resource now, if it changed (recorded)."),
         channel: Optional[str] = typer.Option(None, help="The probe's scope channel now, if it changed (recorded)."),
         visa_library: Optional[str] = typer.Option(None, help="The VISA library on this host, if it changed (recorded)."),
+        scope_timeout: Optional[float] = typer.Option(None, metavar="<seconds>", help="Seconds one scope reply may "
+                                                      "take (0.1-600; default: the session's, recorded)."),
         device: Optional[Path] = typer.Option(None, help="The drive's device path now, if it changed (its serial "
                                                          "is checked; recorded)."),
         scratch: Optional[Path] = typer.Option(None, help="Mock bench: the scratch file's path now, e.g. on a disk "
@@ -225,7 +231,8 @@ def register(app: typer.Typer) -> None:
 
         request = ResumeRequest.build(session, confirm_serial=confirm_serial, analyze=analyze,
                                       mock_faults=mock_fault or (), scope=scope, channel=channel,
-                                      visa_library=visa_library, device=device, scratch=scratch)
+                                      visa_library=visa_library, device=device, scratch=scratch,
+                                      scope_timeout=scope_timeout)
         ui = CliUI(quiet)
         # The provider is only used if the session was recorded on the mock bench.
         with _finished_said(ui), _session_stops(ui, session), damage_hints(reading=False), stoppable():

@@ -65,17 +65,17 @@ def register(app: typer.Typer) -> None:
         if (session / "wa.json").is_file():  # a WA archive: its own page
             if wa is not None:
                 raise UsageError(f"{session} is itself a WA archive; --wa adds one to a characterization session")
-            from charz.archive import read_wa_archive  # lazy: numpy
             from charz.report import wa_report  # lazy: matplotlib, numba, numpy, scipy
-            settings, records = read_wa_archive(session)
+            from charz.wa import read_wa  # lazy: numba, numpy, scipy
+            settings, records = read_wa(session)
             rep = wa_report(settings, records, session=str(session))
             written = write_report(rep, out_dir)
             console.print(format_written(written, sections=rep.sections, computed_profile=None), markup=False)
             return
         wa_data = None
         if wa is not None:
-            from charz.archive import read_wa_archive  # lazy: numpy
-            wa_data = read_wa_archive(wa)
+            from charz.wa import read_wa  # lazy: numba, numpy, scipy
+            wa_data = read_wa(wa)
         # Reading and measuring every capture, then drawing, take seconds each: say what is going on.
         analysing = profile is None and not (session / "profile.toml").exists()
         note(fold(f"reading {session} and measuring each capture"

@@ -8,21 +8,43 @@ from __future__ import annotations
 
 import datetime
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
-from charz.cli._wa import _finish, _geometry, _run, _window, die_notes, settle_notes, wa_app
+from charz.cli._wa_app import (
+    ChannelsOpt,
+    ChipsOpt,
+    DiesOpt,
+    EraseWindowOpt,
+    GlitchOpt,
+    JsonOpt,
+    MpOpt,
+    OutOpt,
+    PageSizeOpt,
+    PagesPerBlockOpt,
+    PlanesOpt,
+    ProfileOpt,
+    ProgramWindowOpt,
+    QuietOpt,
+    ReadWindowOpt,
+    SigrokCliOpt,
+    VerboseOpt,
+    finish,
+    run_with_bars,
+    wa_app,
+)
 from charz.errors import UsageError
 
-__all__ = ["volumes_for"]
+if TYPE_CHECKING:
+    from charz.wa import HostVolume
+
+__all__ = ["register", "volumes_for"]
 
 
-def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[dict]:
+def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], blockstat: list[str]) -> list[HostVolume]:
     """One host volume per file, from exactly one of the three options (given once per file)."""
-    from charz.session import HostVolume  # lazy: numba, numpy, scipy
-    from charz.session import parse_fio_size as parse_size  # lazy: numba, numpy, scipy
-
+    from charz.wa import HostVolume, parse_size  # numpy &c.: only once a command runs
     given = [(name, v) for name, v in (("--host-bytes", host_bytes), ("--fio-json", fio_json),
                                         ("--blockstat", blockstat)) if v]
     if len(given) != 1:
@@ -36,14 +58,14 @@ def volumes_for(n_files: int, host_bytes: list[str], fio_json: list[Path], block
     out = []
     for v in vals:
         if name == "--host-bytes":
-            out.append(HostVolume(host_bytes=parse_size(v)).to_dict())
+            out.append(HostVolume(host_bytes=parse_size(v)))
         elif name == "--fio-json":
-            out.append(HostVolume(fio_json=str(Path(v).resolve())).to_dict())
+            out.append(HostVolume(fio_json=str(Path(v).resolve())))
         else:
             before, sep, after = v.partition(",")
             if not sep:
                 raise UsageError(f"--blockstat wants BEFORE,AFTER (two files with /sys/block/X/stat), not {v!r}")
-            out.append(HostVolume(blockstat=(str(Path(before).resolve()), str(Path(after).resolve()))).to_dict())
+            out.append(HostVolume(blockstat=(str(Path(before).resolve()), str(Path(after).resolve()))))
     return out
 
 
@@ -64,39 +86,45 @@ def analyze(
                                                                 "readings, per FILE."),
     calibration: bool = typer.Option(False, "--calibration", help="The first FILE is 000 §3.5's sequential "
                                                                   "calibration run on a fresh drive (finds M_p)."),
-    mp: Optional[int] = typer.Option(None, help="M_p, pages per program pulse, if known."),
-    channels: Optional[int] = typer.Option(None, help="N_channel."),
-    chips: Optional[int] = typer.Option(None, help="N_chip per channel."),
-    dies: Optional[int] = typer.Option(None, help="N_die per chip."),
-    page_size: Optional[str] = typer.Option(None, help="P_a, the NAND page size, e.g. 16k."),
-    planes: Optional[int] = typer.Option(None, help="Planes per die, if known (admits M_p = planes)."),
-    pages_per_block: Optional[int] = typer.Option(None, min=2, help="Program pulses per erase block, if known: "
-                                                                    "erases are told by one per block."),
-    profile: Optional[Path] = typer.Option(None, help="A charz profile giving channels, chips, dies, page."),
-    program_window: str = typer.Option("200,2200", help="Program pulse window (a, b) µs; SLC: 200,500."),
-    read_window: str = typer.Option("2,200", help="Read pulse window µs."),
-    erase_window: str = typer.Option("2200,20000", help="Erase pulse window µs."),
-    glitch: float = typer.Option(2.0, help="Low or high stretches shorter than this (µs) are glitches."),
+    mp: MpOpt = None,
+    channels: ChannelsOpt = None,
+    chips: ChipsOpt = None,
+    dies: DiesOpt = None,
+    page_size: PageSizeOpt = None,
+    planes: PlanesOpt = None,
+    pages_per_block: PagesPerBlockOpt = None,
+    profile: ProfileOpt = None,
+    program_window: ProgramWindowOpt = "200,2200",
+    read_window: ReadWindowOpt = "2,200",
+    erase_window: EraseWindowOpt = "2200,20000",
+    glitch: GlitchOpt = 2.0,
     min_gap: Optional[float] = typer.Option(None, help="Shortest high gap (µs) expected between two operations "
                                                        "(default 10, assumed)."),
     settle: Optional[float] = typer.Option(None, help="R/B must be high this long (s) at the end of a recording "
                                                       "(000 §4.2: 300, the default)."),
-    sigrok_cli: Optional[str] = typer.Option(None, "--sigrok-cli", metavar="PATH",
-                                             help="The sigrok-cli to run (default: the one on PATH)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="WA archive to create (default runs/wa-<time>)."),
-    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON on stdout (no table, no bars)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Every warning of every step."),
+    sigrok_cli: SigrokCliOpt = None,
+    out: OutOpt = None,
+    json_out: JsonOpt = False,
+    quiet: QuietOpt = False,
+    verbose: VerboseOpt = False,
 ) -> None:
     """WA from R/B recordings charz did not make: the same counts, checks, table and archive as wa run.
 
     Exit codes: 0 all steps trusted, 2 bad usage, 3 the archive cannot be written, 4 a
     step is not trustworthy (its counts are kept), 9 sigrok-cli cannot read a file."""
-    from charz.analysis import PulseWindows  # lazy: numba, numpy, scipy
-    from charz.archive import WaArchive  # lazy: numpy
-    from charz.logic import find_sigrok_cli  # lazy: numba, numpy, scipy
-    from charz.logic import parse_samplerate  # lazy: numba, numpy, scipy
-    from charz.session import FileWaBench  # lazy: numba, numpy, scipy
+    # numpy &c.: only once a command runs
+    from charz.analysis import PulseWindows
+    from charz.logic import find_sigrok_cli, parse_samplerate  # lazy: numba, numpy, scipy
+    from charz.wa import (
+        FileWaBench,
+        WaSettings,
+        WaStep,
+        create_archive,
+        die_notes,
+        parse_window,
+        resolve_geometry,
+        settle_notes,
+    )  # lazy: numba, numpy, scipy
 
     if mp is None and not calibration:
         raise UsageError("give --mp N, or --calibration with the sequential calibration recording first",
@@ -105,8 +133,8 @@ def analyze(
         raise UsageError("--mp and --calibration both set M_p: give one")
     try:
         rate = parse_samplerate(samplerate) if samplerate else None
-        windows = PulseWindows(program_us=_window(program_window), read_us=_window(read_window),
-                               erase_us=_window(erase_window), glitch_us=glitch)
+        windows = PulseWindows(program_us=parse_window(program_window), read_us=parse_window(read_window),
+                               erase_us=parse_window(erase_window), glitch_us=glitch)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     names = [x.strip() for x in channel.split(",") if x.strip()]
@@ -116,24 +144,23 @@ def analyze(
         if not f.is_file():
             raise UsageError(f"{f}: no such file")
     volumes = volumes_for(len(files), host_bytes, fio_json, blockstat)
-    geometry = _geometry(channels, chips, dies, page_size, profile)
+    geometry = resolve_geometry(channels, chips, dies, page_size, profile)
     exe = find_sigrok_cli(sigrok_cli)
     settle, min_gap, notes = settle_notes(settle, min_gap)
     notes += die_notes(len(names), geometry.dies, "--channel D0,D1,…")
-    plan = [{"kind": "calibrate" if calibration and k == 0 else "benchmark", "recorded": True,
-             "file": str(f.resolve()), "input_format": input_format, "label": f.name, "volume": v}
-            for k, (f, v) in enumerate(zip(files, volumes))]
+    plan = tuple(WaStep("calibrate" if calibration and k == 0 else "benchmark", str(f.resolve()), recorded=True,
+                        input_format=input_format, label=f.name, host_volume=v)
+                 for k, (f, v) in enumerate(zip(files, volumes)))
     out = out or Path("runs") / f"wa-{datetime.datetime.now():%Y%m%d-%H%M%S}"
-    bench = FileWaBench(geometry, names, sigrok=exe, samplerate_hz=rate)
-    settings = {"plan": plan, "windows": windows.to_dict(), "samplerate_hz": rate, "settle_s": settle,
-                "settle_timeout_s": None, "m_p_given": mp, "planes": planes, "pages_per_block": pages_per_block, "min_gap_us": min_gap,
-                "notes": notes, "bench": bench.describe(), "geometry": geometry.to_dict()}
+    bench = FileWaBench(names, sigrok=exe, samplerate_hz=rate)
+    settings = WaSettings(plan=plan, windows=windows, samplerate_hz=rate, settle_s=settle, settle_timeout_s=None,
+                          geometry=geometry, bench=bench.describe(), m_p_given=mp, planes=planes,
+                          pages_per_block=pages_per_block, min_gap_us=min_gap, notes=tuple(notes))
     bench.check(plan)
-    with WaArchive.create(out, settings) as archive:
-        summary = _run(archive, bench, quiet, json_out=json_out)
-    _finish(out, archive.settings, summary, quiet, json_out=json_out, verbose=verbose)
+    with create_archive(out, settings) as archive:
+        summary = run_with_bars(archive, bench, quiet, json_out=json_out)
+    finish(out, summary, quiet, json_out=json_out, verbose=verbose)
 
 
-def register(app: typer.Typer) -> None:  # noqa: ARG001 - the command module protocol of charz.cli
-    """``charz wa analyze`` joined ``wa_app`` when this module was imported; ``charz.cli._wa``
-    adds ``wa_app`` to the application."""
+def register(app: typer.Typer) -> None:
+    """Nothing to add: ``analyze`` is on :data:`wa_app`, which ``charz.cli._wa`` registers."""

@@ -14,10 +14,11 @@ from typing import Optional
 import typer
 
 from charz.cli._common import console, emit_json
-from charz.cli._wa import _wrap, wa_app
+from charz.cli._wa_app import wa_app
+from charz.cli._wa_format import wrap
 from charz.errors import UsageError
 
-__all__ = ["Geometry", "format_model", "parse_op"]
+__all__ = ["Geometry", "format_model", "parse_op", "register"]
 
 
 @dataclass(frozen=True)
@@ -33,14 +34,13 @@ class Geometry:
 
 
 def _held_sf(g: Geometry, h: float) -> float:
-    from charz.analysis import held_spare_factor  # lazy: numba, numpy, scipy
+    from charz.analysis import held_spare_factor  # numpy &c.: only once a command runs
     return held_spare_factor(g.spare_factor, h, g.blocks_per_pool)
 
 
 def format_model(g: Geometry, measured=None, source: str = "") -> str:
     """The model table (pure; ≤ 80 columns)."""
-    from charz.analysis import model_table, rho_from_sf  # lazy: numba, numpy, scipy
-
+    from charz.analysis import model_table, rho_from_sf  # numpy &c.: only once a command runs
     lines = [f"over-provisioning  S_f = {g.spare_factor:.4f} spare/physical, ρ = {rho_from_sf(g.spare_factor):.4f} "
              "spare/user", f"{'':19}({g.sf_origin})"]
     if g.pages_per_block:
@@ -74,13 +74,12 @@ def format_model(g: Geometry, measured=None, source: str = "") -> str:
                              f"{'s' if measured.steps != 1 else ''})")
             else:
                 lines.append(f"  {name:<24}{'—':>7}  (none in the archive)")
-    return _wrap("\n".join(lines))
+    return wrap("\n".join(lines))
 
 
 def model_dict(g: Geometry, measured=None, source: str = "") -> dict:
     """The --json document of the same table (charz.wa-model/1; pure)."""
-    from charz.analysis import model_table, rho_from_sf  # lazy: numba, numpy, scipy
-
+    from charz.analysis import model_table, rho_from_sf  # numpy &c.: only once a command runs
     band = g.held and g.blocks_per_pool
     held_tables = [model_table(_held_sf(g, h), g.pages_per_block) for h in g.held] if band else []
     models = []
@@ -128,8 +127,8 @@ def parse_op(text: str) -> float:
 
 
 def _mock_geometry(ftl: dict | None, origin: str) -> Geometry:
+    from charz.sim import mock_config  # the simulator: heavy, wanted for the mock's geometry only
     from charz.sim.ftl import FtlConfig  # lazy: numba, numpy, pyvisa, scipy, the simulator
-    from charz.sim import mock_config  # lazy: numba, numpy, pyvisa, scipy, the simulator
     cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in ftl.items()}) if ftl else mock_config()
     # its GC keeps 1 reserve unit free and collects until 2 are (docs/ftl.md): 1–2 units beyond the spare
     return Geometry(cfg.spare_factor, origin, cfg.pages_per_unit, cfg.units_per_pool, (1.0, 2.0),
@@ -153,16 +152,17 @@ def model(
     """Closed-form WA (Desnoyers LRW and greedy, Dayan δ, Agarwal) for a geometry; measured WA beside it.
 
     Exit codes: 0 shown, 2 bad usage (e.g. an ambiguous --op), 3 not a WA archive."""
+    from charz.analysis import sf_from_rho  # numpy &c.: only once a command runs
+    from charz.wa import closed_form_of, read_wa, steady_series  # lazy: numba, numpy, scipy
+
     settings, records = None, None
     if archive is not None:
-        from charz.archive import read_wa_archive  # lazy: numpy
-        settings, records = read_wa_archive(archive)
+        settings, records = read_wa(archive)
     given = [x is not None for x in (op, spare_factor)]
     if sum(given) > 1 or (mock and any(given)):
         raise UsageError("give one of --op (ρ, spare/user), --spare-factor (S_f, spare/physical) and --mock")
     try:
         if op is not None or spare_factor is not None:
-            from charz.analysis import sf_from_rho  # lazy: numba, numpy, scipy
             if spare_factor is not None and not (0 < spare_factor < 1):
                 raise UsageError(f"--spare-factor is S_f = spare/physical, a fraction in (0, 1), not {spare_factor:g}",
                                  hint="000's OP% is S_f: 7 % is --spare-factor 0.07")
@@ -177,22 +177,19 @@ def model(
                          held, "given")
         elif mock:
             g = _mock_geometry(None, "the mock drive's configuration")
-        elif settings and settings.get("bench", {}).get("kind") == "mock":
-            from charz.analysis import mock_geometry  # lazy: numba, numpy, scipy
-            if mock_geometry(settings) is None:
+        elif settings and settings.bench.get("ftl"):  # a mock archive: its simulated drive
+            if closed_form_of(settings.bench) is None:
                 raise UsageError("the archive's simulated drive is not a plain greedy one (Wolf, an NVM cache, "
                                  "cost-benefit): give --op or --spare-factor to see the uniform closed forms")
-            g = _mock_geometry(settings["bench"]["ftl"], "the archive's simulated drive")
+            g = _mock_geometry(settings.bench["ftl"], "the archive's simulated drive")
         else:
             raise UsageError("give --op or --spare-factor (a bench archive does not know its drive's OP)",
                              hint="e.g. charz wa model --op 7% --pages-per-block 256")
         measured = None
         if records:
-            from charz.analysis import steady_series  # lazy: numba, numpy, scipy
-            own = [x for x in steady_series(settings, records) if x.op_percent is None]
+            own = [x for x in steady_series(records, closed_form_of(settings.bench)) if x.op_percent is None]
             measured = own[0] if own else None
         if as_json:
-
             emit_json(json.dumps(model_dict(g, measured, str(archive) if archive else ""), indent=2))
             return
         else:
@@ -202,6 +199,5 @@ def model(
     console.print(text, markup=False)
 
 
-def register(app: typer.Typer) -> None:  # noqa: ARG001 - the command module protocol of charz.cli
-    """``charz wa model`` joined ``wa_app`` when this module was imported; ``charz.cli._wa``
-    adds ``wa_app`` to the application."""
+def register(app: typer.Typer) -> None:
+    """Nothing to add: ``model`` is on :data:`wa_app`, which ``charz.cli._wa`` registers."""

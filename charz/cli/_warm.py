@@ -35,9 +35,8 @@ def warm_kernels() -> None:
     counter = PulseCounter(1e6)
     counter.feed(np.frombuffer(line.tobytes(), np.uint8))
     # the simulated SSD's renderer and the simulated FTL: the mock bench's and wa run --mock's
-    from charz.sim import load_preset
+    from charz.sim import load_preset, mock_config
     from charz.sim import SimulatedSSD  # lazy: numba, numpy, pyvisa, scipy, the simulator
-    from charz.sim import mock_config  # lazy: numba, numpy, pyvisa, scipy, the simulator
     from charz.sim.ftl import SimDrive  # lazy: numba, numpy, pyvisa, scipy, the simulator
 
     ssd = SimulatedSSD(load_preset("mxp"))

@@ -21,6 +21,8 @@ Identify (``_identify`` and the pure parsers)
     parse_identify         ``hdparm -I``; parse_flag, parse_power_mode (``_hdparm``)
     parse_id_ctrl, parse_id_ns, parse_get_feature   nvme-cli           (``_nvme``)
     parse_smartctl         ``smartctl -j -i -A``                       (``_smartctl``)
+    read_counters, counters_from_texts, counter_wa, CounterSet, CounterWa
+                           the drive's own write counters and their WA   (``_wa_counters``)
     parse_mountinfo, parse_swaps      /proc                            (``_mounts``)
     parse_wipefs, parse_blkid_export  signatures                       (``_signatures``)
 
@@ -79,6 +81,7 @@ from charz.device._plan import ERASE_METHODS, EraseMethod, EraseStep, InitPlan, 
 from charz.device._runner import TOOL_PACKAGES, CommandResult, Runner, SubprocessRunner, run_tool
 from charz.device._signatures import Signature, parse_blkid_export, parse_wipefs
 from charz.device._smartctl import SmartAttribute, SmartInfo, parse_smartctl
+from charz.device._wa_counters import CounterSet, CounterWa, counter_wa, counters_from_texts, read_counters
 from charz.device._sysfs import (
     SYSFS_ROOT,
     BlockNode,
@@ -91,7 +94,6 @@ from charz.device._sysfs import (
     read_queue_limits,
 )
 from charz.device._lsblk import lsblk_argv
-from charz.device._wa_counters import counter_wa, counters_from_texts, read_counters
 
 __all__ = [
     "SYSFS_ROOT",
@@ -158,5 +160,10 @@ __all__ = [
     "plan_initialization",
     "run_erase",
     "run_tool",
-    "counter_wa", "counters_from_texts", "lsblk_argv", "read_counters",
+    "CounterSet",
+    "CounterWa",
+    "counter_wa",
+    "counters_from_texts",
+    "read_counters",
+    "lsblk_argv",
 ]

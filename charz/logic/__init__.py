@@ -10,21 +10,21 @@ rule of 000 §4.2 while the pulse counter (``charz.analysis._pulses``) counts.
 from charz.logic._count import CountResult, StepOutcome, count_until_settled
 from charz.logic._render import RenderedTrain, place_pulses, render_chunks
 from charz.logic._sigrok import (
+    FileInfo,
     LogicSpec,
     SigrokStream,
     channel_bit,
     file_argv,
     find_sigrok_cli,
     parse_logic_spec,
+    show_file,
     stream_argv,
 )
-from charz.logic._srzip import SessionMeta, parse_metadata, read_session_chunks, write_session
-from charz.logic._sigrok import FileInfo, show_file
-from charz.logic._srzip import parse_samplerate
+from charz.logic._srzip import SessionMeta, parse_metadata, parse_samplerate, read_session_chunks, write_session
 
 __all__ = [
     "CountResult", "StepOutcome", "count_until_settled", "RenderedTrain", "place_pulses", "render_chunks", "LogicSpec",
     "SigrokStream", "channel_bit", "file_argv", "find_sigrok_cli", "parse_logic_spec", "stream_argv",
-    "SessionMeta", "parse_metadata", "read_session_chunks", "write_session",
-    "FileInfo", "parse_samplerate", "show_file",
+    "SessionMeta", "parse_metadata", "read_session_chunks", "write_session", "FileInfo", "show_file",
+    "parse_samplerate",
 ]

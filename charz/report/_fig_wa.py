@@ -1,38 +1,39 @@
 """WA figures: the R/B low-pulse width histogram with the windows, WA per benchmark, WA vs volume.
 
-Inputs are a WA archive's settings and step records (``charz.archive._wa``); outputs
+Inputs are a WA archive's settings and step records (``charz.wa.read_wa``); outputs
 PNG files.  The histogram is what tells a wrong window: programs should form modes
 well inside (a, b), reads and erases their own, nothing piled against an edge.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Mapping
 
 import numpy as np
 
 from charz.analysis import agarwal_wa_rho, greedy_wa_sf, lrw_wa_sf, rho_from_sf
 from charz.report._style import DOTS, FIT, MEASURED, new_figure
+from charz.wa import WaRecord, WaSettings
 
 __all__ = ["histogram_figure", "benchmarks_figure", "volume_figure", "models_figure"]
 
 
-def histogram_figure(settings: dict, records: dict[int, dict]):
-    w = settings["windows"]
+def histogram_figure(settings: WaSettings, records: Mapping[int, WaRecord]):
+    w = settings.windows
     total = None
     for r in records.values():
-        h = np.asarray(r["counts"]["histogram"], dtype=np.int64)
+        h = np.asarray(r.counts.histogram, dtype=np.int64)
         total = h if total is None else total + h
     fig = new_figure(8, 4.5)
     ax = fig.add_subplot(1, 1, 1)
     if total is None:
         ax.text(0.5, 0.5, "no steps recorded", ha="center", transform=ax.transAxes)
         return fig
-    edges = np.arange(total.size + 1) * w["bin_us"]
+    edges = np.arange(total.size + 1) * w.bin_us
     keep = total > 0
-    ax.bar(edges[:-1][keep], total[keep], width=w["bin_us"], align="edge", color=DOTS, label="low pulses")
-    for (lo, hi), name, colour in ((w["program_us"], "program window", FIT), (w["read_us"], "read", "#55a868"),
-                                   (w["erase_us"], "erase", "#8172b2")):
+    ax.bar(edges[:-1][keep], total[keep], width=w.bin_us, align="edge", color=DOTS, label="low pulses")
+    for (lo, hi), name, colour in ((w.program_us, "program window", FIT), (w.read_us, "read", "#55a868"),
+                                   (w.erase_us, "erase", "#8172b2")):
         ax.axvspan(lo, hi, alpha=0.12, color=colour, label=f"{name} ({lo:g}, {hi:g}) µs")
     ax.set_xscale("symlog", linthresh=100)
     ax.set_yscale("log")
@@ -43,26 +44,26 @@ def histogram_figure(settings: dict, records: dict[int, dict]):
     return fig
 
 
-def benchmarks_figure(records: dict[int, dict]):
-    rows = [r for _, r in sorted(records.items()) if r["step"]["kind"] == "benchmark" and r.get("estimate")]
+def benchmarks_figure(records: Mapping[int, WaRecord]):
+    rows = [r for _, r in sorted(records.items()) if r.step.kind == "benchmark" and r.estimate]
     fig = new_figure(10, 5)
     ax = fig.add_subplot(1, 1, 1)
     if not rows:
         ax.text(0.5, 0.5, "no benchmark with a WA", ha="center", transform=ax.transAxes)
         return fig
     x = np.arange(len(rows))
-    wa = [r["estimate"]["wa"]["value"] for r in rows]
-    u = [r["estimate"]["wa"]["uncertainty"] for r in rows]
+    wa = [r.estimate.wa.value for r in rows]
+    u = [r.estimate.wa.uncertainty for r in rows]
     ax.errorbar(x, wa, yerr=u, fmt="o", color=MEASURED, label="measured (Eq. 7)", ms=4)
-    truth = [(i, r["truth"]["true_wa"]) for i, r in enumerate(rows) if r.get("truth")]
+    truth = [(i, r.truth["true_wa"]) for i, r in enumerate(rows) if r.truth]
     if truth:
         ax.plot([i for i, _ in truth], [t for _, t in truth], "x", color=FIT, label="simulator's true WA")
-    smart = [(i, ((r.get("counters") or {}).get("wa") or {})) for i, r in enumerate(rows)]
+    smart = [(i, ((r.counters or {}).get("wa") or {})) for i, r in enumerate(rows)]
     smart = [(i, c["value"], c.get("uncertainty") or 0.0) for i, c in smart if c.get("value")]
     if smart:
         ax.errorbar([i + 0.25 for i, _, _ in smart], [v for _, v, _ in smart], yerr=[u for _, _, u in smart],
                     fmt="s", mfc="none", color=DOTS, ms=4, label="drive's own counters (SMART)")
-    ax.set_xticks(x, [r["label"] for r in rows], rotation=90, fontsize=6)
+    ax.set_xticks(x, [r.label for r in rows], rotation=90, fontsize=6)
     ax.set_yscale("log")
     ax.set_ylabel("write amplification")
     ax.set_title("WA per 000 Table 3 micro-benchmark")
@@ -70,15 +71,14 @@ def benchmarks_figure(records: dict[int, dict]):
     return fig
 
 
-def volume_figure(records: dict[int, dict]):
+def volume_figure(records: Mapping[int, WaRecord]):
     series: dict[str, list[tuple[float, float, float]]] = {}
     for _, r in sorted(records.items()):
-        if r["step"]["kind"] != "subtest" or not r.get("estimate"):
+        if r.step.kind != "subtest" or not r.estimate:
             continue
-        op = r["step"].get("op_percent")
+        op = r.step.op_percent
         key = f"OP {op:g} %" if op is not None else "drive's OP"
-        series.setdefault(key, []).append((r["logical_bytes"], r["estimate"]["wa"]["value"],
-                                           r["estimate"]["wa"]["uncertainty"]))
+        series.setdefault(key, []).append((r.logical_bytes, r.estimate.wa.value, r.estimate.wa.uncertainty))
     fig = new_figure(8, 4.5)
     ax = fig.add_subplot(1, 1, 1)
     if not series:
@@ -130,4 +130,3 @@ def models_figure(series):
     ax.set_title("Uniform random 4 KiB writes: measured WA against the closed forms")
     ax.legend(fontsize=7)
     return fig
-

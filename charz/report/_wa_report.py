@@ -14,11 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from charz.analysis import greedy_wa_sf, held_spare_factor, mock_geometry, steady_series, wa_section
+from charz.analysis import greedy_wa_sf, held_spare_factor
 from charz.archive import ftl_label, write_atomic
 from charz.report._fig_wa import benchmarks_figure, histogram_figure, models_figure, volume_figure
 from charz.report._model import Report, Section
 from charz.report._style import DOTS, MEASURED, figure_png, new_figure
+from charz.wa import WaRecord, WaSettings, closed_form_of, steady_series, wa_section
 
 __all__ = ["wa_sections", "wa_report", "profile_wa_section", "steady_results", "wa_figure_plan", "write_wa_pngs"]
 
@@ -51,29 +52,28 @@ def _png(fig) -> bytes:
     return figure_png(fig)
 
 
-def _no_models_why(settings: Mapping[str, Any], series) -> str:
-    """Why the closed-form figure has nothing to place — said for the archive at hand."""
-    bench = settings.get("bench") or {}
+def _no_models_why(bench: Mapping[str, Any], series) -> str:
+    """Why the closed-form figure has nothing to place — said for the archive (its bench) at hand."""
     ftl = bench.get("ftl")
-    if bench.get("kind") == "mock" and ftl and series and mock_geometry(dict(settings)) is None:
+    if ftl and series and closed_form_of(bench) is None:
         return (f"the simulated drive runs {ftl_label(ftl).split(';')[0]}: the uniform closed forms describe a plain "
                 "greedy one (charz wa model --op draws them for any spare factor)")
     return ("no steady sub-test series whose spare factor charz knows (a mock run with --subtests ≥ 2; on a "
             "bench, charz wa model --op gives the curves)")
 
 
-def wa_figure_plan(settings: Mapping[str, Any], records: Mapping[int, dict], series=None):
+def wa_figure_plan(settings: WaSettings, records: Mapping[int, WaRecord], series=None):
     """``{key: (draw, why)}`` for the four WA figures: ``draw`` makes the figure, or is None when the
     archive has nothing for it to show, and ``why`` then says so (no empty placeholder is drawn)."""
     records = dict(records)
-    series = steady_series(dict(settings), records) if series is None else series
+    series = steady_series(records, closed_form_of(settings.bench)) if series is None else series
     has = {
         "wa-1-histogram": (bool(records), "the archive has no committed step"),
-        "wa-2-benchmarks": (any(r["step"]["kind"] == "benchmark" and r.get("estimate") for r in records.values()),
+        "wa-2-benchmarks": (any(r.step.kind == "benchmark" and r.estimate for r in records.values()),
                             "no Table 3 micro-benchmark with a WA in the archive"),
-        "wa-3-volume": (any(r["step"]["kind"] == "subtest" and r.get("estimate") for r in records.values()),
+        "wa-3-volume": (any(r.step.kind == "subtest" and r.estimate for r in records.values()),
                         "no sub-tests in the archive (charz wa run --subtests N)"),
-        "wa-4-models": (any(s.spare_factor is not None for s in series), _no_models_why(settings, series)),
+        "wa-4-models": (any(s.spare_factor is not None for s in series), _no_models_why(settings.bench, series)),
     }
     draw = {"wa-1-histogram": lambda: histogram_figure(settings, records),
             "wa-2-benchmarks": lambda: benchmarks_figure(records),
@@ -82,7 +82,7 @@ def wa_figure_plan(settings: Mapping[str, Any], records: Mapping[int, dict], ser
     return {key: ((draw[key], "") if has[key][0] else (None, has[key][1])) for key in _CAPTIONS}
 
 
-def write_wa_pngs(settings: Mapping[str, Any], records: Mapping[int, dict], folder) -> tuple[list, list]:
+def write_wa_pngs(settings: WaSettings, records: Mapping[int, WaRecord], folder) -> tuple[list, list]:
     """Write the WA figures that have something to show as PNGs (``charz wa report``).
 
     Returns (the paths written, [(file name, why it was not drawn)]).
@@ -103,10 +103,10 @@ def write_wa_pngs(settings: Mapping[str, Any], records: Mapping[int, dict], fold
     return written, skipped
 
 
-def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tuple[Section, ...]:
+def wa_sections(settings: WaSettings, records: Mapping[int, WaRecord]) -> tuple[Section, ...]:
     """The WA archive's four figures as report sections (a figure with nothing to show says why)."""
     records = dict(records)
-    series = steady_series(dict(settings), records)
+    series = steady_series(records, closed_form_of(settings.bench))
     plan = wa_figure_plan(settings, records, series)
     out = []
     for key, (title, caption) in _CAPTIONS.items():
@@ -120,24 +120,24 @@ def wa_sections(settings: Mapping[str, Any], records: Mapping[int, dict]) -> tup
     return tuple(out)
 
 
-def wa_report(settings: Mapping[str, Any], records: Mapping[int, dict], *, session: str = "") -> Report:
+def wa_report(settings: WaSettings, records: Mapping[int, WaRecord], *, session: str = "") -> Report:
     """A page for a WA archive alone: its figures and, as the 'profile', its write_amplification section."""
-    bench = settings.get("bench") or {}
+    bench = settings.bench
     drive = bench.get("drive") or {}
     device = {"model": drive.get("model") or ("charz simulated FTL" if bench.get("kind") == "mock" else None),
               "serial": drive.get("serial")}
     profile = {"results": steady_results(settings, records), "device": {k: v for k, v in device.items() if v},
                "provenance": {"bench_kind": bench.get("kind", "?"), "captures_used": len(records),
-                              "captures_total": len(settings.get("plan") or [])},
-               "write_amplification": wa_section(dict(settings), dict(records))}
+                              "captures_total": len(settings.plan)},
+               "write_amplification": wa_section(settings, records)}
     return Report(profile, wa_sections(settings, records), session, "the WA archive's steps (charz wa)")
 
 
-def steady_results(settings: Mapping[str, Any], records: Mapping[int, dict]) -> dict[str, dict]:
+def steady_results(settings: WaSettings, records: Mapping[int, WaRecord]) -> dict[str, dict]:
     """The page's results: each steady series' WA by R/B and by the drive's counters, and the
     greedy closed form over the held-block range where the spare factor is known."""
     out: dict[str, dict] = {}
-    for s in steady_series(dict(settings), dict(records)):
+    for s in steady_series(records, closed_form_of(settings.bench)):
         tag = "own_op" if s.op_percent is None else f"op_{s.op_percent:g}".replace(".", "_")
         for key, m, how in (("rb", s.rb, "Eq. 7 from die 0's R/B program pulses"),
                             ("smart", s.smart, "the drive's own write counters (smartctl JSON)")):

@@ -16,6 +16,8 @@ Requests (``_request``)
     CharacterizeRequest, ResumeRequest built and checked from plain values (the CLI's options)
 Session (``_session``)
     start_session, resume_session, DeviceOptions, SessionUI, SessionResult, SCRATCH_NAME
+    claimed_target, prepared_target    the guard, O_EXCL claim, identification and initialization
+                                       (restored on every ending) that charz.wa's bench reuses
 """
 
 from charz.session._bench import Bench, BenchConfig, MockBench, RealBench, bench_from_dict, open_bench
@@ -29,20 +31,24 @@ from charz.session._plan import (
     parse_sizes,
 )
 from charz.session._request import CharacterizeRequest, ResumeRequest
-from charz.session._session import SCRATCH_NAME, DeviceOptions, captures_kept, SessionResult, SessionUI, resume_session, start_session
+from charz.session._session import (
+    SCRATCH_NAME,
+    DeviceOptions,
+    SessionResult,
+    SessionUI,
+    _claimed as claimed_target,
+    _prepared_target as prepared_target,
+    captures_kept,
+    resume_session,
+    start_session,
+)
 from charz.session._restore import restore_session
 from charz.session._session import SessionFinished
-from charz.session._wa_device import DeviceWaBench
-from charz.session._wa_files import FileWaBench, HostVolume
-from charz.session._wa_run import build_plan, run_plan
-
-# fio's size words ("2g" → 2 GiB), beside the sweep's parse_size ("4k"); their messages differ
-from charz.session._wa_jobs import TABLE3_FILES, parse_size as parse_fio_size
 
 __all__ = [
     "SCRATCH_NAME", "Bench", "BenchConfig", "CharacterizeRequest", "DeviceOptions", "MockBench", "RealBench", "ResumeRequest", "bench_from_dict", "SessionResult", "SessionUI", "Step", "SweepPlan", "build_sweep", "captures_kept",
+    "claimed_target", "prepared_target",
     "default_read_sizes", "default_write_sizes", "open_bench", "parse_size", "parse_sizes", "resume_session",
     "start_session",
-    "DeviceWaBench", "FileWaBench", "HostVolume", "SessionFinished", "build_plan", "restore_session", "run_plan",
-    "TABLE3_FILES", "parse_fio_size",
+    "SessionFinished", "restore_session",
 ]

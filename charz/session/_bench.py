@@ -18,6 +18,8 @@ from charz.workload import open_direct
 
 MOCK = "mock"
 REAL = "real"
+DEFAULT_SCOPE_TIMEOUT_S = 2.0
+SCOPE_TIMEOUT_RANGE_S = (0.1, 600.0)  # below: a reply over TCP cannot come back; above: a hung scope
 
 _RAIL_V_ASSUMED = "assumed: 5 V SATA rail, as 003 multiplies by 5 V"
 
@@ -38,6 +40,9 @@ class _Bench:
     record_length: int = 10_000
     pretrigger_fraction: float = 0.1
     trigger_timeout_s: float = 2.0
+    # How long one reply from the scope may take before it counts as lost (a glitch the
+    # retry policy rides out); --scope-timeout.  Slow scopes or links need longer.
+    scope_timeout_s: float = DEFAULT_SCOPE_TIMEOUT_S
     standby: bool = True
 
     def to_dict(self) -> dict[str, Any]:
@@ -61,6 +66,7 @@ class RealBench(_Bench):
     def __post_init__(self) -> None:
         if not self.scope_resource:
             raise UsageError("a real bench needs a scope", hint="give --scope RESOURCE (see charz scope check)")
+        check_scope_timeout(self.scope_timeout_s)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +84,7 @@ class MockBench(_Bench):
     def __post_init__(self) -> None:
         if not self.preset:
             raise UsageError("a mock bench needs a preset", hint="give --preset NAME (charz simulate --list)")
+        check_scope_timeout(self.scope_timeout_s)
 
 
 #: Either bench, as a session holds it.
@@ -89,8 +96,8 @@ _STORED_FIELDS: dict[str, Any] = {
     "target": None, "target_is_scratch": False, "scope_resource": None, "visa_library": "@auto",
     "channel": "CH1", "rail_v": 5.0, "rail_v_origin": _RAIL_V_ASSUMED, "write_sample_interval_s": 2e-6,
     "read_sample_interval_s": 4e-6, "record_length": 10_000, "pretrigger_fraction": 0.1,
-    "trigger_timeout_s": 2.0, "preset": None, "seed": 0, "standby": True, "write_cache": False,
-    "dialect": "tek", "mock_faults": (), "mock_time_scale": 0.0,
+    "trigger_timeout_s": 2.0, "scope_timeout_s": DEFAULT_SCOPE_TIMEOUT_S, "preset": None, "seed": 0,
+    "standby": True, "write_cache": False, "dialect": "tek", "mock_faults": (), "mock_time_scale": 0.0,
 }
 
 
@@ -113,6 +120,15 @@ def bench_from_dict(d: dict[str, Any]) -> BenchConfig:
     except TypeError as exc:
         raise UsageError(f"the stored bench description is malformed ({exc})",
                          hint="the archive's session.json was edited or damaged") from None
+
+
+def check_scope_timeout(seconds: Any) -> float:
+    """The scope reply timeout in seconds, or a UsageError that says the range."""
+    lo, hi = SCOPE_TIMEOUT_RANGE_S
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not lo <= seconds <= hi:
+        raise UsageError(f"the scope timeout (--scope-timeout) must be {lo:g} to {hi:g} seconds, not {seconds!r}",
+                         hint=f"the time one scope reply may take; {DEFAULT_SCOPE_TIMEOUT_S:g} s unless given")
+    return float(seconds)
 
 
 @dataclass
@@ -171,7 +187,7 @@ def connect_scope(config: BenchConfig, *, mock=None) -> Bench:
         setup_notes: list[str] = []
 
         def reopen():
-            return open_scope(resource, visa_library=config.visa_library)
+            return open_scope(resource, visa_library=config.visa_library, timeout_s=config.scope_timeout_s)
 
         driver = open_with_retry(reopen, resource=resource, note=setup_notes.append)
         scope = RetryingScope(driver, reopen)

@@ -35,7 +35,7 @@ from typing import Any
 # import the CLI had.
 from charz.archive import check_given, check_rail_v
 from charz.errors import UsageError
-from charz.session._bench import BenchConfig, MockBench, RealBench
+from charz.session._bench import DEFAULT_SCOPE_TIMEOUT_S, BenchConfig, MockBench, RealBench
 from charz.session._plan import SweepPlan, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes
 from charz.session._session import SCRATCH_NAME, DeviceOptions, SessionResult, SessionUI, resume_session, start_session
 
@@ -105,7 +105,8 @@ class CharacterizeRequest:
               repeats: int = 5, erase: str | None = None, confirm_serial: str | None = None,
               allow_signatures: bool = False, rail_v: float | None = None, channel: str = "CH1",
               visa_library: str = "@auto", record_length: int = 10_000, seed: int = 0, standby: bool = True,
-              write_cache: bool = False, mock_faults: Iterable[str] = (), dialect: str = "tek",
+              scope_timeout: float = DEFAULT_SCOPE_TIMEOUT_S, write_cache: bool = False,
+              mock_faults: Iterable[str] = (), dialect: str = "tek",
               analyze: bool = True, spec_sheet: Callable[[str], Mapping[str, Any]] | None = None,
               dialects: Collection[str] | None = None) -> CharacterizeRequest:
         """Check and complete what ``charz characterize`` was given (its options' values).
@@ -136,7 +137,8 @@ class CharacterizeRequest:
         common: dict[str, Any] = dict(
             target=str(device) if device is not None else str(scratch or (out / SCRATCH_NAME)),
             target_is_scratch=device is None, visa_library=visa_library, channel=channel,
-            rail_v=5.0 if rail_v is None else rail_v, record_length=record_length, standby=standby)
+            rail_v=5.0 if rail_v is None else rail_v, record_length=record_length, standby=standby,
+            scope_timeout_s=scope_timeout)
         if rail_v is not None:
             common["rail_v_origin"] = "given on the command line"
         bench: BenchConfig = (MockBench(**common, preset=preset, seed=seed, write_cache=write_cache,
@@ -157,7 +159,7 @@ class ResumeRequest:
     """Going on with an interrupted session, with what changed on the bench since.
 
     ``changes`` maps the bench settings a resume may change (scope, channel,
-    visa_library, device) to their new values; each is checked against the session's
+    visa_library, device, scope_timeout) to their new values; each is checked against the session's
     bench and recorded when the session is opened (:func:`resume_session`).
     """
 
@@ -165,17 +167,17 @@ class ResumeRequest:
     device: DeviceOptions = DeviceOptions()
     analyze: bool = True
     mock_faults: tuple[str, ...] = ()
-    changes: Mapping[str, str | None] = field(default_factory=dict)
+    changes: Mapping[str, str | float | None] = field(default_factory=dict)
     scratch: Path | None = None
 
     @classmethod
     def build(cls, session: str | Path, *, confirm_serial: str | None = None, analyze: bool = True,
               mock_faults: Iterable[str] = (), scope: str | None = None, channel: str | None = None,
               visa_library: str | None = None, device: str | Path | None = None,
-              scratch: str | Path | None = None) -> ResumeRequest:
+              scratch: str | Path | None = None, scope_timeout: float | None = None) -> ResumeRequest:
         """What ``charz resume`` was given (None: unchanged)."""
         changes = {"scope": scope, "channel": channel, "visa_library": visa_library,
-                   "device": str(device) if device else None}
+                   "device": str(device) if device else None, "scope_timeout": scope_timeout}
         return cls(Path(session), DeviceOptions(confirm_serial=confirm_serial), analyze, tuple(mock_faults),
                    changes, Path(scratch) if scratch is not None else None)
 

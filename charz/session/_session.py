@@ -357,7 +357,8 @@ def _start_anew(out: Path, ui: SessionUI) -> bool:
 #: Bench settings a resume may change (a scope's new address, the probe on another channel,
 #: another host's VISA library, the drive under a new name): option name → RealBench field.
 RESUME_SETTINGS = {"scope": "scope_resource", "channel": "channel", "visa_library": "visa_library",
-                   "device": "target"}
+                   "device": "target", "scope_timeout": "scope_timeout_s"}
+MOCK_RESUME_SETTINGS = {"scope_timeout"}  # the only ones a mock bench has (it is rebuilt by itself)
 
 
 def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: SessionUI) -> BenchConfig:
@@ -365,8 +366,9 @@ def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: Ses
     wanted = {RESUME_SETTINGS[k]: v for k, v in changes.items() if v is not None}
     if not wanted:
         return config
-    if isinstance(config, MockBench):
-        names = ", ".join("--" + k.replace("_", "-") for k, v in changes.items() if v is not None)
+    if isinstance(config, MockBench) and set(k for k, v in changes.items() if v is not None) - MOCK_RESUME_SETTINGS:
+        names = ", ".join("--" + k.replace("_", "-") for k, v in changes.items()
+                          if v is not None and k not in MOCK_RESUME_SETTINGS)
         raise UsageError(f"{names}: a mock-bench session has no scope address, channel or device to change",
                          hint="the mock bench is rebuilt by itself on resume: charz resume DIR")
     if "target" in wanted and config.target_is_scratch:
@@ -381,7 +383,11 @@ def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: Ses
             continue
         log.append({"at": "resume", "utc": now, "field": field_name, "from": before, "to": value})
         bench[field_name] = value
-        ui.log(f"{field_name.replace('_', ' ')}: {value} (was {before}; recorded in the session)")
+        if field_name == "scope_timeout_s":
+            label, shown = "scope timeout", f"{value:g} s (was {before:g} s"
+        else:
+            label, shown = field_name.replace("_", " "), f"{value} (was {before}"
+        ui.log(f"{label}: {shown}; recorded in the session)")
     new = bench_from_dict(bench)
     writer.update_metadata(bench={**bench, "changes": log})
     return new
@@ -430,7 +436,7 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
 
     A mock bench's faults are not carried over: a resume injects only ``mock_faults``
     (none by default), so "fault, fix, resume" can be rehearsed; a change is recorded.
-    ``changes`` maps :data:`RESUME_SETTINGS` names (scope, channel, visa_library, device) to
+    ``changes`` maps :data:`RESUME_SETTINGS` names (scope, channel, visa_library, device, scope_timeout) to
     new values (None: unchanged); each change is recorded in the archive's ``bench.changes``.
     """
     out = Path(out)

@@ -12,6 +12,8 @@ CLI's ``--mock`` paths and the tests do.
 ``simulate_capture``   one plan step → one archived capture (deterministic per step)
 ``mock_bench``         the mock bench for a session: scope resource + physics link
 ``schedule_write``     the simulated firmware/NAND timeline of one write
+``MockWaBench``        ``charz wa run --mock``: the simulated FTL's R/B pulses
+                       behind the real sigrok-cli (``mock_config``, ``ftl_options``)
 =====================  =====================================================
 """
 
@@ -34,10 +36,25 @@ from charz.sim._model import (
 from charz.sim._schedule import Activity, DriveState, schedule_read, schedule_write
 from charz.sim._source import CurrentSource
 from charz.sim._ssd import SimulatedBench, SimulatedSSD
+from charz.sim._wa_bench import (
+    FTL_CHOICES,
+    MOCK_MIN_GAP_US,
+    MOCK_SETTLE_S,
+    MockWaBench,
+    closed_form_inputs,
+    ftl_options,
+    mock_config,
+)
 from charz.sim._stream import play_stream
-from charz.sim._wa_bench import MIN_GAP_US, MockWaBench, SETTLE_S, ftl_options, mock_config
 
 __all__ = [
+    "FTL_CHOICES",
+    "MOCK_MIN_GAP_US",
+    "MOCK_SETTLE_S",
+    "MockWaBench",
+    "closed_form_inputs",
+    "ftl_options",
+    "mock_config",
     "Activity",
     "Currents",
     "CurrentSource",
@@ -62,5 +79,5 @@ __all__ = [
     "simulate_capture",
     "mock_bench",
     "MockLink",
-    "MIN_GAP_US", "MockWaBench", "SETTLE_S", "ftl_options", "mock_config", "play_stream",
+    "play_stream",
 ]

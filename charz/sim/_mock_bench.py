@@ -13,8 +13,10 @@ import contextlib
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from charz.sim._model import load_preset
-from charz.sim._ssd import SimulatedBench
+from charz.sim._ssd import SimulatedBench, SimulatedSSD
 from charz.sim.scope_server import MockScopeControl, MockScopeServer
 
 
@@ -25,10 +27,23 @@ class MockLink:
     replay: Callable[[list[tuple[str, int, int]]], None]
 
 
+def _load_renderer(model) -> None:
+    """Render a throwaway request once, so numba loads (or, after an install, compiles) the
+    renderer's machine code here and not inside the session's first ``notify``: that call
+    waits on the control channel's 5 s reply timeout, and loading took 3 s and more on a
+    busy machine (a TimeoutError traceback).  The bench's own drive and noise are untouched."""
+
+    ssd = SimulatedSSD(model)
+    rng = np.random.default_rng(0)
+    ssd.render(ssd.request("write", model.geometry.page_size_bytes, 0, rng), -1e-4, 2e-6, 200, rng)
+
+
 @contextlib.contextmanager
 def mock_bench(config):
     """Start the simulated drive behind a mock scope on loopback for a session's ``MockBench``."""
-    source = SimulatedBench(load_preset(config.preset), seed=config.seed, standby=config.standby,
+    model = load_preset(config.preset)
+    _load_renderer(model)
+    source = SimulatedBench(model, seed=config.seed, standby=config.standby,
                             write_cache=config.write_cache)
     with MockScopeServer(source, dialect=config.dialect, faults=list(config.mock_faults),
                          time_scale=config.mock_time_scale) as server, MockScopeControl(server.control_port) as control:

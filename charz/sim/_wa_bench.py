@@ -18,12 +18,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from charz.archive import ftl_label
 from charz.logic import SessionMeta, SigrokStream, StepOutcome, file_argv, place_pulses, render_chunks, write_session
 from charz.sim._smart import counter_texts
 from charz.sim.ftl import FtlConfig, SimDrive, Workload, make_requests, user_bytes_for_op_percent
 
-__all__ = ["MockWaBench", "ftl_label", "ftl_options", "mock_config"]
+__all__ = ["closed_form_inputs", "FTL_CHOICES", "MOCK_MIN_GAP_US", "MOCK_SETTLE_S", "MockWaBench", "ftl_options", "mock_config"]
 
 FTL_CHOICES = ("greedy", "cost-benefit", "wolf", "fdp", "nvm", "cdm")
 
@@ -31,9 +30,9 @@ KIND_PROGRAM = 1
 
 # The mock's own stop rule and gaps (a self-check, not 000's bench): its replay ends each
 # train with 1.5 × the settle time of high, so it need not wait 000's five minutes; and it
-# puts at least MIN_GAP_US of high between two operations, which --samplerate 100k resolves.
-SETTLE_S = 0.05
-MIN_GAP_US = 20.0
+# puts at least MOCK_MIN_GAP_US of high between two operations, which --samplerate 100k resolves.
+MOCK_SETTLE_S = 0.05
+MOCK_MIN_GAP_US = 20.0
 
 
 def mock_config(**kw) -> FtlConfig:
@@ -58,6 +57,19 @@ def mock_config(**kw) -> FtlConfig:
 
 
 
+def closed_form_inputs(cfg: FtlConfig) -> dict | None:
+    """What the uniform closed forms (``charz wa model``, the report's models figure) need of
+    this drive, stated by the simulator itself and archived as ``bench.closed_form``:
+    physical pages, page size, the pages of the erase unit its GC picks (a line over every
+    die's planes, a die's multi-plane block, or one block) and units per GC pool, and the
+    units its GC keeps free beyond the spare (docs/ftl.md: a reserve of 1, collects until 2
+    are).  None unless the drive is a plain greedy one: the formulas describe no other."""
+    if cfg.policy != "plain" or cfg.gc != "greedy" or cfg.write_cache:
+        return None
+    return {"physical_pages": cfg.physical_pages, "page_size": cfg.page_size, "pages_per_unit": cfg.pages_per_unit,
+            "units_per_pool": cfg.units_per_pool, "held_units": [1.0, 2.0]}
+
+
 def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
     """``FtlConfig`` fields for a block manager named as ``--mock-ftl`` names it."""
     if name not in FTL_CHOICES:
@@ -74,11 +86,19 @@ def ftl_options(name: str, nvm_cache_bytes: int) -> dict:
 
 
 class _Running:
-    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict,
+    """A step of the mock: one die's pulses (bit 0 of the session file) replayed by sigrok-cli
+    (``charz.wa.RunningStep``)."""
+
+    rate_given = False
+    bits = [0]  # the session file's one probe
+    channels = ["D0"]
+
+    def __init__(self, stream: SigrokStream, outcome: StepOutcome, train_info: dict, samplerate_hz: float,
                  counters: dict | None = None) -> None:
         self.stream = stream
         self._outcome = outcome
         self.train = train_info
+        self.samplerate_hz = samplerate_hz
         self.counters = counters  # the drive's SMART JSON before and after, as the tools print it
 
     def workload_done(self) -> bool:
@@ -94,8 +114,9 @@ class _Running:
 
 
 class MockWaBench:
+    """``charz wa run --mock``'s bench (``charz.wa.WaBench``): see the module docstring."""
+
     kind = "mock"
-    bit = 0  # the session file's one probe
 
     def __init__(self, cfg: FtlConfig, workdir: Path, *, samplerate_hz: float, settle_s: float,
                  sigrok: str = "sigrok-cli", keep_sr: bool = False, counters: str = "micron") -> None:
@@ -109,8 +130,9 @@ class MockWaBench:
         self._series: dict[str, tuple[SimDrive, int]] = {}
 
     def describe(self) -> dict:
-        return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()}, "min_gap_us": MIN_GAP_US,
-                "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters}
+        return {"kind": "mock", "ftl": {k: v for k, v in dataclasses.asdict(self.cfg).items()}, "min_gap_us": MOCK_MIN_GAP_US,
+                "analyser": f"sigrok session file read back by {self.sigrok} -i", "counters": self.counters,
+                "closed_form": closed_form_inputs(self.cfg)}
 
     def geometry_values(self) -> tuple[int, int, int, int]:
         """Eq. 7's constants as the simulated drive has them (channels, chips/ch, dies/chip, page)."""
@@ -125,14 +147,14 @@ class MockWaBench:
             d.precondition(fill)
         return d
 
-    def _series_drive(self, step: dict, job) -> SimDrive:
-        key = f"op{step.get('op_percent')}"
-        k = int(step["subtest"])
+    def _series_drive(self, step, job) -> SimDrive:
+        key = f"op{step.op_percent}"
+        k = int(step.subtest)
         drive, done = self._series.get(key, (None, 0))
         if drive is None or done > k:
             drive = SimDrive(self.cfg)
-            if step.get("op_percent") is not None:
-                drive.set_user_space(user_bytes_for_op_percent(drive, float(step["op_percent"])))
+            if step.op_percent is not None:
+                drive.set_user_space(user_bytes_for_op_percent(drive, float(step.op_percent)))
             drive.precondition(1.0, carry=True)
             done = 0
         while done < k:  # resume: replay the series' earlier sub-tests, uncounted
@@ -148,21 +170,22 @@ class MockWaBench:
 
     # -- one step -------------------------------------------------------------
 
-    def start(self, index: int, step: dict, job) -> _Running:
-        kind = step["kind"]
+    def start(self, index: int, step, job) -> _Running:
+        """Step ``index`` (a ``charz.wa.WaStep``) of job ``job`` on the drive its kind wants."""
+        kind = step.kind
         if kind == "calibrate":
             drive = self._fresh(None)
         elif kind == "subtest":
             drive = self._series_drive(step, job)
         else:
             drive = self._fresh(1.0)
-        seed = 1 + int(step.get("subtest", 0))
+        seed = 1 + int(step.subtest or 0)
         before = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         res = drive.run(make_requests(self._workload(job, seed), drive.user_bytes))
         after = counter_texts(drive.lifetime_counters, self.cfg.page_size, self.counters)
         tr = res.rb_trace(die=0)
         train = place_pulses(tr.start_us, tr.width_us, self.samplerate_hz, tail_us=self.settle_s * 1e6 * 1.5,
-                             min_gap_us=MIN_GAP_US)
+                             min_gap_us=MOCK_MIN_GAP_US)
         self.workdir.mkdir(parents=True, exist_ok=True)
         path = self.workdir / f"{index:04d}.sr"
         write_session(path, render_chunks(train), SessionMeta(self.samplerate_hz, ("RB",)))
@@ -181,7 +204,8 @@ class MockWaBench:
         if res.initial_bytes_written:
             counters["note"] = ("read after the initial fill, which R/B's first sub-test includes (000 Fig. 10): "
                                 "the two differ there by design")
-        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples}, counters)
+        return _Running(stream, outcome, {"sr_file": path.name, "samples": train.total_samples}, self.samplerate_hz,
+                        counters)
 
     def cleanup(self, index: int) -> None:
         if not self.keep_sr:

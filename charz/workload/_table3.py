@@ -1,6 +1,6 @@
 """000 Table 3's micro-benchmarks: their request sizes and their names.
 
-Shared by the fio job files' reader (``charz.session._wa_jobs``) and the simulated
+Shared by the fio job files' reader (``charz.wa._jobs``) and the simulated
 drive's request streams (``charz.sim.ftl``), so a bench run and a mock run name
 the same benchmark the same way.
 """

@@ -13,11 +13,11 @@ pytestmark = pytest.mark.system
 
 
 @pytest.fixture(scope="module")
-def mxp_profile(tmp_path_factory):
+def mxp_profile(short_dir):
     from charz.profile import write_profile
     from charz.tune.testing import preset_profile
 
-    return write_profile(preset_profile("mxp"), tmp_path_factory.mktemp("width") / "mxp.toml")
+    return write_profile(preset_profile("mxp"), short_dir() / "mxp.toml")  # its path is printed
 
 
 def _lines(argv, capsys, monkeypatch, columns="80"):

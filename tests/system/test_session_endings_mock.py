@@ -22,7 +22,7 @@ import pytest
 pytestmark = [pytest.mark.system]
 
 SWEEP = ["--mock", "--preset", "mxp", "--sizes", "4k:32k:4k", "--read-sizes", "none", "--repeats", "2",
-         "--no-analyze", "--quiet"]  # 16 captures
+         "--no-analyze", "--quiet", "--scope-timeout", "0.5"]  # 16 captures; lost replies waited out 0.5 s, not 2
 
 
 def charz(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -18,13 +18,16 @@ from charz.archive import read_archive
 
 pytestmark = pytest.mark.system
 
+# A lost reply is waited out for --scope-timeout on every recovery round: 0.5 s (not the
+# default 2 s) keeps the rounds short, the retry policy the same.
+SCOPE_TIMEOUT_S = 0.5
 ARGS = ["--mock", "--preset", "x25m", "--sizes", "4k:48k:4k", "--read-sizes", "none", "--repeats", "1",
-        "--seed", "5", "--quiet", "--no-analyze"]
+        "--seed", "5", "--quiet", "--no-analyze", "--scope-timeout", str(SCOPE_TIMEOUT_S)]
 FAULTS = {
     "dropped connection mid-block": "drop_mid_block:match=CURV",
     "reply never sent": "no_reply",
     "stale reply": "stale_reply",
-    "reply 3 s late": "slow:delay_s=3",
+    "reply 3 timeouts late": f"slow:delay_s={3 * SCOPE_TIMEOUT_S}",
 }
 
 
@@ -68,11 +71,19 @@ def test_a_second_failure_in_a_row_stops_the_session_and_resume_finishes(clean, 
     proc = charz("characterize", *ARGS, "--out", str(out), "--mock-fault", "no_reply:at_capture=8,count=None")
     assert proc.returncode == 5 and "Traceback" not in proc.stderr
     assert "timeout" in proc.stderr
-    resumed = charz("resume", str(out), "--quiet", "--no-analyze")  # no faults unless given again
+    assert json.loads((out / "session.json").read_text())["bench"]["scope_timeout_s"] == SCOPE_TIMEOUT_S
+    bad = charz("resume", str(out), "--scope-timeout", "0.01")
+    assert bad.returncode == 2 and "0.1 to 600 seconds, not 0.01" in bad.stderr
+    resumed = charz("resume", str(out), "--quiet", "--no-analyze",  # no faults unless given again
+                    "--scope-timeout", "1")
     assert resumed.returncode == 0, resumed.stderr
     meta = json.loads((out / "session.json").read_text())
     assert meta["bench"]["mock_faults"] == []
-    assert meta["bench"]["changes"][0]["from"] == ["no_reply:at_capture=8,count=None"]
+    fault_change = [c for c in meta["bench"]["changes"] if c["field"] == "mock_faults"]
+    assert [c["from"] for c in fault_change] == [["no_reply:at_capture=8,count=None"]]
+    timeout_change = [c for c in meta["bench"]["changes"] if c["field"] == "scope_timeout_s"]
+    assert [(c["from"], c["to"]) for c in timeout_change] == [(SCOPE_TIMEOUT_S, 1.0)]
+    assert meta["bench"]["scope_timeout_s"] == 1.0
     assert waveforms(out) == clean
 
 

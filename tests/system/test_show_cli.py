@@ -12,15 +12,15 @@ pytestmark = pytest.mark.system
 
 
 @pytest.fixture(scope="module")
-def session(tmp_path_factory):
-    path = tmp_path_factory.mktemp("show") / "s"
+def session(short_dir):
+    path = short_dir() / "s"  # paths are printed, and held to 80 columns
     assert run(["simulate", "--preset", "mxp", "--out", str(path), "--sizes", "4k,32k", "--read-sizes", "none",
                 "--repeats", "1", "--quiet"]) == 0
     return path
 
 
-def test_show_writes_a_png_and_states_the_capture(session, tmp_path, capsys):
-    out = tmp_path / "c1.png"
+def test_show_writes_a_png_and_states_the_capture(session, short_dir, capsys):
+    out = short_dir() / "c1.png"
     assert run(["show", str(session), "1", "-o", str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = capsys.readouterr().out

@@ -85,7 +85,7 @@ def test_bad_input_says_what_and_loses_nothing(tmp_path, capsys):
 
 
 def test_host_volume_from_fio_json_and_block_stat(tmp_path):
-    from charz.session._wa_files import HostVolume, volume_outcome
+    from charz.wa import HostVolume, volume_outcome
     (tmp_path / "b").write_text("  100 0 800 10   2000 0 16000 50 0 60 60\n")
     (tmp_path / "a").write_text("  100 0 800 10   2000 0 16512 50 0 60 60\n")
     o = volume_outcome(HostVolume(blockstat=(str(tmp_path / "b"), str(tmp_path / "a"))))

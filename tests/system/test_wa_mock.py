@@ -84,7 +84,8 @@ def test_re_wa_within_000s_bounds(table3, index):
     assert r["re_wa"] < bound, r["label"]
 
 
-def test_progress_bars_fit_80_columns_on_a_wide_terminal(tmp_path):
+def test_progress_bars_fit_80_columns_on_a_wide_terminal(short_dir):
+    tmp_path = short_dir()  # the archive's path is printed, and held to 80 columns
     # a terminal 200 columns wide (a pty, so rich draws live bars): the run's bar and the
     # step's bar stay within 80 columns, as all of charz's output
     import fcntl

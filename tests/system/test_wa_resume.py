@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
+from charz.analysis import WaGeometry
 from charz.analysis._pulses import WINDOWS_MLC
 from charz.archive._wa import WaArchive, read_wa_archive
 from charz.errors import LogicError
-from charz.session._wa_run import build_plan, run_plan
-from charz.sim._wa_bench import MockWaBench, mock_config
+from charz.wa import build_plan, run_plan
+from charz.sim import MockWaBench, mock_config
 
 pytestmark = [pytest.mark.system,
               pytest.mark.skipif(shutil.which("sigrok-cli") is None, reason="sigrok-cli not installed")]
@@ -20,8 +22,11 @@ RATE = 100_000.0
 
 
 def settings(plan, **kw):
-    return {"plan": plan, "windows": WINDOWS_MLC.to_dict(), "samplerate_hz": RATE, "settle_s": 0.02,
-            "settle_timeout_s": 5.0, **kw}
+    """As ``charz wa run --mock`` writes them: Eq. 7's geometry is the simulated drive's."""
+    cfg = mock_config()
+    geometry = WaGeometry.given(cfg.channels, cfg.chips_per_channel, cfg.dies_per_chip, cfg.page_size)
+    return {"plan": [s.to_dict() for s in plan], "windows": WINDOWS_MLC.to_dict(), "samplerate_hz": RATE,
+            "settle_s": 0.02, "settle_timeout_s": 5.0, "geometry": geometry.to_dict(), **kw}
 
 
 def test_failed_sigrok_keeps_partial_counts_and_resume_runs_the_step_again(tmp_path):
@@ -142,3 +147,22 @@ def test_bench_run_killed_after_a_step_resumes_on_the_same_drive_only(tmp_path):
     finally:
         other.close()
         loop.close()
+
+
+@pytest.mark.parametrize("index", [0, 1, 3])  # the calibration, a benchmark, the second sub-test
+def test_an_archive_written_before_charz_wa_s_types_resumes_to_the_same_record(tmp_path, index):
+    """tests/fixtures/wa_archive_v1 was written by charz at 8588f61 (before charz.wa's typed
+    records): a step of it, run again by today's executor, is the same JSON document."""
+    from charz.sim.ftl import FtlConfig
+
+    root = tmp_path / "old"
+    shutil.copytree(Path(__file__).parent.parent / "fixtures" / "wa_archive_v1", root)
+    step = root / "steps" / f"{index:04d}.json"
+    stored = json.loads(step.read_text())
+    step.unlink()
+    s = json.loads((root / "wa.json").read_text())
+    cfg = FtlConfig(**{k: tuple(v) if isinstance(v, list) else v for k, v in s["bench"]["ftl"].items()})
+    with WaArchive.resume(root) as a:
+        run_plan(a, MockWaBench(cfg, tmp_path / "sr", samplerate_hz=s["samplerate_hz"], settle_s=s["settle_s"],
+                                counters=s["bench"]["counters"]), log=lambda t: None)
+    assert json.loads(step.read_text()) == stored

@@ -182,8 +182,10 @@ def load_dump(path):
     return model, d["ratio"], d["datasheet"], d["seed"]
 
 
-# Derandomized: CI always sees the same 100 drives (a failure is reproducible, never flaky);
-# run with --hypothesis-seed=random to explore new ones.
+# Derandomized: CI always sees the same 100 drives (a failure is reproducible, never flaky) —
+# in a subset, the whole suite or an xdist worker alike, since tests/conftest.py imports every
+# charz module before any test (Hypothesis's "local constants"); run with
+# --hypothesis-seed=random to explore new ones.
 @settings(max_examples=100, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(drives())
@@ -223,8 +225,9 @@ def test_inference_is_exact_or_undetermined_never_wrong(case):
         CLEAR_EXACT.append(what)
     if ratio >= EXACT_RATIO and g.packages // k > 1 and outcome != "exact":
         # Decisiveness is a rate, asserted over all drives in test_rates: one borderline drive
-        # (a last step at 3.9 σ) must not decide it, and which drives Hypothesis draws shifts
-        # with the collected test set even when derandomised.
+        # (a last step at 3.9 σ) must not decide it.  Which drives are drawn no longer shifts
+        # with the collected test set: tests/conftest.py imports every charz module first,
+        # because Hypothesis also draws numbers written in the imported modules' source.
         UNDECIDED.append(f"step/noise {ratio:.1f}: {c['n_step'].evidence} {what}")
 
     scheme = c["allocation_scheme"].value

@@ -39,7 +39,7 @@ def test_dialects_formats_erase_and_targets_match_their_owners():
 
 
 def test_every_mock_ftl_choice_builds_a_policy():
-    from charz.sim._wa_bench import ftl_options
+    from charz.sim import ftl_options
 
     for name in _args(conv.MockFtl):
         assert isinstance(ftl_options(name, 8 << 20), dict)

@@ -444,7 +444,8 @@ def test_tiers_send_each_share_of_the_writes_to_its_space():
 
 
 def test_mock_ftl_names_map_to_the_policies():
-    from charz.sim._wa_bench import ftl_label, ftl_options
+    from charz.archive import ftl_label
+    from charz.sim import ftl_options
     opts = ftl_options("fdp", 0)
     cfg = FtlConfig(**SMALL, over_provisioning=0.3, **opts)
     assert cfg.policy == "wolf" and cfg.wolf_fdp

@@ -99,6 +99,7 @@ def test_a_resume_request_carries_only_what_changed():
     r = ResumeRequest.build("runs/x", scope=SCOPE, device=Path("/dev/sdc"), mock_faults=["stall"],
                             confirm_serial="S1", analyze=False)
     assert r.session == Path("runs/x") and r.device == DeviceOptions(confirm_serial="S1")
-    assert dict(r.changes) == {"scope": SCOPE, "channel": None, "visa_library": None, "device": "/dev/sdc"}
+    assert dict(r.changes) == {"scope": SCOPE, "channel": None, "visa_library": None, "device": "/dev/sdc",
+                               "scope_timeout": None}
     assert (r.mock_faults, r.scratch, r.analyze) == (("stall",), None, False)
     assert ResumeRequest.build("d", scratch="/tmp/s.bin").scratch == Path("/tmp/s.bin")

@@ -93,7 +93,7 @@ def test_model_table_names_its_convention():
 def test_format_model_fits_80_columns_and_names_conventions():
     from charz.cli._wa_model import Geometry, format_model
     g = Geometry(0.125, "given as S_f", 256, 64, (1.0, 2.0), "given")
-    from charz.analysis._wa_steady import SteadySeries
+    from charz.wa import SteadySeries
     text = format_model(g, SteadySeries("sub-tests 2–4", None, 3, (4.95, 0.03), None))
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "S_f = 0.1250 spare/physical, ρ = 0.1429 spare/user" in text

@@ -178,7 +178,7 @@ def test_real_smartctl_on_a_non_smart_device_is_a_clear_error():
 def test_bench_read_through_real_smartctl_keeps_the_error_as_a_note():
     from charz.device import SubprocessRunner
     from charz.device._wa_counters import read_counters
-    from charz.session._wa_run import counters_record
+    from charz.wa import counters_record
     texts = read_counters("/dev/null", SubprocessRunner(), nvme=shutil.which("nvme") is not None)
     # the real nvme-cli fails on a non-NVMe device: no OCP log is kept, smartctl's JSON is
     assert set(texts) == {"smartctl"} and '"exit_status"' in texts["smartctl"]

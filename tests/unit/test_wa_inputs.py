@@ -7,7 +7,7 @@ import pytest
 
 from charz.analysis._pulses import PulseCounter
 from charz.analysis._wa import WaGeometry, count_uncertainty, wa_eq7
-from charz.cli._wa import die_notes, settle_notes
+from charz.wa import die_notes, settle_notes
 from charz.cli._wa_model import parse_op
 from charz.errors import UsageError
 from charz.logic._sigrok import SigrokStream, parse_logic_spec, parse_show

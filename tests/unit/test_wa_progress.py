@@ -13,7 +13,7 @@ import pytest
 
 from charz.analysis._pulses import PulseCounter
 from charz.logic import count_until_settled
-from charz.session._wa_run import _step_watcher
+from charz.wa._run import _step_watcher
 
 pytestmark = pytest.mark.unit
 

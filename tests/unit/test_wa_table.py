@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
-from charz.cli._wa import _wrap
-from charz.cli._wa import format_summary as _format
+from charz.analysis import PulseCounts, PulseWindows, Quantity, WaEstimate, WaGeometry
+from charz.cli._wa_format import format_summary as _format
+from charz.cli._wa_format import wrap as _wrap
+from charz.wa import WaJob, WaRecord, WaSettings, WaStep
 
 
 def format_summary(settings, records):
@@ -15,15 +18,22 @@ def format_summary(settings, records):
 
 pytestmark = pytest.mark.unit
 
-SETTINGS = {"windows": {"program_us": [200, 2200], "read_us": [2, 200], "erase_us": [2200, 20000]},
-            "samplerate_hz": 250e3, "bench": {"kind": "mock"}}
+SETTINGS = WaSettings(plan=(), windows=PulseWindows(), samplerate_hz=250e3, settle_s=0.05, settle_timeout_s=None,
+                      geometry=WaGeometry.given(4, 1, 1, 4096), bench={"kind": "mock"})
 
 
 def _step(i, wa, *, label="4K-RD-100%-W-4KiB-align-sub-test-12", warnings=(), trusted=True, pulses=123456789):
-    return {"step": {"kind": "benchmark"}, "label": label, "counts": {"programs": pulses, "samplerate_hz": 250e3}, "trusted": trusted,
-            "estimate": {"wa": {"value": wa, "uncertainty": wa / 50}}, "truth": {"true_wa": wa * 1.1},
-            "re_wa": 0.0909, "job": {"write_fraction": 1.0}, "counters": {"wa": {"value": wa * 1.05}},
-            "warnings": list(warnings), "errors": [] if trusted else ["window cuts a mode"]}
+    counts = PulseCounts(samples=10**9, samplerate_hz=250e3, programs=pulses, reads=0, erases=0, glitches=0, other=0,
+                         partial=0, pulses=pulses, open_us=0.0, high_for_us=1e5, windows=PulseWindows(),
+                         histogram=np.zeros(2000, dtype=np.int64))
+    q = Quantity(1, "", "inferred")
+    est = WaEstimate(wa=Quantity(wa, "", "inferred", uncertainty=wa / 50), physical_bytes=q, logical_bytes=q,
+                     n_tprogram=q, m_p=q, u_counting=wa / 50, u_volume=0.0)
+    job = WaJob("wa-w100-rd-align.fio", 4096, 2**27, 1.0, True, True)
+    return WaRecord(step=WaStep("benchmark", job.file, bs=4096, volume=2**27), job=job, label=label, counts=counts,
+                    settled=True, errors=() if trusted else ("window cuts a mode",), warnings=tuple(warnings),
+                    logical_bytes=2**27, u_logical_bytes=0.0, volume_evidence="fio", truth={"true_wa": wa * 1.1},
+                    stream=None, dies=(), estimate=est, counters={"wa": {"value": wa * 1.05}}, re_wa=0.0909)
 
 
 @pytest.mark.parametrize("wa", [1.0, 7.3177, 12.345, 99.99, 123.4, 4567.0])

@@ -1,7 +1,7 @@
 """The bench WA path: a real drive, the real fio, a logic analyser through the real sigrok-cli.
 
 Before anything is written the target goes through what ``charz characterize``
-does (``_session._prepared_target``): the guard (never a mounted, held, swap or
+does (``charz.session.prepared_target``): the guard (never a mounted, held, swap or
 signature-carrying device), an ``O_EXCL`` claim for the whole run, identification,
 the serial typed back, 003 Table 3's initialization (write cache off) restored at
 the end.  Each step then:
@@ -23,12 +23,12 @@ import threading
 from pathlib import Path
 from types import SimpleNamespace
 
-from charz.analysis import WaGeometry
 from charz.device import SubprocessRunner, identify, read_counters
 from charz.errors import UsageError, WorkloadError
 from charz.logic import LogicSpec, SigrokStream, StepOutcome, find_sigrok_cli, stream_argv
-from charz.session._session import DeviceOptions, _claimed, _prepared_target
-from charz.session._wa_jobs import WaJob
+from charz.session import DeviceOptions, claimed_target, prepared_target
+from charz.wa._jobs import WaJob
+from charz.wa._records import WaStep
 from charz.workload import jobfile_path, run_jobfile
 
 __all__ = ["DeviceWaBench", "sectors_written"]
@@ -79,9 +79,17 @@ class _RecordingRunner:
 
 
 class _Running:
+    """A step on the drive: fio in a thread, the analyser's stream (``charz.wa.RunningStep``)."""
+
+    rate_given = False
+    train = None  # the stream is live: no file to name
+
     def __init__(self, bench: "DeviceWaBench", job: WaJob) -> None:
         self.bench = bench
         self.job = job
+        self.samplerate_hz = bench.samplerate_hz
+        self.bits = list(bench.spec.bits) or [bench.spec.bit]  # an archive from before several dies: one bit
+        self.channels = list(bench.spec.channels) or [f"D{b}" for b in self.bits]
         self.stat0 = bench.read_sectors()
         self.counters: dict = {}
         self._read_counters("before")
@@ -151,10 +159,12 @@ def _check_same_drive(hold, expected: dict) -> None:
 
 
 class DeviceWaBench:
+    """A real drive, the real fio and sigrok-cli (``charz.wa.WaBench``); see the module docstring."""
+
     kind = "device"
 
-    def __init__(self, hold, drive: dict, init: dict, spec: LogicSpec, geometry: WaGeometry,
-                 samplerate_hz: float, settle_s: float, sigrok: str = "sigrok-cli") -> None:
+    def __init__(self, hold, drive: dict, init: dict, spec: LogicSpec, samplerate_hz: float, settle_s: float,
+                 sigrok: str = "sigrok-cli") -> None:
         self.hold = hold
         self.sigrok = sigrok
         self.bits = list(spec.bits)
@@ -162,14 +172,13 @@ class DeviceWaBench:
         self.drive = drive
         self.init = init
         self.spec = spec
-        self._geometry = geometry
         self.samplerate_hz = samplerate_hz
         self.settle_s = settle_s
         self.bit = spec.bit
 
     @classmethod
     @contextlib.contextmanager
-    def open(cls, device: Path, spec: LogicSpec, geometry: WaGeometry, *, out: Path, samplerate_hz: float,
+    def open(cls, device: Path, spec: LogicSpec, *, out: Path, samplerate_hz: float,
              settle_s: float, confirm_serial: str | None, confirm, expect_drive: dict | None = None,
              sigrok: str | None = None, earlier: list | None = None, journal=None):
         """Check, claim, identify, confirm and initialize ``device``.  With ``expect_drive``
@@ -183,13 +192,13 @@ class DeviceWaBench:
         config = SimpleNamespace(target=str(device), target_is_scratch=False)
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         options = DeviceOptions(confirm_serial=confirm_serial, standby=False)
-        with _claimed(config, Path(out), options) as hold:
+        with claimed_target(config, Path(out), options) as hold:
             if expect_drive is not None:
                 _check_same_drive(hold, expect_drive)
-            with _prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
+            with prepared_target(config, hold, options, _UI(confirm), span_bytes=0,
                                   action="the write-amplification workloads (fio) overwrite the whole of",
                                   earlier=earlier, journal=journal) as (drive, init):
-                yield cls(hold, drive, init, spec, geometry, samplerate_hz, settle_s, sigrok=exe)
+                yield cls(hold, drive, init, spec, samplerate_hz, settle_s, sigrok=exe)
 
     def describe(self) -> dict:
         return {"kind": "device", "drive": self.drive, "initialization": self.init,
@@ -197,12 +206,12 @@ class DeviceWaBench:
                              "channels": list(self.spec.channels), "bits": list(self.spec.bits),
                              "sigrok": self.sigrok}}
 
-    def geometry(self) -> WaGeometry:
-        return self._geometry
-
     def read_sectors(self) -> int:
         name = self.hold.report.kernel_name if self.hold.report else Path(self.hold.path).name
         return sectors_written(Path(f"/sys/class/block/{name}/stat").read_text())
 
-    def start(self, index: int, step: dict, job: WaJob) -> _Running:
+    def start(self, index: int, step: WaStep, job: WaJob) -> _Running:
         return _Running(self, job)
+
+    def cleanup(self, index: int) -> None:
+        """Nothing kept per step: fio's JSON is in the archive."""

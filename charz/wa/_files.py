@@ -16,33 +16,15 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-from charz.analysis import WaGeometry
 from charz.errors import UsageError, WorkloadError
 from charz.logic import FileInfo, SigrokStream, StepOutcome, file_argv, show_file
-from charz.session._wa_device import SECTOR, sectors_written
+from charz.wa._device import SECTOR, sectors_written
+from charz.wa._records import HostVolume, WaStep
 from charz.workload import parse_fio_json
 
 __all__ = ["HostVolume", "FileWaBench", "volume_outcome", "resolve_channels"]
-
-
-@dataclass(frozen=True)
-class HostVolume:
-    """Where one step's L_Volume_Data comes from: exactly one of the three."""
-
-    host_bytes: int | None = None
-    fio_json: str | None = None
-    blockstat: tuple[str, str] | None = None  # files holding /sys/block/X/stat before and after
-
-    def to_dict(self) -> dict:
-        return {"host_bytes": self.host_bytes, "fio_json": self.fio_json,
-                "blockstat": list(self.blockstat) if self.blockstat else None}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "HostVolume":
-        return cls(d.get("host_bytes"), d.get("fio_json"), tuple(d["blockstat"]) if d.get("blockstat") else None)
 
 
 def volume_outcome(v: HostVolume) -> StepOutcome:
@@ -98,9 +80,14 @@ def resolve_channels(wanted: list[str], listed: tuple[str, ...], path: str) -> l
 
 
 class _Running:
+    """A recording read through sigrok-cli (``charz.wa.RunningStep``)."""
+
+    counters = None  # a recording has no drive to ask
+
     def __init__(self, stream: SigrokStream, outcome: StepOutcome, rate: float, bits: list[int],
-                 channels: list[str], info: FileInfo) -> None:
+                 channels: list[str], info: FileInfo, rate_given: bool) -> None:
         self.stream = stream
+        self.rate_given = rate_given
         self._outcome = outcome
         self.samplerate_hz = rate
         self.bits = bits
@@ -119,14 +106,11 @@ class _Running:
 
 
 class FileWaBench:
-    """One recorded file per step (``step["file"]``); see the module docstring."""
+    """One recorded file per step (``step.file``; ``charz.wa.WaBench``); see the module docstring."""
 
     kind = "recorded"
-    bit = 0
 
-    def __init__(self, geometry: WaGeometry, channels: list[str], *, sigrok: str = "sigrok-cli",
-                 samplerate_hz: float | None = None) -> None:
-        self._geometry = geometry
+    def __init__(self, channels: list[str], *, sigrok: str = "sigrok-cli", samplerate_hz: float | None = None) -> None:
         self.channels = channels
         self.sigrok = sigrok
         self.samplerate_hz = samplerate_hz  # given: overrides (or supplies) the file's own
@@ -135,15 +119,12 @@ class FileWaBench:
         return {"kind": "recorded", "sigrok": self.sigrok, "channels": self.channels,
                 "samplerate_given_hz": self.samplerate_hz}
 
-    def geometry(self) -> WaGeometry:
-        return self._geometry
-
-    def check(self, plan: list[dict]) -> None:
+    def check(self, plan: list[WaStep]) -> None:
         """Every file readable, its samplerate known, the channels in it and the host volume
         readable — before an archive is made, so a typo leaves no half-made archive behind
         (which the same --out would then refuse)."""
         for step in plan:
-            path, fmt = step["file"], step.get("input_format")
+            path, fmt = step.file, step.input_format
             if not Path(path).is_file():
                 raise UsageError(f"{path}: no such file")
             info = show_file(path, sigrok=self.sigrok, input_format=fmt)
@@ -151,10 +132,10 @@ class FileWaBench:
                 raise UsageError(f"{path} does not say its samplerate",
                                  hint="give it: --samplerate 1M, or in the format's options (csv:samplerate=1000000)")
             resolve_channels(self.channels, info.channels, path)
-            volume_outcome(HostVolume.from_dict(step["volume"]))
+            volume_outcome(step.host_volume)
 
-    def start(self, index: int, step: dict, job) -> _Running:
-        path, fmt = step["file"], step.get("input_format")
+    def start(self, index: int, step: WaStep, job) -> _Running:
+        path, fmt = step.file, step.input_format
         if not Path(path).is_file():
             raise UsageError(f"{path}: no such file")
         info = show_file(path, sigrok=self.sigrok, input_format=fmt)
@@ -163,9 +144,11 @@ class FileWaBench:
             raise UsageError(f"{path} does not say its samplerate",
                              hint="give it: --samplerate 1M, or in the format's options (csv:samplerate=1000000)")
         bits = resolve_channels(self.channels, info.channels, path)
-        outcome = volume_outcome(HostVolume.from_dict(step["volume"]))
+        outcome = volume_outcome(step.host_volume)
         stream = SigrokStream(file_argv(path, sigrok=self.sigrok, input_format=fmt), unitsize=info.unitsize,
                               strip_meta=True)
-        run = _Running(stream, outcome, float(rate), bits, list(self.channels), info)
-        run.rate_given = self.samplerate_hz is not None  # the user's --samplerate overrides the file's
-        return run
+        # the user's --samplerate overrides the file's
+        return _Running(stream, outcome, float(rate), bits, list(self.channels), info, self.samplerate_hz is not None)
+
+    def cleanup(self, index: int) -> None:
+        """Nothing to drop: the recordings are the user's."""
