@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from charz.archive import ArchiveWriter, Capture, Channel, Scaling
+from charz import waveform
+from charz.archive import ArchiveWriter, Capture, Channel
 from charz.errors import UsageError
 from charz.importer._files import read_records
 from charz.importer._manifest import MANIFEST_NAME, Entry, Manifest, load_manifest
@@ -13,7 +14,10 @@ from charz.importer._quantize import to_codes
 from charz.importer._waveform import Waveform
 
 
-def _channel(w: Waveform, path: Path, name: str, amps_per_volt: float | None) -> tuple[Channel, list[str]]:
+def _channel(w: Waveform, path: Path, name: str, amps_per_volt: float | None,
+             axis: Waveform) -> tuple[Channel, list[str]]:
+    """The archive channel of ``w``, on ``axis``'s time axis (a capture's channels share the
+    current's; the others were checked to have its length and sample interval)."""
     warnings: list[str] = []
     if w.codes is not None:
         codes, mult, off, zero = w.codes, w.y_mult, w.y_offset_codes, w.y_zero
@@ -33,8 +37,8 @@ def _channel(w: Waveform, path: Path, name: str, amps_per_volt: float | None) ->
             raise UsageError(f"{path}: samples in volts and the manifest has no amps_per_volt",
                              hint="add amps_per_volt = … (current probe or shunt: A per V) to the manifest")
         mult, zero, unit = mult * amps_per_volt, zero * amps_per_volt, "A"
-    ch = Channel(name, codes, Scaling(y_mult=mult, y_offset_codes=off, y_zero=zero, unit=unit),
-                 source=w.source or "CH1", code_min=int(lo), code_max=int(hi))
+    ch = Channel(name, waveform.Waveform(codes, mult, off, zero, axis.sample_interval_s, axis.t_first_s, unit=unit,
+                                         source=w.source or "CH1", code_min=int(lo), code_max=int(hi)))
     return ch, warnings
 
 
@@ -130,22 +134,21 @@ def import_folder(folder: Path, out: Path, *, manifest: Path | None = None,
             raise UsageError(f"{path}: listed in the manifest but not there")
         current, others, warn = _pick(read_records(path), path, e, man)
         models |= {current.model} - {""}
-        ch, w1 = _channel(current, path, "current", man.amps_per_volt)
+        ch, w1 = _channel(current, path, "current", man.amps_per_volt, current)
         channels, warn = [ch], warn + w1
         for w in others:
             name = channel_name(w.source)
             if name == "current" or name in {c.name for c in channels}:
                 name = channel_name("ch_" + w.source)
-            extra, w2 = _channel(w, path, name, man.amps_per_volt)
+            extra, w2 = _channel(w, path, name, man.amps_per_volt, current)
             channels.append(extra)
             warn += w2
         if others:
             warn.append(f"{len(others) + 1} channels per file kept: current ({current.source}), "
-                        + ", ".join(f"{c.name} ({c.source})" for c in channels[1:]))
+                        + ", ".join(f"{c.name} ({c.waveform.source})" for c in channels[1:]))
         warnings += warn
         captures.append(Capture(step=len(captures), op=e.op, size_bytes=e.size_bytes, offset_bytes=e.offset_bytes,
-                                repeat=e.repeat, sample_interval_s=current.sample_interval_s,
-                                t_first_sample_s=current.t_first_s, time_reference=man.time_reference,
+                                repeat=e.repeat, time_reference=man.time_reference,
                                 channels=channels, warnings=list(dict.fromkeys(warn)),
                                 extra={"imported_from": e.file}))
         if progress is not None:

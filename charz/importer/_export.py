@@ -67,9 +67,9 @@ def export_archive(session: Path, out: Path, fmt: str, *, progress=None) -> int:
     entries = []
     for cap in archive.captures:
         ch = cap.channel("current")
-        s = ch.scaling
+        s = ch.waveform
         w = Waveform(sample_interval_s=cap.sample_interval_s, t_first_s=cap.t_first_sample_s, unit=s.unit,
-                     source=ch.source, codes=np.asarray(ch.codes), y_mult=s.y_mult,
+                     source=s.source, codes=np.asarray(s.codes), y_mult=s.y_mult,
                      y_offset_codes=s.y_offset_codes, y_zero=s.y_zero)
         name = f"{cap.index:06d}-{cap.op}-{cap.size_bytes}{FORMATS[fmt]}"
         path = out / name
@@ -77,7 +77,7 @@ def export_archive(session: Path, out: Path, fmt: str, *, progress=None) -> int:
             data = format_isf(w)
             write_atomic(path, lambda f, d=data: f.write(d))
         elif fmt == "keysight-bin":
-            data = format_bin(w, ch.to_si())
+            data = format_bin(w, ch.waveform.values())
             write_atomic(path, lambda f, d=data: f.write(d))
         else:
             _tek_file(path, w, model)

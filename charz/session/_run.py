@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from charz.archive import Capture, Channel, Scaling
+from charz.archive import Capture, Channel
 from charz.errors import ScopeInstrumentError, TriggerTimeout
 from charz.session._plan import MIB, Step
 
@@ -78,25 +78,16 @@ def to_capture(step: Step, record, io_result, offset: int, attempt: int, warning
                earlier_offsets: list[int] = ()) -> Capture:
     """The archive's capture of ``step``; ``earlier_offsets`` are where its failed attempts
     wrote (the drive saw those requests too: a resumed mock session replays them)."""
-    channel = Channel(
-        name="current",
-        codes=np.asarray(record.codes),
-        scaling=Scaling(y_mult=record.y_mult, y_offset_codes=record.y_offset_codes, y_zero=record.y_zero,
-                        unit=record.unit if record.unit in ("A", "V") else "A"),
-        source=record.source,
-        code_min=record.code_min,
-        code_max=record.code_max,
-    )
+    if record.unit not in ("A", "V"):
+        record = replace(record, unit="A")  # the archive knows A and V; a probe charz set is in A
     return Capture(
         step=step.id,
         op=step.op,
         size_bytes=step.size_bytes,
         offset_bytes=offset,
         repeat=step.repeat,
-        sample_interval_s=record.sample_interval_s,
-        t_first_sample_s=record.t_first_s,
         time_reference="trigger",
-        channels=[channel],
+        channels=[Channel("current", record)],
         warnings=warnings,
         host={
             "t_start_ns": io_result.t_start_ns,

@@ -12,9 +12,10 @@ import numpy as np
 
 from typing import TYPE_CHECKING
 
-from charz.archive import Capture, Channel, Scaling
+from charz.archive import Capture, Channel
 from charz.sim._digitizer import digitize
 from charz.sim._ssd import SimulatedSSD
+from charz.waveform import Waveform
 
 if TYPE_CHECKING:  # the plan is the session's; the simulator only reads a step's fields
     from charz.session._plan import Step
@@ -46,22 +47,14 @@ def simulate_capture(ssd: SimulatedSSD, step: "Step") -> Capture:
         warnings.append(f"{d.clipped_fraction:.2%} of samples clipped at the ADC limits")
     if activity.end_us * 1e-6 > t_first + n * dt:
         warnings.append("the request outlasts the record")
-    channel = Channel(
-        name="current",
-        codes=d.codes,
-        scaling=Scaling(y_mult=d.y_mult, y_offset_codes=d.y_offset_codes, y_zero=d.y_zero, unit="A"),
-        source="SIM",
-        code_min=d.code_min,
-        code_max=d.code_max,
-    )
+    channel = Channel("current", Waveform(d.codes, d.y_mult, d.y_offset_codes, d.y_zero, dt, t_first, unit="A",
+                                          source="SIM", code_min=d.code_min, code_max=d.code_max))
     return Capture(
         step=step.id,
         op=step.op,
         size_bytes=step.size_bytes,
         offset_bytes=step.offset_bytes,
         repeat=step.repeat,
-        sample_interval_s=dt,
-        t_first_sample_s=t_first,
         time_reference="request",
         channels=[channel],
         warnings=warnings,

@@ -362,12 +362,14 @@ def test_numbers_as_scopes_print_them():
 
 
 def _tiny_session(path, bench):
-    from charz.archive import ArchiveWriter, Capture, Channel, Scaling
+    from charz.archive import ArchiveWriter, Capture, Channel
+    from charz.waveform import Waveform as Values
 
     codes = np.array([0, 3, 7, 120, -5, 2], np.int8)
-    ch = Channel("current", codes, Scaling(4e-3, 0, 0.01, "A"), source="CH1", code_min=-128, code_max=127)
-    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, sample_interval_s=2e-6,
-                  t_first_sample_s=-4e-6, time_reference="trigger", channels=[ch])
+    ch = Channel("current", Values(codes, 4e-3, 0, 0.01, 2e-6, -4e-6, unit="A", source="CH1", code_min=-128,
+                                   code_max=127))
+    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, time_reference="trigger",
+                  channels=[ch])
     with ArchiveWriter.create(path, {"drive": {}, "bench": bench, "plan": {"steps": []}}) as w:
         w.append(cap)
     return (codes.astype(float)) * 4e-3 + 0.01
