@@ -192,9 +192,10 @@ def register(app: typer.Typer) -> None:
         rail_v: Optional[float] = typer.Option(None, help="Voltage of the rail the probe is on (energy figures; "
                                                "5 V assumed when not given)."),
         channel: str = typer.Option("CH1", help="Scope channel with the current probe."),
-        visa_library: str = typer.Option("@py", help="VISA library: @py (pyvisa-py; a raw ::SOCKET address "
-                                                      "uses charz's own socket), @socket, or a path to "
-                                                      "NI/Keysight VISA."),
+        visa_library: str = typer.Option("@auto", help="VISA library: @auto (charz's own socket for a "
+                                                        "raw ::SOCKET address, pyvisa-py for others), @py "
+                                                        "(pyvisa-py for all), @socket, @ivi, or a path to "
+                                                        "NI/Keysight VISA."),
         record_length: int = typer.Option(10_000, help="Points per record (2 µs/sample for writes, 4 µs for reads)."),
         seed: int = typer.Option(0, help="Mock bench: seed of the simulated drive."),
         standby: bool = typer.Option(True, help="Put the drive in standby before the sweep (hdparm -y; no idle peaks)."),

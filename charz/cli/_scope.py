@@ -166,9 +166,10 @@ def register(app: typer.Typer) -> None:
     @scope_app.command("check")
     def check(
         resource: str = typer.Argument(..., help="VISA resource, e.g. TCPIP::192.168.1.20::4000::SOCKET"),
-        visa_library: str = typer.Option("@py", help="@py (pyvisa-py; a raw ::SOCKET address uses charz's "
-                                                      "own socket), @socket, @ivi (NI/Keysight VISA) or a "
-                                                      "library path."),
+        visa_library: str = typer.Option("@auto", help="@auto (charz's own socket for a raw ::SOCKET "
+                                                        "address, pyvisa-py for others), @py (pyvisa-py "
+                                                        "for all), @socket, @ivi (NI/Keysight VISA) or a "
+                                                        "library path."),
         channel: str = typer.Option("CH1", help="Channel with the current probe."),
         scale: float = typer.Option(0.1, help="Vertical scale per division (A/div)."),
         position: float = typer.Option(-3.0, help="Vertical position in divisions (room for peaks)."),

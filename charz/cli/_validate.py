@@ -77,7 +77,8 @@ def register(app: typer.Typer) -> None:
         keep_drive_settings: bool = typer.Option(False, help="Bench: leave the write cache etc. as found instead of "
                                                              "003 Table 3's settings (restored afterwards)."),
         channel: str = typer.Option("CH1", help="Bench: scope channel with the current probe."),
-        visa_library: str = typer.Option("@py", help="Bench: VISA library (@py = pyvisa-py)."),
+        visa_library: str = typer.Option("@auto", help="Bench: VISA library (@auto: charz's socket for a "
+                                                        "raw ::SOCKET address, else pyvisa-py; @py: pyvisa-py)."),
         vertical_scale: float = typer.Option(0.2, min=1e-4, help="Bench: A/div (the trace sits 4 div low)."),
         scope_points: int = typer.Option(1000, min=2, help="Bench: points per averaging record."),
         scope_interval: float = typer.Option(1e-3, min=1e-9, help="Bench: seconds per point of averaging records."),

@@ -138,7 +138,7 @@ class ScopeDriver:
 
     # ------------------------------------------------------------ connection
 
-    def connect(self, resource: str, visa_library: str = "@py", *,
+    def connect(self, resource: str, visa_library: str = "@auto", *,
                 timeout_s: float | None = None) -> Identity:
         """Open ``resource`` (see :func:`~charz.scope.open_transport`) and attach to it."""
         if not isinstance(resource, str) or not resource.strip():

@@ -29,7 +29,7 @@ __all__ = ["Scope"]
 class Scope(Protocol):
     """An oscilloscope that captures one triggered record of a current probe."""
 
-    def connect(self, resource: str, visa_library: str = "@py") -> Identity:
+    def connect(self, resource: str, visa_library: str = "@auto") -> Identity:
         """Open ``resource`` through VISA and check the instrument is one this driver drives.
 
         Example

@@ -44,7 +44,7 @@ def select_driver(identity: Identity, models: tuple[ScopeModel, ...] | None = No
     return DRIVERS[model.family], model
 
 
-def open_scope(resource: str, *, visa_library: str = "@py", timeout_s: float = 2.0,
+def open_scope(resource: str, *, visa_library: str = "@auto", timeout_s: float = 2.0,
                headers: bool = True, models_dir: str | Path | None = None,
                transport: Transport | None = None) -> ScopeDriver:
     """Connect, identify and return the right driver, ready to configure.

@@ -5,8 +5,9 @@ Drivers speak only to :class:`Transport`.  :func:`open_transport` picks the real
 * :class:`PyVisaTransport` — pyvisa's public API over any VISA library: pyvisa-py
   (``@py``) for VXI-11, HiSLIP, USBTMC and GPIB, or NI / Keysight VISA (``@ivi``, a path);
 * :class:`~charz.scope.SocketTransport` — charz's own TCP socket, for a raw socket
-  resource (``TCPIP::host::port::SOCKET``, the Tek socket server) with ``@py``, or
-  anywhere with ``visa_library="@socket"``.  pyvisa-py's socket session cannot be tuned
+  resource (``TCPIP::host::port::SOCKET``, the Tek socket server) with the default
+  ``@auto``, or anywhere with ``visa_library="@socket"``; ``@py`` given by name keeps
+  pyvisa-py for raw sockets too (the fallback if charz's socket ever misbehaves).  pyvisa-py's socket session cannot be tuned
   through pyvisa's API (4096-byte receives, Nagle on, a closed peer read as a timeout),
   and charz no longer reaches into its private state; its own socket needs only the
   standard library (see :mod:`charz.scope._rawsocket`).
@@ -103,18 +104,26 @@ class Transport(Protocol):
         """Release the connection (idempotent)."""
 
 
-def open_transport(resource: str, *, visa_library: str = "@py", timeout_s: float = 2.0,
+AUTO = "@auto"
+"""The default ``visa_library``: charz's own socket for a raw socket resource, pyvisa-py
+(``@py``) for every other."""
+
+
+def open_transport(resource: str, *, visa_library: str = AUTO, timeout_s: float = 2.0,
                    open_timeout_s: float = 2.0) -> Transport:
     """The transport for ``resource``: charz's own socket for a raw socket resource with
-    pyvisa-py (``@py``) or when ``visa_library`` is ``"@socket"``, else pyvisa.
+    ``@auto`` (the default) or when ``visa_library`` is ``"@socket"``; else pyvisa with
+    ``visa_library`` (``@auto`` meaning pyvisa-py).
 
     Example
     -------
     >>> type(open_transport("TCPIP::127.0.0.1::4000::SOCKET")).__name__  # doctest: +SKIP
     'SocketTransport'
     """
-    if visa_library == "@socket" or (visa_library == "@py" and is_socket_resource(resource)):
+    if visa_library == "@socket" or (visa_library == AUTO and is_socket_resource(resource)):
         return SocketTransport.open(resource, timeout_s=timeout_s, open_timeout_s=open_timeout_s)
+    if visa_library == AUTO:
+        visa_library = "@py"
     return PyVisaTransport.open(resource, visa_library=visa_library, timeout_s=timeout_s,
                                 open_timeout_s=open_timeout_s)
 

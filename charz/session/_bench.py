@@ -27,7 +27,7 @@ class BenchConfig:
     target: str  # block device or scratch file for the O_DIRECT requests
     target_is_scratch: bool = False
     scope_resource: str | None = None  # real bench (the mock's is made fresh each time)
-    visa_library: str = "@py"
+    visa_library: str = "@auto"
     channel: str = "CH1"
     rail_v: float = 5.0
     rail_v_origin: str = "assumed: 5 V SATA rail, as 003 multiplies by 5 V"

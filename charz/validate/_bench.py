@@ -57,7 +57,7 @@ def run_bench(*, device: str | os.PathLike, scope_resource: str, record_sizes_by
               file_size_bytes: int, unit: MeasuredUnit, rail: RailVoltage, settings: ScopeSettings,
               runner, ask: Callable[[str, str], str | None], confirm_serial: str | None = None,
               allow_signatures: bool = False, drive_settings: bool = True, output_dir: str | os.PathLike = ".",
-              visa_library: str = "@py", timeout_s: float = 3600.0,
+              visa_library: str = "@auto", timeout_s: float = 3600.0,
               log: Callable[[str], None] = lambda text: None) -> ValidationResult:
     """Measure the sweep on a real drive.
 

@@ -122,6 +122,19 @@ def test_resume_of_a_finished_session_adds_nothing(tmp_path):
     assert "is finished: all 4 captures are taken; there is nothing to resume" in p.stderr
 
 
+def test_pyvisa_py_asked_for_by_name_takes_the_same_captures_as_charz_socket(tmp_path):
+    # The default reads a raw socket through charz's own socket; --visa-library @py keeps the
+    # whole session on real pyvisa-py (the fallback).  Same drive, same seed: the same bytes.
+    args = ["--preset", "840", "--sizes", "4k:12k:4k", "--read-sizes", "none", "--repeats", "1", "--seed", "5",
+            "--quiet", "--no-analyze"]
+    auto, py = tmp_path / "auto", tmp_path / "py"
+    charz("characterize", "--mock", *args, "--out", str(auto))
+    charz("characterize", "--mock", *args, "--visa-library", "@py", "--out", str(py))
+    assert json.loads((auto / "session.json").read_text())["bench"]["visa_library"] == "@auto"
+    assert json.loads((py / "session.json").read_text())["bench"]["visa_library"] == "@py"
+    assert _waveforms(py) == _waveforms(auto) and len(_waveforms(py)) == 3
+
+
 def test_bad_bench_arguments_fail_cleanly(tmp_path):
     p = charz("characterize", "--out", str(tmp_path / "x"), check=False)
     assert p.returncode == 2 and "--mock" in p.stderr and "Traceback" not in p.stderr

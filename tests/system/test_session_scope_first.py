@@ -109,7 +109,7 @@ def test_a_wrong_scope_address_stops_before_the_confirmation_and_resume_scope_fi
     assert "ALL DATA" not in still.stderr and sha256(loop.image) == before
     changes = json.loads((out / "session.json").read_text())["bench"]["changes"]
     assert [(c["field"], c["from"], c["to"]) for c in changes] == [
-        ("scope_resource", wrong, wrong2), ("channel", "CH1", "CH2")]  # @py was already the library
+        ("scope_resource", wrong, wrong2), ("channel", "CH1", "CH2"), ("visa_library", "@auto", "@py")]
     back = charz("resume", str(out), "--channel", "CH1")  # the probe is on CH1 after all
     assert back.returncode == 5
 
@@ -142,7 +142,8 @@ def test_a_wrong_scope_address_stops_before_the_confirmation_and_resume_scope_fi
     change = meta["bench"]["changes"][-1]
     assert (change["at"], change["field"], change["from"], change["to"]) == (
         "resume", "scope_resource", wrong2, server.resource)
-    assert meta["bench"]["channel"] == "CH1" and len(meta["bench"]["changes"]) == 4  # wrong2 → server once
+    assert meta["bench"]["channel"] == "CH1" and len(meta["bench"]["changes"]) == 5  # wrong2 → server once
+    assert meta["bench"]["visa_library"] == "@py"  # the rest of the session went through pyvisa-py
     assert len(list((out / "captures").glob("[0-9]*.json"))) == 1
     assert sha256(loop.image) != before
 

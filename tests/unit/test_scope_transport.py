@@ -109,21 +109,32 @@ def test_raw_socket_resources_are_recognised(resource, socket):
     assert is_socket_resource(resource) is socket
 
 
-def test_open_transport_gives_a_raw_socket_with_pyvisa_py_to_charz_own_socket():
+def test_open_transport_gives_a_raw_socket_by_default_to_charz_own_socket():
     with contextlib.closing(socket_module.create_server(("127.0.0.1", 0))) as srv:
         resource = f"TCPIP::127.0.0.1::{srv.getsockname()[1]}::SOCKET"
-        for library in ("@py", "@socket"):
+        for library in ("@auto", "@socket"):
             t = open_transport(resource, visa_library=library)
             try:
                 assert isinstance(t, SocketTransport) and isinstance(t, Transport)
                 assert t.resource == resource
             finally:
                 t.close()
-        t = open_transport(resource, visa_library="@py", timeout_s=0.2)
+        t = open_transport(resource, timeout_s=0.2)
         t.close()
         t.close()  # idempotent
         with pytest.raises(ScopeConnectionError, match="connection is closed"):
             t.query("*IDN?")
+
+
+def test_pyvisa_py_asked_for_by_name_keeps_a_raw_socket_on_pyvisa_py():
+    # The fallback a user needs if charz's own socket misbehaves with some scope.
+    with contextlib.closing(socket_module.create_server(("127.0.0.1", 0))) as srv:
+        resource = f"TCPIP::127.0.0.1::{srv.getsockname()[1]}::SOCKET"
+        t = open_transport(resource, visa_library="@py", timeout_s=0.2)
+        try:
+            assert isinstance(t, PyVisaTransport) and isinstance(t, Transport)
+        finally:
+            t.close()
 
 
 def test_the_socket_transport_refuses_what_it_cannot_open():
