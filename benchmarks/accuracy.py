@@ -13,8 +13,10 @@ way ``charz analyze`` does, and every field a profile states is graded against t
 drive's truth.  Printed per family: the fields (right / undetermined / wrong / n/a),
 the calibration of each confidence level (answers and the fraction right), and the
 share of all answers right — dies, write unit, read unit, and the allocation where the
-walks' durations differ by more than the program-time spread (each family's own
-``contrast.walks_differ``).
+walks' durations (or, datasheet family, rises) differ by more than their spread (each family's own
+``contrast.walks_differ``).  The read unit's "larger than the largest read" bound is graded
+too (``read_unit_bound``: right when the true unit is larger), at its ``confidence_of_bound``,
+and counts in the calibration like any answer.
 
     .venv/bin/python benchmarks/accuracy.py [--drives 40] [--first-seed 0] [--noise 0.5,1,2]
         [--family independent,datasheet] [--jobs 2] [--quick] [--nuisances random|none|all]
@@ -29,6 +31,7 @@ A full run (40 drives per family, 3 noise scales, 240 sessions) takes about
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -41,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.independent.score import FIELDS, RIGHT, UNDEFINED, UNDETERMINED, WRONG, grade_session  # noqa: E402
+from tests.independent.score import FIELDS, RIGHT, UNDEFINED, UNDETERMINED, WRONG, Grade, grade_profile  # noqa: E402
 
 FAMILIES = ("independent", "datasheet")
 LEVELS = ("high", "medium", "low")
@@ -61,13 +64,37 @@ def _render(family: str, seed: int, noise: float, out: Path, nuisances: str) -> 
     return path, truth_path(path)
 
 
+BOUND = "read_unit_bound"  # "larger than the largest read": right when the true unit is larger
+
+
+def grade_bound(profile: dict, truth: dict) -> Grade:
+    """The read unit's lower bound, graded like an answer at its ``confidence_of_bound``: a
+    bound stated where the unit is smaller than the largest read is wrong (n/a: no bound)."""
+    q = (profile.get("results") or {}).get("read_io_unit_bytes") or {}
+    details = q.get("details") or {}
+    bound, want = details.get("more_than_bytes"), truth.get("read_io_unit_bytes")
+    if bound is None or want is None:
+        return Grade(BOUND, UNDEFINED, bound, want, "undetermined", "")
+    return Grade(BOUND, RIGHT if want > bound else WRONG, f"larger than {bound}", want,
+                 str(details.get("confidence_of_bound", "undetermined")), str(q.get("evidence", "")))
+
+
+def grade_with_bound(path: Path, truth_file: Path | None) -> list[Grade]:
+    """:func:`grade_session` and the read unit's bound, from one analysis."""
+    from charz.profile._pipeline import analyze_archive
+
+    _, profile, _ = analyze_archive(path)
+    truth = json.loads(Path(truth_file or Path(path) / "truth.json").read_text("utf-8"))["truth"]
+    return grade_profile(profile, truth) + [grade_bound(profile, truth)]
+
+
 def run_one(job: tuple[str, int, float, str]) -> tuple[str, int, float, list]:
     family, seed, noise, nuisances = job
     tmp = Path(tempfile.mkdtemp(prefix="charz-acc-"))
     try:
         path, truth = _render(family, seed, noise, tmp / "s", nuisances)
         try:
-            return family, seed, noise, grade_session(path, truth)
+            return family, seed, noise, grade_with_bound(path, truth)
         except Exception:  # a crash is a finding, not a reason to stop counting
             return family, seed, noise, [("crash", traceback.format_exc(limit=6))]
     finally:
@@ -146,12 +173,12 @@ def main() -> int:
         print(f"\n== family: {family} ==")
         for noise in noises:
             print(f"\nnoise ×{noise:g}          right  undetermined  wrong   n/a")
-            for f in FIELDS:
+            for f in FIELDS + (BOUND,):
                 c = fields[family, noise, f]
                 print(f"  {f:<20} {c[RIGHT]:5d}  {c[UNDETERMINED]:12d}  {c[WRONG]:5d}  {c[UNDEFINED]:4d}")
         dec = sum(differ[family, s] for s in seeds)
-        print(f"\n  allocation counted in the share below on {dec} of {len(seeds)} drives (walks differ by more")
-        print("  than the program-time spread; the rest have no scheme or walks that imitate each other)")
+        print(f"\n  allocation counted in the share below on {dec} of {len(seeds)} drives (walks' durations or rises")
+        print("  differ by more than their spread: contrast.py; the rest have no scheme or walks that imitate each other)")
     print("\ncalibration: answers given at each confidence, and the fraction right (all fields)")
     head = "  family       noise " + "".join(f"  {lvl:>6} n   right" for lvl in LEVELS)
     print(head)

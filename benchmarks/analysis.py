@@ -74,7 +74,7 @@ def main() -> None:
     args = ap.parse_args()
     print(f"preset {args.preset}, default sweep × {args.repeats} repeats, int16 codes; {args.runs} alternating rounds")
     print(f"{'record':>8s} {'captures':>8s} {'samples':>10s} {'numpy.sum':>12s} {'kernel':>12s} {'ratio':>6s} "
-          f"{'median':>6s} {'inference':>12s} {'ratio':>6s}")
+          f"{'median':>6s} {'inference':>12s} {'ratio':>6s} {'median':>6s}")
     for length in (10_000, 100_000):
         traces, given = capture_set(args.preset, args.repeats, length)
         assert all(t.codes.dtype == np.int16 for t in traces)
@@ -90,15 +90,18 @@ def main() -> None:
             return sum(int(a.sum()) for a in stacked)
 
         t = interleaved({"sum": numpy_sum, "kernel": lambda: measure_traces(traces)}, args.runs)
-        t_full = interleaved({"full": lambda: characterize(traces, given)}, max(1, args.runs // 3))["full"]
+        # the inference is timed beside numpy.sum too, round by round, so its median ratio
+        # is as robust to a busy machine as the kernel's
+        tf = interleaved({"sum": numpy_sum, "full": lambda: characterize(traces, given)}, max(1, args.runs // 3))
         t_sum, t_kernel = min(t["sum"]), min(t["kernel"])
         per_round = statistics.median(s / k for s, k in zip(t["sum"], t["kernel"]))
+        full_round = statistics.median(s / k for s, k in zip(tf["sum"], tf["full"]))
         rate = lambda t: f"{n / t / 1e6:8.0f} MS/s"  # noqa: E731
         print(f"{length:8d} {len(traces):8d} {n:10d} {rate(t_sum):>12s} {rate(t_kernel):>12s} {t_sum / t_kernel:6.2f} "
-              f"{per_round:6.2f} {rate(min(t_full)):>12s} {t_sum / min(t_full):6.2f}")
-    print("ratio = analysis throughput / numpy.sum throughput, best against best (goal >= 0.25); median = the "
-          "median of the per-round ratios (numpy.sum and the kernel timed alternately, over the same arrays: the "
-          "batches the archive reader loaded)")
+              f"{per_round:6.2f} {rate(min(tf['full'])):>12s} {min(tf['sum']) / min(tf['full']):6.3f} {full_round:6.3f}")
+    print("ratio = analysis throughput / numpy.sum throughput, best against best (goal >= 0.25 for the kernel, "
+          ">= 0.02 for the whole inference); median = the median of the per-round ratios (numpy.sum and the kernel, "
+          "or the inference, timed alternately over the same arrays: the batches the archive reader loaded)")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from charz.session import BenchConfig, build_sweep, default_read_sizes, default_write_sizes, start_session
+from charz.session import MockBench, build_sweep, default_read_sizes, default_write_sizes, start_session
 from charz.errors import CharzError
 from charz.scope import load_model
 from charz.sim import load_preset, mock_bench
@@ -49,8 +49,8 @@ def run(preset: str, repeats: int, time_scale: float, dialect: str):
     given = {k: v for k, v in model.given.items() if k in ("channels", "packages", "page_size_bytes")}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "session"
-        config = BenchConfig(kind="mock", target=str(out / "scratch.bin"), target_is_scratch=True, preset=preset,
-                             mock_time_scale=time_scale, dialect=dialect)
+        config = MockBench(target=str(out / "scratch.bin"), target_is_scratch=True, preset=preset,
+                           mock_time_scale=time_scale, dialect=dialect)
         t0 = time.perf_counter()
         result = start_session(out, config, plan, given, ui=QuietUI(), analyze=False, mock=mock_bench)
         wall = time.perf_counter() - t0

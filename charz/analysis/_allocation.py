@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_us, scalar_visits_us, visit_sequence
+from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_paths_us, prefix_end_us, visit_sequence
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
 from charz.analysis._steps import summarize_sizes
 
@@ -24,6 +24,7 @@ DECISIVE = 25.0  # Δχ² (scaled) for a confident answer
 SUGGESTIVE = 12.0
 MISFIT = 30.0  # reduced χ² beyond which no walk explains the durations
 MIN_RMS_RATIO = 1.5  # the runner-up's rms residual over the best's, for any answer
+RULE_OUT_RMS_RATIO = 2.0  # a scheme whose every walk misses by twice the best's rms is ruled out
 MODEL_FLOOR_US = 3.0  # durations are never known better than this (edge placement, program-time spread)
 
 BOUNDS_US = {"t_xfer_page_us": (1.0, 500.0), "t_switch_us": (0.0, 300.0), "t_prog_us": (100.0, 20_000.0)}
@@ -63,6 +64,11 @@ class AllocationResult:
     measured_se_us: np.ndarray = field(default_factory=lambda: np.empty(0))
     candidates: tuple[CandidateFit, ...] = ()
     margin: float | None = None
+    # schemes the durations contradict even where they name none (every walk of the scheme
+    # misses by twice the best walk's rms and by Δχ² >= SUGGESTIVE): a second view that
+    # names one of them disagrees with the durations
+    ruled_out: tuple[str, ...] = ()
+    ruled_out_reason: str = ""
 
 
 def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: int, dies_per_package: int = 1):
@@ -110,29 +116,37 @@ _POINTS_3 = {"t_xfer_page_us": 18, "t_switch_us": 18, "t_prog_us": 160}
 _STARTS = 8  # local refinements from the best grid points
 
 
-def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
-    """Best parameters for one walk: a coarse vectorised grid, then Nelder-Mead from the best few points.
+_REFINE_ROUNDS = 40  # Gauss-Newton rounds at most (each halves a step that did not help)
+_MIN_STEP = 1 / 64  # a step shrunk below this share of its Gauss-Newton length: converged
+
+
+def _fit_walks(walks, units, k, dies, page_bytes, timing: Timing, y, w):
+    """Best parameters for every walk: a coarse vectorised grid per walk, then a
+    Gauss-Newton refinement from the best few points of every walk at once.
 
     The constant overhead (command decode, where the edges are placed) is solved in closed
-    form for every parameter set, so only the free timing parameters are searched.
+    form for every parameter set, so only the free timing parameters are searched.  The
+    duration of a request is piecewise linear in the timing parameters (a ready time plus
+    whole numbers of transfers, switch delays and program times along its critical path,
+    :func:`prefix_end_paths_us`), so the least-squares problem is exactly quadratic on each
+    piece: a step solves it in closed form, and a step that crosses into a piece where the
+    fit is worse is halved until it helps (or becomes negligible).
+    Returns ``(chi2, params, predicted)`` per walk, in the order of ``walks``.
     """
-    from scipy.optimize import minimize
-
     free = timing.free()
     n_visits = int(units.max()) * k
-    ch, pkg = ch[:n_visits], pkg[:n_visits]
     idx = units * k - 1
     ready = None
     if timing.host_rate_bytes_per_s:
         ready = np.arange(n_visits) * dies * page_bytes / timing.host_rate_bytes_per_s * 1e6
     fixed = {name: getattr(timing, name) for name in BOUNDS_US if name not in free}
-
     max_offset = MAX_OFFSET_SHARE * float(y.min())
+    wsum = w.sum()
 
     def chi2_of(pred):
         # Best constant overhead in closed form, held to what is physical (0 … 30 % of the
         # shortest request): otherwise a walk could hide its mismatch in a huge "overhead".
-        offset = np.clip(((y - pred) * w).sum(axis=-1) / w.sum(), 0.0, max_offset)
+        offset = np.clip(((y - pred) * w).sum(axis=-1) / wsum, 0.0, max_offset)
         return (w * (y - pred - offset[..., None]) ** 2).sum(axis=-1), offset
 
     if len(free) == 2 and "t_prog_us" not in free:
@@ -141,47 +155,124 @@ def _fit_walk(ch, pkg, units, k, dies, page_bytes, timing: Timing, y, w):
         counts = _POINTS_3 if len(free) == 3 else _POINTS[len(free)]
     axes = [_GRID[name](counts[name]) for name in free]
     mesh = [m.ravel() for m in np.meshgrid(*axes, indexing="ij")] if axes else []
-    params = {**{n: np.full(max(1, mesh[0].size if mesh else 1), v) for n, v in fixed.items()}, **dict(zip(free, mesh))}
-    ends = np.atleast_2d(prefix_end_us(ch, pkg, dies * params["t_xfer_page_us"], params["t_switch_us"], params["t_prog_us"], ready))
-    chi2, _ = chi2_of(ends[:, idx])
-    ch_l, pkg_l = ch.tolist(), pkg.tolist()
-    ready_l = None if ready is None else ready.tolist()
-    idx_l = idx.tolist()
+    size = max(1, mesh[0].size if mesh else 1)
+    params = {**{n: np.full(size, v) for n, v in fixed.items()}, **dict(zip(free, mesh))}
     lo = np.array([BOUNDS_US[n][0] for n in free])
     hi = np.array([BOUNDS_US[n][1] for n in free])
 
-    def objective(x):
-        x = np.clip(x, lo, hi)
-        p = {**fixed, **dict(zip(free, x))}
-        _, e = scalar_visits_us(ch_l, pkg_l, dies * p["t_xfer_page_us"], p["t_switch_us"], p["t_prog_us"], ready_l)
-        return float(chi2_of(np.array([e[i] for i in idx_l]))[0])
+    # 1. the grid, walk by walk (each is one vectorised pass of the recurrence)
+    chs = np.stack([ch[:n_visits] for _, _, ch, _ in walks])
+    pkgs = np.stack([pkg[:n_visits] for _, _, _, pkg in walks])
+    row_walk, row_x = [], []
+    for j in range(len(walks)):
+        ends = np.atleast_2d(prefix_end_us(chs[j], pkgs[j], dies * params["t_xfer_page_us"], params["t_switch_us"],
+                                           params["t_prog_us"], ready))
+        chi2, _ = chi2_of(ends[:, idx])
+        picks = np.argsort(chi2, kind="stable")[:_STARTS] if free else np.array([0])
+        for i in picks:
+            row_walk.append(j)
+            row_x.append([params[n][i] for n in free])
+    row_walk = np.array(row_walk)
+    x = np.array(row_x, dtype=np.float64).reshape(row_walk.size, len(free))
 
-    best_x = np.array([params[n][int(np.argmin(chi2))] for n in free])
-    best_val = float(chi2.min())
+    def evaluate(rows, xs):
+        p = {**{n: np.full(rows.size, v) for n, v in fixed.items()}, **{n: xs[:, i] for i, n in enumerate(free)}}
+        e, c = prefix_end_paths_us(chs[row_walk[rows]], pkgs[row_walk[rows]], dies * p["t_xfer_page_us"],
+                                   p["t_switch_us"], p["t_prog_us"], ready)
+        e, c = e[:, idx], c[:, idx]
+        # d(end)/d(parameter): the register transfer is one page per die
+        jac = {"t_xfer_page_us": dies * c[..., 0], "t_switch_us": c[..., 1], "t_prog_us": c[..., 2]}
+        return e, np.stack([jac[n] for n in free], axis=-1) if free else np.zeros(e.shape + (0,))
+
+    def solve(jac, z, with_offset):
+        a = np.concatenate([jac, np.ones(z.shape + (1,))], axis=-1) if with_offset else jac
+        m = np.einsum("rki,k,rkj->rij", a, w, a)
+        b = np.einsum("rki,k,rk->ri", a, w, z)
+        # a parameter no end depends on (all its counts 0) gets no step, not a singular matrix
+        ridge = 1e-12 * np.maximum(1.0, np.einsum("rii->r", m))[:, None, None] * np.eye(a.shape[-1])
+        return np.linalg.solve(m + ridge, b[..., None])[..., 0]
+
+    def gn_step(xs, e, jac):
+        """min over (dx, offset) of Σ w (y − e − J dx − offset)², with the offset held to its
+        bounds and a parameter that sits on a bound and is pushed past it held there."""
+        z = y - e
+        held = np.zeros(jac.shape[0::2], dtype=bool)
+        for _ in range(2):
+            j = np.where(held[:, None, :], 0.0, jac)
+            sol = solve(j, z, True)
+            dx, off = sol[:, :-1], sol[:, -1]
+            pinned = (off < 0.0) | (off > max_offset)
+            if pinned.any():
+                o = np.clip(off[pinned], 0.0, max_offset)
+                dx[pinned] = solve(j[pinned], z[pinned] - o[:, None], False)
+            push = ((xs <= lo) & (dx < 0)) | ((xs >= hi) & (dx > 0))
+            if not (push & ~held).any():
+                break
+            held |= push
+        return np.where(held, 0.0, dx)
+
+    # 2. Gauss-Newton from every start of every walk at once
+    rows = np.arange(row_walk.size)
+    e, jac = evaluate(rows, x)
+    best_chi2, _ = chi2_of(e)
     if free:
-        for start in np.argsort(chi2)[:_STARTS]:
-            x0 = np.array([params[n][start] for n in free])
-            res = minimize(objective, x0, method="Nelder-Mead",
-                           options={"xatol": 0.05, "fatol": 1e-3, "maxiter": 400, "initial_simplex": _simplex(x0, lo, hi)})
-            if res.fun < best_val:
-                best_val, best_x = float(res.fun), np.clip(res.x, lo, hi)
-    p = {**fixed, **dict(zip(free, best_x))}
-    e = np.array(scalar_visits_us(ch_l, pkg_l, dies * p["t_xfer_page_us"], p["t_switch_us"], p["t_prog_us"], ready_l)[1])[idx]
-    chi2_best, offset = chi2_of(e)
-    p = {name: float(p[name]) for name in BOUNDS_US}
-    p["offset_us"] = float(offset)
-    return float(chi2_best), p, e + offset
+        dx = gn_step(x, e, jac)
+        scale = np.ones(rows.size)
+        live = np.ones(rows.size, dtype=bool)
+        for _ in range(_REFINE_ROUNDS):
+            act = np.flatnonzero(live)
+            if act.size == 0:
+                break
+            # the whole step, and (with several free parameters) each parameter's share of it
+            # alone: at a kink of the piecewise-linear durations the joint step may cross into
+            # a worse piece where one coordinate's step would still help
+            steps = scale[act, None] * dx[act]
+            tries = [steps] + ([steps * np.eye(len(free))[i] for i in range(len(free))] if len(free) > 1 else [])
+            trial_all = np.clip(np.concatenate([x[act] + d for d in tries]), lo, hi)
+            e_all, jac_all = evaluate(np.tile(act, len(tries)), trial_all)
+            chi_all = chi2_of(e_all)[0].reshape(len(tries), act.size)
+            pick = np.argmin(chi_all, axis=0)
+            at = pick * act.size + np.arange(act.size)
+            trial, e_t, jac_t, chi_t = trial_all[at], e_all[at], jac_all[at], chi_all[pick, np.arange(act.size)]
+            moved = np.abs(trial - x[act]).max(axis=1) > 1e-3
+            better = moved & (chi_t < best_chi2[act] * (1 - 1e-12) - 1e-12)
+            ok = act[better]
+            x[ok], best_chi2[ok], scale[ok] = trial[better], chi_t[better], 1.0
+            if ok.size:
+                dx[ok] = gn_step(x[ok], e_t[better], jac_t[better])
+            bad = act[~better]
+            scale[bad] *= 0.5
+            live[bad[(scale[bad] < _MIN_STEP) | ~moved[~better]]] = False
+    best_rows = np.array([min(np.flatnonzero(row_walk == j), key=lambda r: best_chi2[r]) for j in range(len(walks))])
+    e_best, _ = evaluate(best_rows, x[best_rows])
+    chi2_best, offsets = chi2_of(e_best)
+    out = []
+    for j, r in enumerate(best_rows):
+        p = {**fixed, **{n: float(x[r, i]) for i, n in enumerate(free)}}
+        p = {name: float(p[name]) for name in BOUNDS_US}
+        p["offset_us"] = float(offsets[j])
+        out.append((float(chi2_best[j]), p, e_best[j] + offsets[j]))
+    return out
 
 
-def _simplex(x0: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    # Steps of 15 % of the value (or of the range near zero) so the search can leave a grid cell.
-    steps = np.maximum(0.15 * np.abs(x0), 0.02 * (hi - lo))
-    pts = [x0]
-    for i in range(x0.size):
-        x = x0.copy()
-        x[i] = x[i] + steps[i] if x[i] + steps[i] <= hi[i] else x[i] - steps[i]
-        pts.append(x)
-    return np.array(pts)
+def _ruled_out(fits: list[CandidateFit], scale: float) -> tuple[tuple[str, ...], str]:
+    """Schemes none of whose walks comes near the best walk: each misses the durations by at
+    least twice the best's rms (never counting the best as better than the 3 µs floor) and
+    fits worse by Δχ² >= SUGGESTIVE on the best fit's scale.  What no walk models (lower and
+    upper pages, die-major dispatch) misfits every walk alike; a walk that reuses packages
+    or shares channels where the drive does not misses by far more."""
+    best = fits[0]
+    floor = max(best.rms_residual_us, MODEL_FLOOR_US)
+    out, worst = [], []
+    for label in sorted({f.scheme for f in fits} - {best.scheme}):
+        theirs = [f for f in fits if f.scheme == label]
+        closest = min(theirs, key=lambda f: f.rms_residual_us)
+        if closest.rms_residual_us >= RULE_OUT_RMS_RATIO * floor and min(f.chi2 for f in theirs) - best.chi2 >= SUGGESTIVE * scale:
+            out.append(label)
+            worst.append(f"{label} walks miss by ≥ {closest.rms_residual_us:.0f} µs rms")
+    why = "" if not out else (f"the durations rule out {', '.join(out)}: {'; '.join(worst)} where {best.scheme} "
+                             f"({best.layouts[0]}) misses by {best.rms_residual_us:.0f} µs")
+    return tuple(out), why
 
 
 def infer_allocation(
@@ -233,8 +324,8 @@ def infer_allocation(
     base = dict(sizes_pages=units * unit_pages, measured_us=y, measured_se_us=se)
     walks = enumerate_walks(channels, ways, k, int(units.max()) * k, dies_per_package)
     fits: list[CandidateFit] = []
-    for scheme, names, ch, pkg in walks:
-        chi2, params, pred = _fit_walk(ch, pkg, units, k, dies_per_package, page_size_bytes, timing, y, w)
+    for (scheme, names, _ch, _pkg), (chi2, params, pred) in zip(
+            walks, _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w)):
         rms = float(np.sqrt(np.mean((y - pred) ** 2)))
         fits.append(CandidateFit(scheme, tuple(names), params, pred, chi2, rms))
     fits.sort(key=lambda f: f.chi2)
@@ -257,13 +348,16 @@ def infer_allocation(
             candidates=tuple(fits), **base,
         )
     reduced = best.chi2 / dof
+    ruled, ruled_why = _ruled_out(fits, max(1.0, reduced))
     if reduced > MISFIT:
         return AllocationResult(
             None, UNDETERMINED,
             f"no allocation explains the durations (best reduced χ² {reduced:.0f}, residual {best.rms_residual_us:.0f} µs): "
-            "is the write cache off and the drive idle between requests?",
-            candidates=tuple(fits), **base,
+            "is the write cache off and the drive idle between requests?"
+            + (f" ({ruled_why})" if ruled else ""),
+            candidates=tuple(fits), ruled_out=ruled, ruled_out_reason=ruled_why, **base,
         )
+    base.update(ruled_out=ruled, ruled_out_reason=ruled_why)
     rival = next(f for f in fits if f.scheme != best.scheme)
     margin = (rival.chi2 - best.chi2) / max(1.0, reduced)
     why = (
@@ -280,7 +374,10 @@ def infer_allocation(
         return AllocationResult(best.scheme, MEDIUM, why, candidates=tuple(fits), margin=margin, **base)
     return AllocationResult(
         None, UNDETERMINED,
-        why + " — not decisive: give the transfer and program times (datasheet), or add sizes and repeats",
+        why + (" — not decisive: the walks imitate each other at some switch delay; the rise of a one-unit "
+               "write may tell them apart" if timing.t_xfer_page_us is not None and timing.t_prog_us is not None else
+               " — not decisive: give the transfer and program times (datasheet), or add sizes and repeats")
+        + (f"; {ruled_why}" if ruled else ""),
         candidates=tuple(fits), margin=margin, **base,
     )
 

@@ -265,6 +265,10 @@ def _scheme_quantity(allocation: AllocationResult | None, rise: RiseResult | Non
         return Quantity(by_dur, "", INFERRED, confidence=combine_confidence(allocation.confidence, cap),
                         evidence=f"durations: {why_dur}; the rise does not decide ({why_rise})",
                         details={"decided_by": "durations"})
+    if by_rise and allocation is not None and by_rise in allocation.ruled_out:
+        # the durations name no scheme, but they do contradict the rise's
+        return Quantity.undetermined("", INFERRED, f"the views disagree: the rise says {by_rise} ({why_rise}); "
+                                     f"{allocation.ruled_out_reason}", decided_by="neither")
     if by_rise:
         return Quantity(by_rise, "", INFERRED, confidence=combine_confidence(rise.scheme_confidence, cap),
                         evidence=f"rise: {why_rise}; the durations do not decide ({why_dur})",
@@ -302,6 +306,48 @@ def characterize(traces: Sequence[Trace], given: Given) -> Characterization:
                    warnings=tuple(warnings))
 
 
+@dataclass
+class _Writes:
+    """The write path's working record: the answers so far and the views that gave them.
+
+    Each step below reads it and adds to ``q`` (in the order a profile lists them) and to
+    ``warnings``; a step that ends the path returns None and the caller finishes."""
+
+    table: CaptureTable
+    given: Given
+    q: dict[str, Quantity]
+    warnings: list[str]
+    steps: StepResult | None = None
+    allocation: AllocationResult | None = None
+    from_durations: UnitFromDurations | None = None
+    rise: RiseResult | None = None
+
+    def finish(self) -> Characterization:
+        return _finish(self.q, self.steps, self.allocation, self.from_durations, self.table, self.warnings, self.rise)
+
+
+@dataclass(frozen=True)
+class _Sweep:
+    """The usable whole-page writes: size in pages, peak above the idle before each, duration."""
+
+    size_pages: np.ndarray
+    peaks: np.ndarray
+    durations: np.ndarray
+    idle_level: float
+
+
+@dataclass(frozen=True)
+class _Tread:
+    """The staircase's reading so far: N_step, D_step, how sure, from which views."""
+
+    n_step: int | None
+    step_pages: int | None
+    conf: str
+    evidence: str
+    views: str = "staircase"
+    top: TopCheck | None = None
+
+
 def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterization:
     """Infer dies per package, write I/O unit and allocation scheme from a write sweep.
 
@@ -321,13 +367,40 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         ``m_peak_a``, ``M_peak_a``, ``idle_a`` and the fitted timing, each a Quantity.
     """
     table = measure_traces(traces)
-    warnings = _flag_warnings(table)
+    w = _Writes(table, given, _given_and_idle(given, table), _flag_warnings(table))
+    sweep = _write_sweep(w)
+    if sweep is None:
+        return w.finish()
+    tread = _read_staircase(w, sweep)
+    if tread.n_step == 1:
+        tread = _tread_of_flat_staircase(w, sweep, tread)
+    if tread.n_step is None or tread.step_pages is None:
+        for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
+            w.q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
+                                             f"needs the step count and width: "
+                                             f"{w.q['n_step'].evidence if not w.q['n_step'].known else w.q['step_pages'].evidence}")
+        return w.finish()
+    tread = _judge_top(w, sweep, tread)
+    if tread.top.even and tread.n_step != 1:
+        tread = _durations_confirm_tread(w, sweep, tread)
+    if tread is not None and not tread.top.even:
+        tread = _uneven_tread(w, sweep, tread)
+    if tread is None:
+        return w.finish()
+    w.rise = _rise_of_unit(traces, table, tread.step_pages, given) if given.packages else None
+    geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
+    if geometry is not None:
+        _allocation_stage(w, sweep, *geometry)
+    return w.finish()
+
+
+def _given_and_idle(given: Given, table: CaptureTable) -> dict[str, Quantity]:
+    """The given geometry, a placeholder for the read stage's answer, and the idle level."""
     q: dict[str, Quantity] = {}
     for name, unit in (("channels", "channels"), ("packages", "packages"), ("page_size_bytes", "B")):
         value = getattr(given, name)
         q[name] = Quantity.given(value, unit) if value is not None else Quantity.undetermined(unit, GIVEN, "not given")
     q["read_io_unit_bytes"] = Quantity.undetermined("B", MEASURED, "needs a read sweep analysis (not part of this stage)")
-
     idle = table.baseline_a[np.isfinite(table.baseline_a)]
     if idle.size:
         q["idle_a"] = Quantity(
@@ -335,37 +408,44 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
             uncertainty=float(1.2533 * np.std(idle) / np.sqrt(idle.size)),
             evidence=f"median pre-trigger level of {idle.size} captures",
         )
+    return q
 
+
+def _write_sweep(w: _Writes) -> _Sweep | None:
+    """The writes the staircase is read from (whole pages, usable), or None (with a warning)."""
+    table, page = w.table, w.given.page_size_bytes
     writes = (table.op == "write") & table.usable
-    page = given.page_size_bytes
-    steps = allocation = from_durations = None
     if not writes.any():
-        warnings.append("no usable write captures: nothing to infer dies, unit or allocation from")
-        return _finish(q, steps, allocation, from_durations, table, warnings)
+        w.warnings.append("no usable write captures: nothing to infer dies, unit or allocation from")
+        return None
     if not page:
-        warnings.append("page size not given: request sizes cannot be counted in pages (give --page-size)")
-        return _finish(q, steps, allocation, from_durations, table, warnings)
+        w.warnings.append("page size not given: request sizes cannot be counted in pages (give --page-size)")
+        return None
     whole = writes & (table.size_bytes % page == 0)
     if (writes & ~whole).any():
-        warnings.append(f"{int((writes & ~whole).sum())} write(s) not a whole number of {page} B pages were left out of the step analysis")
+        w.warnings.append(f"{int((writes & ~whole).sum())} write(s) not a whole number of {page} B pages were left out of the step analysis")
     size_pages = table.size_bytes[whole] // page
     # Peaks are measured against the idle level just before each request, which takes out
     # most of a mains hum (its phase differs from capture to capture); levels are reported
     # back in absolute terms by adding the median idle level.
     idle_level = float(np.median(table.local_baseline_a[whole]))
     peaks = table.peak_a[whole] - table.local_baseline_a[whole]
-    durations = table.duration_s[whole]
     repeats = np.bincount(np.unique(size_pages, return_inverse=True)[1])
     if repeats.max() < 2:
-        warnings.append("one capture per size: noise is judged from neighbouring sizes, so confidence is at most medium")
+        w.warnings.append("one capture per size: noise is judged from neighbouring sizes, so confidence is at most medium")
+    return _Sweep(size_pages, peaks, table.duration_s[whole], idle_level)
 
-    steps = fit_steps(size_pages, peaks, n_package=given.packages, idle_a=0.0)
+
+def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
+    """The peak staircase (003 §4.1): N_step and D_step as the peaks show them, and the levels."""
+    q = w.q
+    steps = w.steps = fit_steps(sweep.size_pages, sweep.peaks, n_package=w.given.packages, idle_a=0.0)
     cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
     steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED
     if steps.best is not None:
-        q["m_peak_a"] = Quantity(steps.m_peak + idle_level, "A", MEASURED, uncertainty=float(steps.sizes.stderr[0]),
+        q["m_peak_a"] = Quantity(steps.m_peak + sweep.idle_level, "A", MEASURED, uncertainty=float(steps.sizes.stderr[0]),
                                  evidence="first level of the peak staircase (w = 20 average), idle included")
-        q["M_peak_a"] = Quantity(steps.M_peak + idle_level, "A", MEASURED, uncertainty=float(steps.sizes.stderr[-1]),
+        q["M_peak_a"] = Quantity(steps.M_peak + sweep.idle_level, "A", MEASURED, uncertainty=float(steps.sizes.stderr[-1]),
                                  evidence="last level of the peak staircase (all packages busy), idle included")
     if steps.n_step is None:
         q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=steps.best and steps.best.n_levels)
@@ -375,178 +455,205 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
                                details={"decided_by": "staircase"})
         q["step_pages"] = Quantity(steps.step_pages, "pages", MEASURED, confidence=steps_conf, evidence=steps.reason,
                                    details={"decided_by": "staircase"})
+    return _Tread(steps.n_step, steps.step_pages, steps_conf, "peak staircase")
 
-    n_step, step_pages, step_evidence = steps.n_step, steps.step_pages, "peak staircase"
-    if n_step == 1:
-        # 003 Fig. 3c: a unit spanning every package draws M_peak from the first page; the
-        # step width then shows only in the duration staircase (serial units).
-        from_durations = unit_from_durations(table.size_bytes[whole] // page, durations)
-        if from_durations.unit_pages is None:
-            step_pages = None
-            q["step_pages"] = Quantity.undetermined(
-                "pages", INFERRED, "no steps in the peaks, and the durations do not show a unit either: " + from_durations.reason
-            )
-        else:
-            step_pages = from_durations.unit_pages
-            steps_conf = combine_confidence(steps_conf, from_durations.confidence)
-            step_evidence = "duration staircase (peaks are flat: the unit spans every package, 003 Fig. 3c)"
-            q["step_pages"] = Quantity(step_pages, "pages", INFERRED, confidence=steps_conf,
-                                       evidence=f"{step_evidence}: {from_durations.reason}",
-                                       details={"decided_by": "durations"})
 
-    if n_step is None or step_pages is None:
-        for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
-            q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
-                                           f"needs the step count and width: {q['n_step'].evidence if not q['n_step'].known else q['step_pages'].evidence}")
-        return _finish(q, steps, allocation, from_durations, table, warnings)
+def _tread_of_flat_staircase(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
+    """003 Fig. 3c: a unit spanning every package draws M_peak from the first page; the
+    step width then shows only in the duration staircase (serial units)."""
+    from_durations = w.from_durations = unit_from_durations(sweep.size_pages, sweep.durations)
+    if from_durations.unit_pages is None:
+        w.q["step_pages"] = Quantity.undetermined(
+            "pages", INFERRED, "no steps in the peaks, and the durations do not show a unit either: " + from_durations.reason
+        )
+        return replace(tread, step_pages=None, views="durations")
+    conf = combine_confidence(tread.conf, from_durations.confidence)
+    evidence = "duration staircase (peaks are flat: the unit spans every package, 003 Fig. 3c)"
+    w.q["step_pages"] = Quantity(from_durations.unit_pages, "pages", INFERRED, confidence=conf,
+                                 evidence=f"{evidence}: {from_durations.reason}", details={"decided_by": "durations"})
+    return _Tread(tread.n_step, from_durations.unit_pages, conf, evidence, "durations")
+
+
+def _judge_top(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
+    """Whether the staircase's top is every package busy (Eq. 1's premise) and its steps even."""
+    steps = w.steps
     if steps.count_sure:
-        top = check_top(size_pages, durations, n_step, step_pages, given.packages, steps.best.levels)
+        top = check_top(sweep.size_pages, sweep.durations, tread.n_step, tread.step_pages, w.given.packages,
+                        steps.best.levels)
     else:
         # The tread is clear, the count is not: treated as uneven, so the durations must
         # show the same tread before the unit stands.
-        q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=n_step)
+        w.q["n_step"] = Quantity.undetermined("steps", MEASURED, steps.reason, best_guess=tread.n_step)
         top = TopCheck(False, False, "the level count is in doubt (" + steps.reason + ")")
-    unit_views = "staircase" if n_step != 1 else "durations"
-    if top.even and n_step != 1:
-        by_time = unit_from_durations(size_pages, durations)
-        if by_time.unit_pages is not None and by_time.unit_pages % step_pages:
-            # The duration treads decide a unit the peak treads cannot be (not a whole number
-            # of their treads: durations may pair units that finish together, never split
-            # one): two views that disagree decide nothing.
-            why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
-                   f"the durations' are {by_time.unit_pages} pages ({by_time.reason})")
-            warnings.append("write I/O unit: the peak staircase and the request durations disagree")
-            for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
-                                      ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
-                                      ("allocation_scheme", "", INFERRED)):
-                q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
-            return _finish(q, steps, allocation, from_durations, table, warnings)
-        if by_time.unit_pages == step_pages:
-            unit_views = "both"
-            step_evidence = f"peak treads and duration treads agree ({by_time.reason})"
-            q["step_pages"] = replace(q["step_pages"], confidence=combine_confidence(steps_conf, by_time.confidence),
-                                      evidence=f"{steps.reason}; {step_evidence}", details={"decided_by": "both"})
-    if not top.even:
-        # Uneven steps: units overlap in part, or two treads merged.  The durations tell the
-        # two apart — every unit adds a jump in duration, merged treads or not — so when their
-        # staircase has the same tread, the unit stands and only Eq. 1 is lost.
-        by_time = unit_from_durations(size_pages, durations)
-        why = f"{steps.reason}; but {top.reason}"
-        q["n_step"] = Quantity.undetermined("steps", MEASURED, why, best_guess=n_step)
-        if by_time.unit_pages != step_pages and not steps.finer_shown:
-            q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
-            for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):
-                q[key] = Quantity.undetermined(unit, INFERRED, "the peak staircase is uneven: " + top.reason
-                                               + f"; the durations: {by_time.reason}")
-            return _finish(q, steps, allocation, from_durations, table, warnings)
-        if by_time.unit_pages == step_pages:
-            steps_conf = combine_confidence(steps_conf, by_time.confidence)
-            step_evidence = f"peak treads, uneven, and duration treads agree ({by_time.reason})"
-            unit_views = "both"
-        else:
-            # Units issued to parallel channels finish together, so durations may rise in
-            # pairs of units; the peaks rose at every tread, inside the wider ones too.
-            steps_conf = combine_confidence(steps_conf, MEDIUM)
-            step_evidence = (f"peak treads, uneven, each seen inside the wider treads ({steps.reason}); the "
-                             f"durations pair them ({by_time.reason})")
-            unit_views = "staircase"
-        q["step_pages"] = Quantity(step_pages, "pages", MEASURED, confidence=steps_conf, evidence=step_evidence,
-                                   details={"decided_by": unit_views})
-        top = replace(top, all_busy=False, reason="the peak staircase is uneven (" + top.reason + ")")
-    rise = _rise_of_unit(traces, table, step_pages, given) if given.packages else None
-    if top.all_busy is not True:
-        # Each unit still adds one step, so the tread is the unit (Eq. 2 without Eq. 1);
-        # what the top does not show is how many packages there are per step — the rise can.
-        q["n_step"] = Quantity.undetermined("steps", MEASURED, f"{steps.reason}; but {top.reason}", best_guess=n_step)
-        q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
-                                            evidence=f"D_step = {step_pages} pages ({step_evidence}): each unit adds one step",
-                                            details={"decided_by": unit_views})
-        if rise is None or rise.packages_per_unit is None:
-            why = "Eq. 1 needs the top step to be every package busy: " + top.reason
-            why += "; the rise of a one-unit write: " + (rise.reason if rise is not None else
-                                                        "needs the channel and package counts and tPROG and page transfer time given")
-            for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
-                q[key] = Quantity.undetermined(unit, INFERRED, why)
-            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
-        ppu = rise.packages_per_unit
-        dies = step_pages // ppu
-        if steps.count_sure and top.even and ppu * n_step > given.packages:
-            # The staircase rose n_step times, one unit of ppu packages each: more packages than
-            # the drive has.  Its top is a lower bound on the dies, and the rise falls below it.
-            why = (f"the rise says {ppu} package(s) per unit ({rise.reason}), but the staircase's {n_step} "
-                   f"steps of that many would need {ppu * n_step} packages of the {given.packages} given")
-            warnings.append("dies per package: the staircase and the rise of a one-unit write disagree")
-            for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
-                q[key] = Quantity.undetermined(unit, INFERRED, why, decided_by="neither")
-            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
-        conf = combine_confidence(steps_conf, rise.confidence)
-        q["dies_per_package"] = Quantity(dies, "dies", INFERRED, confidence=conf,
-                                         evidence=f"D_step = {step_pages} pages over {ppu} package(s) per unit: {rise.reason}",
-                                         details={"decided_by": "rise"})
-        q["packages_per_unit"] = Quantity(ppu, "packages", INFERRED, confidence=conf, evidence=rise.reason)
-        if given.packages % ppu == 0 and (n_step is None or given.packages // ppu >= n_step):
-            # N_step is the steps to every package busy (003 Eq. 1): the staircase stopped short of
-            # it, the rise says how many packages each step would add.
-            q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
-                                   evidence=f"{given.packages} packages / {ppu} per unit from the rise (the peak "
-                                            f"staircase stopped after {n_step} steps: {top.reason})",
-                                   details={"decided_by": "rise"})
-        unit_pages = step_pages
-    else:
-        if not given.packages:
-            for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B")):
-                q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 and 2 need the package count (give --packages)")
-            q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
-                                                evidence=f"Eq. 2: I/O unit = D_step = {step_pages} pages ({step_evidence})",
-                                                details={"decided_by": unit_views})
-            q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the package count")
-            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
+    return replace(tread, top=top, views="staircase" if tread.n_step != 1 else "durations")
 
-        du = dies_and_unit(n_step, step_pages, given.packages)
-        if not du.ok:
-            warnings.append("geometry contradicts the data: " + du.problem)
-            q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, du.problem,
-                                                          best_guess=round(n_step * step_pages / given.packages, 2))
-            q["write_io_unit_bytes"] = Quantity.undetermined("B", INFERRED, du.problem, best_guess=step_pages * page)
-            q["allocation_scheme"] = Quantity.undetermined("", INFERRED, du.problem)
-            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
-        eq1 = f"Eq. 1: N_die = {n_step} steps × {step_pages} pages / {given.packages} packages"
-        q["write_io_unit_bytes"] = Quantity(
-            du.write_io_unit_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
-            evidence=f"Eq. 2: I/O unit = {given.packages}/{n_step} packages × {du.dies_per_package} dies = "
-                     f"{du.write_io_unit_pages} pages" + ("; " + step_evidence if unit_views == "both" else ""),
-            details={"decided_by": unit_views},
-        )
-        if rise is not None and rise.packages_per_unit is not None and rise.packages_per_unit != du.packages_per_unit:
-            # Two readings of the same drive disagree: neither is trusted.
-            why = (f"{eq1} gives {du.dies_per_package}, but {rise.reason} "
-                   f"({step_pages // rise.packages_per_unit} dies)")
-            warnings.append("dies per package: the staircase's top and the rise of a one-unit write disagree")
-            q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, why, decided_by="neither")
-            q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the dies per package: " + why)
-            return _finish(q, steps, allocation, from_durations, table, warnings, rise)
-        agree = rise is not None and rise.packages_per_unit == du.packages_per_unit
-        q["dies_per_package"] = Quantity(
-            du.dies_per_package, "dies", INFERRED, confidence=steps_conf,
-            evidence=eq1 + (f"; the rise agrees: {rise.reason}" if agree else ""),
-            details={"decided_by": "both" if agree else "staircase"},
-        )
-        q["packages_per_unit"] = Quantity(du.packages_per_unit, "packages", INFERRED, confidence=steps_conf,
-                                          evidence=f"{given.packages} packages / {n_step} steps")
-        if agree and q["n_step"].known:
-            q["n_step"] = replace(q["n_step"], evidence=q["n_step"].evidence + f"; the rise shows {rise.packages_per_unit} "
-                                  f"package(s) per unit, {given.packages} / {n_step}", details={"decided_by": "both"})
-        dies, unit_pages = du.dies_per_package, du.write_io_unit_pages
-        conf = steps_conf
+
+def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
+    """Even steps: the duration treads confirm the peak treads, or veto them (None: the
+    path ends, every write answer undetermined naming both views)."""
+    q, steps, step_pages = w.q, w.steps, tread.step_pages
+    by_time = unit_from_durations(sweep.size_pages, sweep.durations)
+    if by_time.unit_pages is not None and by_time.unit_pages % step_pages:
+        # The duration treads decide a unit the peak treads cannot be (not a whole number
+        # of their treads: durations may pair units that finish together, never split
+        # one): two views that disagree decide nothing.
+        why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
+               f"the durations' are {by_time.unit_pages} pages ({by_time.reason})")
+        w.warnings.append("write I/O unit: the peak staircase and the request durations disagree")
+        for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
+                                  ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
+                                  ("allocation_scheme", "", INFERRED)):
+            q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
+        return None
+    if by_time.unit_pages != step_pages:
+        return tread
+    evidence = f"peak treads and duration treads agree ({by_time.reason})"
+    q["step_pages"] = replace(q["step_pages"], confidence=combine_confidence(tread.conf, by_time.confidence),
+                              evidence=f"{steps.reason}; {evidence}", details={"decided_by": "both"})
+    return replace(tread, evidence=evidence, views="both")
+
+
+def _uneven_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
+    """Uneven steps: units overlap in part, or two treads merged.  The durations tell the
+    two apart — every unit adds a jump in duration, merged treads or not — so when their
+    staircase has the same tread, the unit stands and only Eq. 1 is lost (None: it does not)."""
+    q, steps, step_pages, top = w.q, w.steps, tread.step_pages, tread.top
+    by_time = unit_from_durations(sweep.size_pages, sweep.durations)
+    why = f"{steps.reason}; but {top.reason}"
+    q["n_step"] = Quantity.undetermined("steps", MEASURED, why, best_guess=tread.n_step)
+    if by_time.unit_pages != step_pages and not steps.finer_shown:
+        q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
+        for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):
+            q[key] = Quantity.undetermined(unit, INFERRED, "the peak staircase is uneven: " + top.reason
+                                           + f"; the durations: {by_time.reason}")
+        return None
+    if by_time.unit_pages == step_pages:
+        conf = combine_confidence(tread.conf, by_time.confidence)
+        evidence = f"peak treads, uneven, and duration treads agree ({by_time.reason})"
+        views = "both"
+    else:
+        # Units issued to parallel channels finish together, so durations may rise in
+        # pairs of units; the peaks rose at every tread, inside the wider ones too.
+        conf = combine_confidence(tread.conf, MEDIUM)
+        evidence = (f"peak treads, uneven, each seen inside the wider treads ({steps.reason}); the "
+                    f"durations pair them ({by_time.reason})")
+        views = "staircase"
+    q["step_pages"] = Quantity(step_pages, "pages", MEASURED, confidence=conf, evidence=evidence,
+                               details={"decided_by": views})
+    top = replace(top, all_busy=False, reason="the peak staircase is uneven (" + top.reason + ")")
+    return replace(tread, conf=conf, evidence=evidence, views=views, top=top)
+
+
+def _dies_below_top(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
+    """The top is not every package busy: each unit still adds one step, so the tread is the
+    unit (Eq. 2 without Eq. 1); how many packages there are per step, the rise can show.
+    (dies, unit pages, confidence) for the allocation, or None."""
+    q, given, steps, rise, top = w.q, w.given, w.steps, w.rise, tread.top
+    n_step, step_pages = tread.n_step, tread.step_pages
+    q["n_step"] = Quantity.undetermined("steps", MEASURED, f"{steps.reason}; but {top.reason}", best_guess=n_step)
+    q["write_io_unit_bytes"] = Quantity(step_pages * given.page_size_bytes, "B", INFERRED,
+                                        confidence=q["step_pages"].confidence,
+                                        evidence=f"D_step = {step_pages} pages ({tread.evidence}): each unit adds one step",
+                                        details={"decided_by": tread.views})
+    if (rise is None or rise.packages_per_unit is None) and step_pages == 1:
+        # A one-page unit is one die of one package (Eq. 2: D_step = packages per unit × dies):
+        # the count needs no rise.  One view at most: medium.
+        why = "a one-page unit lies on one die of one package" + (f" ({rise.reason})" if rise is not None else "")
+        ppu, conf, views = 1, combine_confidence(tread.conf, MEDIUM), "staircase"
+    elif rise is None or rise.packages_per_unit is None:
+        why = "Eq. 1 needs the top step to be every package busy: " + top.reason
+        why += "; the rise of a one-unit write: " + (rise.reason if rise is not None else
+                                                    "needs the channel and package counts and tPROG and page transfer time given")
+        for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
+            q[key] = Quantity.undetermined(unit, INFERRED, why)
+        return None
+    else:
+        ppu, conf, views, why = rise.packages_per_unit, combine_confidence(tread.conf, rise.confidence), "rise", rise.reason
+    if steps.count_sure and top.even and ppu * n_step > given.packages:
+        # The staircase rose n_step times, one unit of ppu packages each: more packages than
+        # the drive has.  Its top is a lower bound on the dies, and the rise falls below it.
+        why = (f"the {views} says {ppu} package(s) per unit ({why}), but the staircase's {n_step} "
+               f"steps of that many would need {ppu * n_step} packages of the {given.packages} given")
+        w.warnings.append("dies per package: the staircase and the rise of a one-unit write disagree")
+        for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
+            q[key] = Quantity.undetermined(unit, INFERRED, why, decided_by="neither")
+        return None
+    q["dies_per_package"] = Quantity(step_pages // ppu, "dies", INFERRED, confidence=conf,
+                                     evidence=f"D_step = {step_pages} pages over {ppu} package(s) per unit: {why}",
+                                     details={"decided_by": views})
+    q["packages_per_unit"] = Quantity(ppu, "packages", INFERRED, confidence=conf, evidence=why)
+    if given.packages % ppu == 0 and (n_step is None or given.packages // ppu >= n_step):
+        # N_step is the steps to every package busy (003 Eq. 1): the staircase stopped short of
+        # it, the rise says how many packages each step would add.
+        q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
+                               evidence=f"{given.packages} packages / {ppu} per unit from the {views} (the peak "
+                                        f"staircase stopped after {n_step} steps: {top.reason})",
+                               details={"decided_by": views})
+    return step_pages // ppu, step_pages, conf
+
+
+def _dies_by_eq1(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
+    """The top is every package busy: Eq. 1 and 2, checked against the rise where it decided.
+    (dies, unit pages, confidence) for the allocation, or None."""
+    q, given, rise = w.q, w.given, w.rise
+    n_step, step_pages, page = tread.n_step, tread.step_pages, given.page_size_bytes
+    if not given.packages:
+        for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B")):
+            q[key] = Quantity.undetermined(unit, INFERRED, "Eq. 1 and 2 need the package count (give --packages)")
+        q["write_io_unit_bytes"] = Quantity(step_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
+                                            evidence=f"Eq. 2: I/O unit = D_step = {step_pages} pages ({tread.evidence})",
+                                            details={"decided_by": tread.views})
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the package count")
+        return None
+    du = dies_and_unit(n_step, step_pages, given.packages)
+    if not du.ok:
+        w.warnings.append("geometry contradicts the data: " + du.problem)
+        q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, du.problem,
+                                                      best_guess=round(n_step * step_pages / given.packages, 2))
+        q["write_io_unit_bytes"] = Quantity.undetermined("B", INFERRED, du.problem, best_guess=step_pages * page)
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, du.problem)
+        return None
+    eq1 = f"Eq. 1: N_die = {n_step} steps × {step_pages} pages / {given.packages} packages"
+    q["write_io_unit_bytes"] = Quantity(
+        du.write_io_unit_pages * page, "B", INFERRED, confidence=q["step_pages"].confidence,
+        evidence=f"Eq. 2: I/O unit = {given.packages}/{n_step} packages × {du.dies_per_package} dies = "
+                 f"{du.write_io_unit_pages} pages" + ("; " + tread.evidence if tread.views == "both" else ""),
+        details={"decided_by": tread.views},
+    )
+    if rise is not None and rise.packages_per_unit is not None and rise.packages_per_unit != du.packages_per_unit:
+        # Two readings of the same drive disagree: neither is trusted.
+        why = (f"{eq1} gives {du.dies_per_package}, but {rise.reason} "
+               f"({step_pages // rise.packages_per_unit} dies)")
+        w.warnings.append("dies per package: the staircase's top and the rise of a one-unit write disagree")
+        q["dies_per_package"] = Quantity.undetermined("dies", INFERRED, why, decided_by="neither")
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the dies per package: " + why)
+        return None
+    agree = rise is not None and rise.packages_per_unit == du.packages_per_unit
+    q["dies_per_package"] = Quantity(
+        du.dies_per_package, "dies", INFERRED, confidence=tread.conf,
+        evidence=eq1 + (f"; the rise agrees: {rise.reason}" if agree else ""),
+        details={"decided_by": "both" if agree else "staircase"},
+    )
+    q["packages_per_unit"] = Quantity(du.packages_per_unit, "packages", INFERRED, confidence=tread.conf,
+                                      evidence=f"{given.packages} packages / {n_step} steps")
+    if agree and q["n_step"].known:
+        q["n_step"] = replace(q["n_step"], evidence=q["n_step"].evidence + f"; the rise shows {rise.packages_per_unit} "
+                              f"package(s) per unit, {given.packages} / {n_step}", details={"decided_by": "both"})
+    return du.dies_per_package, du.write_io_unit_pages, tread.conf
+
+
+def _allocation_stage(w: _Writes, sweep: _Sweep, dies: int, unit_pages: int, conf: str) -> None:
+    """The allocation scheme from the durations and the rise, and the timing its walk fitted."""
+    q, given = w.q, w.given
     if not given.channels:
         q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the channel count (give --channels)")
-        return _finish(q, steps, allocation, from_durations, table, warnings, rise)
-    allocation = infer_allocation(
-        size_pages, durations,
+        return
+    allocation = w.allocation = infer_allocation(
+        sweep.size_pages, sweep.durations,
         channels=given.channels, packages=given.packages, dies_per_package=dies,
-        unit_pages=unit_pages, page_size_bytes=page, timing=given.timing(),
+        unit_pages=unit_pages, page_size_bytes=given.page_size_bytes, timing=given.timing(),
     )
-    q["allocation_scheme"] = _scheme_quantity(allocation, rise, conf)
+    q["allocation_scheme"] = _scheme_quantity(allocation, w.rise, conf)
     if allocation.scheme is not None and allocation.scheme == q["allocation_scheme"].value:
         best = allocation.candidates[0]
         for name in ("t_xfer_page_us", "t_switch_us", "t_prog_us"):
@@ -555,7 +662,6 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
                                    evidence=f"fitted with the {allocation.scheme} walk to the duration curve")
             else:
                 q[name] = Quantity.given(getattr(given, name), "µs")
-    return _finish(q, steps, allocation, from_durations, table, warnings, rise)
 
 
 _ALWAYS = {

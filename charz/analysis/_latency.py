@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Layout", "visit_sequence", "prefix_end_us", "request_end_us", "scalar_visits_us"]
+__all__ = ["Layout", "visit_sequence", "prefix_end_us", "request_end_us", "scalar_visits_us", "prefix_end_paths_us"]
 
 CHANNEL_PRIORITY = "channel-priority"
 WAY_PRIORITY = "way-priority"
@@ -237,3 +237,78 @@ def scalar_visits_us(channel: list[int], package: list[int], t_reg_us: float, t_
         starts.append(start)
         ends.append(end)
     return starts, ends
+
+
+def prefix_end_paths_us(
+    channel: np.ndarray,
+    package: np.ndarray,
+    t_reg_us: np.ndarray,
+    t_switch_us: np.ndarray,
+    t_prog_us: np.ndarray,
+    ready_us: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`prefix_end_us` for ``P`` rows that may each walk their own visit order, with
+    the critical path of every end: how many register transfers, switch delays and program
+    times add up to it.
+
+    Every time in the recurrence is a ready time (a constant) plus whole multiples of
+    the three timing parameters, so each end is linear in them until another path becomes
+    the longest.  The counts are that linear piece: what a Gauss-Newton step of a
+    duration fit needs, with no finite differences.
+
+    Parameters
+    ----------
+    channel, package : (P, n) int arrays — each row's visit order.
+    t_reg_us, t_switch_us, t_prog_us : (P,) arrays.
+    ready_us : None or (n,) array — host data ready times, the same for every row.
+
+    Returns
+    -------
+    ends : (P, n); counts : (P, n, 3) — the (register, switch, program) counts of each end.
+
+    Example
+    -------
+    003 §5.5, MXP, 4 channels × 1 way: the end is 1 transfer + 3 switches + 1 program.
+
+    >>> ch = np.arange(4)[None]; e, c = prefix_end_paths_us(ch, ch, [164.0], [33.0], [900.0])
+    >>> float(e[0, -1]), c[0, -1].tolist()
+    (1163.0, [1.0, 3.0, 1.0])
+    """
+    channel = np.atleast_2d(np.asarray(channel, dtype=np.intp))
+    package = np.atleast_2d(np.asarray(package, dtype=np.intp))
+    t_reg = np.asarray(t_reg_us, dtype=np.float64)
+    t_sw = np.asarray(t_switch_us, dtype=np.float64)
+    t_prog = np.asarray(t_prog_us, dtype=np.float64)
+    P, n = channel.shape
+    n_ch, n_pkg = int(channel.max(initial=-1)) + 1, int(package.max(initial=-1)) + 1
+    # flat state arrays and flat indices: one gather/scatter per visit for all rows
+    at_ch = np.arange(P)[:, None] * n_ch + channel
+    at_pk = np.arange(P)[:, None] * n_pkg + package
+    ch_v, pk_v = np.zeros(P * n_ch), np.zeros(P * n_pkg)
+    # the three counts packed in one integer (21 bits each): a path's counts add as its times do
+    ch_c, pk_c = np.zeros(P * n_ch, dtype=np.int64), np.zeros(P * n_pkg, dtype=np.int64)
+    cur_v, cur_c = np.zeros(P), np.zeros(P, dtype=np.int64)
+    end_v, end_c = np.full(P, -np.inf), np.zeros(P, dtype=np.int64)
+    busy = t_reg + t_prog  # summed first, as prefix_end_us does: the same floats
+    ends, codes = np.empty((P, n)), np.empty((P, n), dtype=np.int64)
+    one_reg, one_sw, one_prog = 1, 1 << 21, 1 << 42
+    for i in range(n):
+        ci, pi = at_ch[:, i], at_pk[:, i]
+        v, k = ch_v[ci], ch_c[ci]
+        later = v > cur_v
+        s_v, s_c = np.where(later, v, cur_v), np.where(later, k, cur_c)
+        v, k = pk_v[pi], pk_c[pi]
+        later = v > s_v
+        s_v, s_c = np.where(later, v, s_v), np.where(later, k, s_c)
+        if ready_us is not None:
+            later = ready_us[i] > s_v
+            s_v, s_c = np.where(later, ready_us[i], s_v), np.where(later, 0, s_c)
+        cur_v, cur_c = s_v + t_sw, s_c + one_sw
+        ch_v[ci], ch_c[ci] = s_v + t_reg, s_c + one_reg
+        done_v, done_c = s_v + busy, s_c + (one_reg + one_prog)
+        pk_v[pi], pk_c[pi] = done_v, done_c
+        later = done_v > end_v
+        end_v, end_c = np.where(later, done_v, end_v), np.where(later, done_c, end_c)
+        ends[:, i], codes[:, i] = end_v, end_c
+    counts = np.stack([codes & 0x1FFFFF, (codes >> 21) & 0x1FFFFF, codes >> 42], axis=-1).astype(np.float64)
+    return ends, counts

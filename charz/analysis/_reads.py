@@ -23,15 +23,19 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
-from charz.analysis._smooth import W_PATTERN, moving_average
+from charz.analysis._smooth import W_PATTERN
 from charz.analysis._steps import summarize_sizes
 
 DECISIVE = 10.0
 SUGGESTIVE = 6.0
 PROMINENCE_SHARE = 0.35
-SPIKE_MEDIAN = 5  # samples; longer than a spike, shorter than a burst
+SPIKE_MEDIAN = 5  # samples; longer than a spike, shorter than a burst (_median5)
 # Below this share of sizes fitted by any unit, the burst counts are noise, not a view.
 BURSTS_UNREADABLE = 0.5
+# A largest read's bursts lasting more than this many times a one-unit read's are array reads
+# run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
+# burst by well under this).
+RUN_TOGETHER = 3.0
 
 
 @dataclass(frozen=True)
@@ -58,6 +62,18 @@ def pattern_window(one_unit_duration_s: float, sample_interval_s: float) -> int:
     return int(max(3, min(W_PATTERN, eighth)))
 
 
+def _median5(a, b, c, d, e):
+    """Element-wise median of five arrays (a sorting network: the median of e and of the two
+    middle values of the pairs' minima and maxima).
+
+    >>> _median5(*np.array([[5, 0], [1, 0], [4, 9], [2, 9], [3, 1]])).tolist()
+    [3, 1]
+    """
+    f = np.maximum(np.minimum(a, b), np.minimum(c, d))
+    g = np.minimum(np.maximum(a, b), np.maximum(c, d))
+    return np.maximum(np.minimum(e, f), np.minimum(np.maximum(e, f), g))
+
+
 def count_bursts(values: np.ndarray, window: int, noise: float = 0.0, min_distance: int = 1) -> int:
     """Bursts in one read's active window (float samples), by peak prominence.
 
@@ -68,28 +84,212 @@ def count_bursts(values: np.ndarray, window: int, noise: float = 0.0, min_distan
     >>> count_bursts(x, 5)
     4
     """
-    # Imported here: scipy.signal takes 0.65 s to import, and only sessions with reads need it.
-    from scipy.ndimage import median_filter
-    from scipy.signal import find_peaks
+    return int(count_bursts_many([values], window, [noise], min_distance)[0])
 
-    x = np.asarray(values, dtype=np.float64)
-    if x.size < 3 * window:
-        return 1
+
+@dataclass(frozen=True)
+class BurstWindows:
+    """Every read's window smoothed as :func:`count_bursts` smooths it, laid end to end."""
+
+    n_seg: int
+    window: int
+    use: np.ndarray  # the windows long enough to count in (3 averaging windows or more)
+    ma: np.ndarray  # their moving averages, end to end
+    m: np.ndarray  # samples of each average
+    m_starts: np.ndarray
+    m_seg: np.ndarray
+    lo: np.ndarray  # each window's floor (5th percentile of its average)
+    hi: np.ndarray  # and top
+    high: np.ndarray  # samples of each read's average above half-way from floor to top (NaN: not counted)
+
+
+def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, scale=None) -> np.ndarray:
+    """:func:`count_bursts` of many reads' windows at once (one pass over all their samples).
+
+    ``segments`` are 1-D arrays (one read's active window each); with ``scale`` =
+    (mult, offset, zero) per segment they are ADC codes and ``(code - offset) * mult + zero``
+    is the current — then the median and the moving sums work on the codes, exactly.
+
+    Per window, as 003 reads a burst: a 5-sample median (``nearest`` at the window's ends),
+    a ``window``-sample moving average rounded to 1 nA, the 5th percentile as the floor,
+    peaks padded with the floor at both ends, at least ``max(window, min_distance)`` apart,
+    with a prominence of 35 % of the range (or six noise σ of the average).  All windows
+    are laid end to end with a gap of a level above every sample between them: find_peaks'
+    distance rule and its prominence bases stop at the gap as at an array's end, so each
+    window is counted as if alone, in one call instead of one per read.
+
+    Example
+    -------
+    >>> t = np.arange(600)
+    >>> x = 0.1 + 0.05 * ((t // 50) % 3 == 0)
+    >>> count_bursts_many([x, x[:300], x[:20]], 5).tolist()
+    [4, 2, 1]
+    """
+    return count_peaks(burst_windows(segments, window, scale), noise, min_distance)
+
+
+def burst_windows(segments, window: int, scale=None) -> BurstWindows:
+    """The smoothing half of :func:`count_bursts_many` (median, moving average, floor, top)."""
+    n_seg = len(segments)
+    lengths = np.array([np.size(s) for s in segments], dtype=np.int64)
+    use = np.flatnonzero(lengths >= 3 * window)
+    if use.size == 0:
+        e = np.empty(0)
+        return BurstWindows(n_seg, window, use, e, e.astype(np.int64), e.astype(np.int64), e.astype(np.int64), e, e,
+                            np.full(n_seg, np.nan))
+    n = lengths[use]
+    x = np.concatenate([np.ravel(segments[i]) for i in use])
+    if not (np.issubdtype(x.dtype, np.integer) or x.dtype == np.float64):
+        x = x.astype(np.float64)
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    ends = starts + n
     # Rare spikes (a sample or two, 50-150 mA on a real bench) would set the range the
     # prominence is measured against; a 5-sample median removes them and keeps every burst.
-    ma = moving_average(median_filter(x, size=SPIKE_MEDIAN, mode="nearest"), window)
+    # Its neighbours by shifting all windows at once, then each window's ends repeated
+    # (scipy's mode "nearest") where a shift reached into the next window.
+    shifted = []
+    for k in (-2, -1, 1, 2):
+        y = np.empty_like(x)
+        if k > 0:
+            y[:-k], y[-k:] = x[k:], x[-1]
+            for j in range(1, k + 1):
+                y[ends - j] = x[ends - 1]
+        else:
+            y[-k:], y[:-k] = x[:k], x[0]
+            for j in range(-k):
+                y[starts + j] = x[starts]
+        shifted.append(y)
+    med = _median5(shifted[0], shifted[1], x, shifted[2], shifted[3])
+    # Moving sums of each window from one running sum (exact for codes: integers below 2**53).
+    csum = np.concatenate([[0.0], np.cumsum(med, dtype=np.float64)])
+    m = n - window + 1
+    m_starts = np.concatenate([[0], np.cumsum(m)[:-1]])
+    m_seg = np.repeat(np.arange(use.size), m)
+    at = starts[m_seg] + np.arange(m.sum()) - m_starts[m_seg]
+    ma = (csum[at + window] - csum[at]) / float(window)
+    if scale is not None:
+        mult, off, zero = (np.asarray(v, dtype=np.float64).reshape(n_seg)[use][m_seg] for v in scale)
+        ma = (ma - off) * mult + zero
     # A burst's top is often flat (ADC steps survive the median); rounding off the sums'
     # float error lets find_peaks see it as one plateau and place its peak mid-way, so the
     # distance between neighbours is measured centre to centre.
     ma = np.round(ma, 9)
-    lo, hi = np.percentile(ma, 5), ma.max()
-    prominence = max(PROMINENCE_SHARE * (hi - lo), 6 * noise / np.sqrt(window))
-    if prominence <= 0:
-        return 1
-    # Pad with the floor so a burst at either edge of the window is a peak too.
-    padded = np.concatenate([[lo], ma, [lo]])
-    peaks, _ = find_peaks(padded, prominence=prominence, distance=max(1, window, min_distance))
-    return max(1, int(peaks.size))
+    # The floor: each window's 5th percentile (numpy's linear rule), from one sort of all windows.
+    v = 0.05 * (m - 1)
+    below = np.floor(v).astype(np.int64)
+    above = np.minimum(below + 1, m - 1)
+    gamma = v - below
+    a, b = np.empty(use.size), np.empty(use.size)
+    for j, (o, mj, lo_k, hi_k) in enumerate(zip(m_starts.tolist(), m.tolist(), below.tolist(), above.tolist())):
+        part = np.partition(ma[o:o + mj], (lo_k, hi_k))  # one C call per read, not a sort of all
+        a[j], b[j] = part[lo_k], part[hi_k]
+    lo = np.where(gamma >= 0.5, b - (b - a) * (1 - gamma), a + (b - a) * gamma)
+    hi = np.maximum.reduceat(ma, m_starts)
+    high = np.full(n_seg, np.nan)
+    high[use] = np.add.reduceat((ma > (lo + hi)[m_seg] / 2).astype(np.int64), m_starts)
+    return BurstWindows(n_seg, window, use, ma, m, m_starts, m_seg, lo, hi, high)
+
+
+def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarray:
+    """The counting half of :func:`count_bursts_many`: peaks of each smoothed window."""
+    # Imported here: scipy.signal takes 0.65 s to import, and only sessions with reads need it.
+    from scipy.signal import find_peaks, peak_prominences
+
+    counts = np.ones(bw.n_seg, dtype=np.int64)
+    if bw.use.size == 0:
+        return counts
+    use, ma, m, m_starts, m_seg, lo, hi, window = bw.use, bw.ma, bw.m, bw.m_starts, bw.m_seg, bw.lo, bw.hi, bw.window
+    noise = np.zeros(bw.n_seg) if noise is None else np.asarray(noise, dtype=np.float64).reshape(bw.n_seg)
+    prominence = np.maximum(PROMINENCE_SHARE * (hi - lo), 6 * noise[use] / np.sqrt(window))
+    distance = max(1, window, int(min_distance))
+    # Each window padded with its floor (so a burst at either edge is a peak too), then a gap
+    # above every sample, long enough that the gap's own peak is farther than ``distance``
+    # from any window's peak.
+    gap = 2 * distance + 2
+    span = m + 2 + gap
+    offs = np.concatenate([[0], np.cumsum(span)[:-1]])
+    top = float(hi.max()) + 1.0 + abs(float(hi.max()))
+    padded = np.full(int(span.sum()), top)
+    padded[offs] = lo
+    padded[offs + m + 1] = lo
+    padded[offs[m_seg] + 1 + np.arange(m.sum()) - m_starts[m_seg]] = ma
+    peaks, _ = find_peaks(padded, distance=distance)
+    k = np.searchsorted(offs, peaks, side="right") - 1
+    rel = peaks - offs[k]
+    inside = (rel >= 1) & (rel <= m[k])
+    peaks, k = peaks[inside], k[inside]
+    if peaks.size:
+        prom = peak_prominences(padded, peaks)[0]
+        found = np.bincount(k[prom >= prominence[k]], minlength=use.size)
+        counts[use] = np.where(prominence > 0, np.maximum(1, found), 1)
+    return counts
+
+
+def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
+    """BIC of every candidate unit on the per-size median durations, and the sizes left out.
+
+    Each candidate ``R`` is ``c0 + c1·ceil(size / R)`` fitted to the durations with the host
+    transfer taken out at the given rate (``+ c2·size`` when no rate is given) and, with a
+    rate, also to the durations as measured (flat treads: whole units to the host); the
+    better of the two counts.  "Larger than every read" (``None``) is ``c0`` alone.
+    """
+    y = median_us - (sizes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0)
+    w0 = 1.0 / np.hypot(stderr_us, 2.0) ** 2
+    is_none = np.array([r is None for r in units])
+    # Every candidate's weighted least squares at once: columns 1, ceil(size / R) and, without
+    # a given host rate, size.  "Larger than every read" has no step column (zeros: the
+    # minimum-norm solution leaves it out, as a fit without it would).
+    unit_b = np.array([r or 0 for r in units], dtype=np.float64)
+    steps = np.where(unit_b[:, None] > 0, np.ceil(sizes[None, :] / np.where(unit_b > 0, unit_b, 1.0)[:, None]), 0.0)
+    cols = [np.ones_like(steps), steps] + ([] if host_rate_bytes_per_s else [np.broadcast_to(sizes, steps.shape)])
+    x = np.stack(cols, axis=2)
+    n_cols = len(cols) - is_none
+    targets = [y] + ([median_us] if host_rate_bytes_per_s else [])
+
+    def score(w):
+        sw = np.sqrt(w)
+        a = x * sw[None, :, None]
+        pinv = np.linalg.pinv(a, rcond=np.finfo(np.float64).eps * max(a.shape[1:]))
+        chi2, resid, positive = None, None, None
+        for k, t in enumerate(targets):
+            coef = pinv @ (t * sw)[:, None]
+            r = (t - (x @ coef)[..., 0]) * sw
+            c = np.sum(r ** 2, axis=1)
+            pos = is_none | (coef[:, 1, 0] > 0)
+            if k == 0:
+                chi2, resid, positive = c, r, pos
+            else:
+                # Treads: where the durations stay flat across each unit and jump between
+                # units, the host moves whole units (or hides behind the array reads) and no
+                # per-byte host time is to be taken out.
+                better = (c < chi2) & pos & ~is_none
+                chi2 = np.where(better, c, chi2)
+                resid = np.where(better[:, None], r, resid)
+                positive = positive | better
+        n = int(np.count_nonzero(w))
+        first = np.where(positive, chi2 + n_cols * np.log(n), np.inf)
+        best = int(np.argmin(first))
+        # Where even the best candidate leaves more scatter than the repeats show (a reduced
+        # χ² above 1: durations that wander with something no candidate has), every χ² is
+        # measured in that scatter instead: otherwise a misfit of hundreds of σ makes small
+        # differences between two wrong candidates look decisive.
+        over = max(1.0, float(chi2[best]) / max(1, n - int(n_cols[best])))
+        return np.where(positive, chi2 / over + n_cols * np.log(n), np.inf), resid[best]
+
+    bic, z = score(w0)
+    # One size far off every candidate (a background block erase inside those reads, or a
+    # window end found late on a noisy record) would otherwise decide the unit by itself:
+    # the best candidate's sizes more than 10 σ and 6 median deviations off are left out (at
+    # most a tenth of the sizes), then every candidate is fitted again.  A one-page unit was
+    # read as 20 KiB on a drive whose 11-page reads took 4.8 ms longer than the line.
+    dev = np.abs(z)
+    far = (dev > 10.0) & (dev > 6.0 * np.median(dev))
+    dropped = np.flatnonzero(far)
+    if 0 < dropped.size <= max(1, sizes.size // 10) and sizes.size - dropped.size >= 3:
+        bic, _ = score(np.where(far, 0.0, w0))
+    else:
+        dropped = dropped[:0]
+    return bic, dropped
 
 
 def fit_read_unit(
@@ -98,6 +298,7 @@ def fit_read_unit(
     bursts: np.ndarray | None,
     page_size_bytes: int,
     host_rate_bytes_per_s: float | None = None,
+    burst_width: np.ndarray | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -130,36 +331,39 @@ def fit_read_unit(
     # None stands for every unit at least as large as the largest read: they all predict one burst.
     units: list[int | None] = list(range(page_size_bytes, largest, page_size_bytes)) + [None]
 
-    def predicted(r):
-        return np.ones_like(sizes) if r is None else np.ceil(sizes / r)
-
-    # Durations: host transfer out at the given rate (it grows with every byte, not in steps).
-    y = s.median - (sizes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0)
-    w = 1.0 / np.hypot(s.stderr, 2.0) ** 2
-    sw = np.sqrt(w)
-    dur_scores = {}
-    for r in units:
-        cols = [np.ones_like(sizes)] + ([predicted(r)] if r is not None else [])
-        if not host_rate_bytes_per_s:
-            cols.append(sizes)
-        x = np.stack(cols, axis=1)
-        coef, *_ = np.linalg.lstsq(x * sw[:, None], y * sw, rcond=None)
-        positive = r is None or coef[1] > 0
-        chi2 = float(np.sum(w * (y - x @ coef) ** 2))
-        dur_scores[r] = (chi2 + len(cols) * np.log(sizes.size)) if positive else np.inf
+    bic, dropped = _duration_scores(sizes, s.median, s.stderr, units, host_rate_bytes_per_s)
+    unit_b = np.array([r or 0 for r in units], dtype=np.float64)
+    per_unit = np.where(unit_b[:, None] > 0, np.ceil(sizes[None, :] / np.where(unit_b > 0, unit_b, 1.0)[:, None]), 1.0)
+    dur_scores = dict(zip(units, bic.tolist()))
     dur_order = sorted(units, key=lambda r: dur_scores[r])
     dur_best = dur_order[0]
     dur_margin = dur_scores[dur_order[1]] - dur_scores[dur_best]
     # A unit the sweep cannot tell from its own step (R = the size step) only shows in bursts.
-    dur_decides = dur_margin >= SUGGESTIVE and np.isfinite(dur_scores[dur_best])
+    # "Larger than every read" is no unit for the durations to decide: durations that rise no
+    # faster than the host link are also what small units look like when their array reads
+    # and transfers hide behind the host transfer (host-bound reads, cache reads).
+    hidden = dur_best is None
+    dur_decides = dur_margin >= SUGGESTIVE and np.isfinite(dur_scores[dur_best]) and not hidden
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best = None
     agree = 0.0
+    merged = 0.0
     if bursts is not None:
         b = summarize_sizes(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok])
+        # A burst is one array read (tR, the same at every size).  Where the largest reads'
+        # bursts last several times as long as a one-unit read's, they are several array
+        # reads run together (cache reads start the next while this one's data moves out):
+        # the counts then say nothing of the unit, and the burst view abstains.
+        if burst_width is not None:
+            wd = np.asarray(burst_width, dtype=np.float64)[ok]
+            fin = np.isfinite(wd)
+            if np.unique(size_bytes[ok][fin]).size >= 2:
+                ws = summarize_sizes(size_bytes[ok][fin], wd[fin])
+                merged = ws.median[-1] / max(ws.median[0], 1.0)
         base["bursts"] = b.median
-        mismatch = {r: int(np.sum(np.abs(b.median - predicted(r)) >= 0.5)) for r in units}
+        miss = np.sum(np.abs(b.median[None, :] - per_unit) >= 0.5, axis=1)
+        mismatch = dict(zip(units, miss.tolist()))
         order = sorted(units, key=lambda r: (mismatch[r], r is None, r or 0))
         burst_best = order[0]
         agree = 1.0 - mismatch[burst_best] / sizes.size
@@ -171,6 +375,15 @@ def fit_read_unit(
 
     why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
+    if dropped.size:
+        why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
+    if hidden:
+        why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
+    if merged > RUN_TOGETHER:
+        # the counts are kept as evidence, but they are not a view
+        why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
+                          "that view abstains): ", 1)
+        bursts = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
     elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < SUGGESTIVE):
@@ -187,7 +400,10 @@ def fit_read_unit(
         unit, conf = dur_best, MEDIUM
         why += " (the bursts are not countable: that view abstains)" if bursts is not None else ""
     else:
-        return ReadUnitResult(None, None, UNDETERMINED, why + " — the two views do not agree", **base)
+        decided = (bursts is not None and burst_clear) + dur_decides
+        tail = " — the two views do not agree" if decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides) \
+            else " — neither view decides"
+        return ReadUnitResult(None, None, UNDETERMINED, why + tail, **base)
     if unit is None:
         return ReadUnitResult(None, largest, conf, why, **base)
     return ReadUnitResult(int(unit), None, conf, why, **base)

@@ -223,16 +223,36 @@ def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32, contiguous=
 
 
 def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Batched ``M x = v`` (K × n × n, n ≤ 3); a singular system (a column of zeros) gets the
-    least-norm answer, as lstsq does."""
-    out = np.zeros_like(v)
-    scale = np.maximum(1.0, np.abs(M).max(axis=(1, 2))) ** M.shape[1]
-    ok = np.abs(np.linalg.det(M)) > 1e-12 * scale
-    if ok.all():
-        return np.linalg.solve(M, v[..., None])[..., 0]
-    if ok.any():
-        out[ok] = np.linalg.solve(M[ok], v[ok][..., None])[..., 0]
-    out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
+    """Batched ``M x = v`` (K × n × n, n ≤ 3) by cofactors — LAPACK's batched solve and det
+    cost more in call overhead than these few products; a singular system (a column of
+    zeros) gets the least-norm answer, as lstsq does."""
+    n = M.shape[1]
+    scale = np.maximum(1.0, np.abs(M).max(axis=(1, 2))) ** n
+    if n == 1:
+        det = M[:, 0, 0]
+        adj = np.ones_like(M)
+    elif n == 2:
+        a, b, c, d = M[:, 0, 0], M[:, 0, 1], M[:, 1, 0], M[:, 1, 1]
+        det = a * d - b * c
+        adj = np.stack([np.stack([d, -b], axis=1), np.stack([-c, a], axis=1)], axis=1)
+    else:
+        m = M
+        c00 = m[:, 1, 1] * m[:, 2, 2] - m[:, 1, 2] * m[:, 2, 1]
+        c01 = m[:, 1, 2] * m[:, 2, 0] - m[:, 1, 0] * m[:, 2, 2]
+        c02 = m[:, 1, 0] * m[:, 2, 1] - m[:, 1, 1] * m[:, 2, 0]
+        det = m[:, 0, 0] * c00 + m[:, 0, 1] * c01 + m[:, 0, 2] * c02
+        adj = np.empty_like(M)
+        adj[:, 0, 0], adj[:, 1, 0], adj[:, 2, 0] = c00, c01, c02
+        adj[:, 0, 1] = m[:, 0, 2] * m[:, 2, 1] - m[:, 0, 1] * m[:, 2, 2]
+        adj[:, 0, 2] = m[:, 0, 1] * m[:, 1, 2] - m[:, 0, 2] * m[:, 1, 1]
+        adj[:, 1, 1] = m[:, 0, 0] * m[:, 2, 2] - m[:, 0, 2] * m[:, 2, 0]
+        adj[:, 1, 2] = m[:, 0, 2] * m[:, 1, 0] - m[:, 0, 0] * m[:, 1, 2]
+        adj[:, 2, 1] = m[:, 0, 1] * m[:, 2, 0] - m[:, 0, 0] * m[:, 2, 1]
+        adj[:, 2, 2] = m[:, 0, 0] * m[:, 1, 1] - m[:, 0, 1] * m[:, 1, 0]
+    ok = np.abs(det) > 1e-12 * scale
+    out = np.matmul(adj, v[..., None])[..., 0] / np.where(ok, det, 1.0)[:, None]
+    if not ok.all():
+        out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
     return out
 
 
@@ -251,7 +271,7 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     bounds, the same fall-back subsets, each a smaller set of normal equations."""
 
     def rss(c):
-        return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,kij,kj->k", c, G, c), 0.0)
+        return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,ki->k", c, np.matmul(G, c[:, :, None])[:, :, 0]), 0.0)
 
     coef = _solve(G, b)
     best_c, best_r = coef.copy(), rss(coef)
@@ -262,9 +282,10 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     todo = ~feasible
     Gt, bt = G[todo], b[todo]
     for E in _SUBSETS:
-        c = _solve(np.einsum("ia,kij,jb->kab", E, Gt, E), bt @ E) @ E.T
+        # Eᵀ G E by matmul: a three-operand einsum runs its naive loop, 5× slower here
+        c = _solve(np.matmul(np.matmul(E.T, Gt), E), bt @ E) @ E.T
         ok = (c[:, 0] >= 0) & (c[:, 1] >= 0) & (c[:, 1] <= c[:, 2] + 1e-12)
-        r = np.maximum(yy - 2 * np.einsum("ki,ki->k", c, bt) + np.einsum("ki,kij,kj->k", c, Gt, c), 0.0)
+        r = np.maximum(yy - 2 * np.einsum("ki,ki->k", c, bt) + np.einsum("ki,ki->k", c, np.matmul(Gt, c[:, :, None])[:, :, 0]), 0.0)
         idx = np.flatnonzero(todo)
         take = ok & (~found[idx] | (r < best_r[idx]))
         best_c[idx[take]], best_r[idx[take]] = c[take], r[take]
@@ -317,6 +338,21 @@ def _patterns(channels: int, packages: int, ppu: int, dies: int):
     return out
 
 
+@dataclass(frozen=True)
+class _RiseData:
+    """The mean one-unit write, averaged over an ISPP period, on the grid the fits compare."""
+
+    t: np.ndarray  # µs from the request, every GRID_US
+    y: np.ndarray  # A above idle
+    width: float  # the averaging, µs
+    onset: float  # where the mean first leaves the idle level, µs
+    end: float  # the median end of the repeats, µs
+    ends_us: np.ndarray  # each repeat's end, µs
+    n_eff: float  # independent stretches of one averaging width
+    host_page_us: float  # a page over the host link (0 = not given)
+    busy_off: np.ndarray  # the mean's fall as the repeats end, on ``t``
+
+
 def unit_rise(
     waves_a: np.ndarray,
     t_s: np.ndarray,
@@ -347,6 +383,28 @@ def unit_rise(
     >>> r.packages_per_unit, r.confidence
     (2, 'high')
     """
+    data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
+                      host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a)
+    hyps: list[RiseHypothesis] = []
+    for ppu in (1, 2, 4, 8, 16):
+        if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
+            continue
+        dies = unit_pages // ppu
+        # page-gated only where the host is slower than a channel: else it is package-major
+        # (die-major for one package only shifts its start, which the fitted gap absorbs)
+        leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
+            (PAGE_GATED,) if data.host_page_us > t_xfer_page_us else ())
+        for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
+                                         for ld in leads):
+            _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us)
+            hyps.append(_hypothesis(data, pattern, schemes, ppu, dies, lead, t_b, g, s, t_xfer_page_us, t_prog_us))
+    hyps.sort(key=lambda h: h.score)
+    return _decide(data, hyps, t_xfer_page_us, t_prog_us)
+
+
+def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a) -> _RiseData:
+    """Mean of the repeats, averaged over :data:`SMOOTH_US`, cut to the stretch the
+    hypotheses differ on (from before the onset to where programs may start to end)."""
     waves = np.atleast_2d(np.asarray(waves_a, dtype=np.float64))
     t_us = np.asarray(t_s, dtype=np.float64) * 1e6
     ends_us = np.asarray(end_s, dtype=np.float64) * 1e6
@@ -372,76 +430,82 @@ def unit_rise(
     t, y = t_us[sel], sm[sel]
     n_eff = max(4.0, (t[-1] - t[0]) / width)
     host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
-
     # the controller's busy current ends with each repeat (the mean falls by 1/R at each end)
     busy_off = _ramps(t, ends_us[None, :], width)[0].mean(axis=1)
-    hyps: list[RiseHypothesis] = []
-    for ppu in (1, 2, 4, 8, 16):
-        if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
-            continue
-        dies = unit_pages // ppu
-        # page-gated only where the host is slower than a channel: else it is package-major
-        # (die-major for one package only shifts its start, which the fitted gap absorbs)
-        leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
-            (PAGE_GATED,) if host_page_us > t_xfer_page_us else ())
-        for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
-                                         for ld in leads):
-            best = None
-            # coarse grid, then a finer one around the best point; every point of a grid is
-            # fitted at once (batched normal equations)
-            # switch delays: a selection delay of a few µs to a page transfer, or a controller that
-            # sends one page at a time, a package's pages in a row: the next package's first page
-            # then follows the previous package's last by a selection delay, (dies − 1) page
-            # transfers after its first (otherwise the only way to space starts that far is to
-            # invent packages that share a channel — 8 packages of 2 dies for 4 of 4)
-            serial = ((dies if lead == PAGE_GATED else lead) - 1) * t_xfer_page_us + np.arange(2.0, 63.0, 6.0)
-            grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0),
-                    np.unique(np.r_[np.arange(2.0, 63.0, 6.0), serial[serial > 62.0]]))
-            for rnd in range(2):
-                if rnd == 1:
-                    _, tb0, g0, s0 = best
-                    grid = (np.arange(tb0 - onset - 4, tb0 - onset + 4.1, 2.0), np.arange(max(0, g0 - 4), g0 + 4.1, 2.0),
-                            np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))
-                tbs, gs, ss = grid
-                ss = ss if ppu > 1 else ss[:1]
-                TB, G, S = (a.ravel() for a in np.meshgrid(tbs, gs, ss, indexing="ij"))
-                busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - busy_off
-                # the starts depend on the busy start and the gap only through their sum: the
-                # transfer and program columns are drawn once per distinct (first start, switch delay)
-                firsts, which = np.unique(np.round(tbs[:, None] + gs[None, :], 9), return_inverse=True)
-                inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
-                prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
-                                         t_xfer_page_us, host_page_us, lead)
-                xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
-                                        contiguous=lead != PAGE_GATED or dies == 1)
-                G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
-                                             inv.ravel())
-                _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
-                i = int(np.argmin(rss_k))
-                if best is None or rss_k[i] < best[0]:
-                    best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
-            rss, t_b, g, s = best
-            xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, host_page_us, lead)
-            X = _design(t, _busy(t, t_b, ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
-            XtX = np.einsum("ti,tj->ij", X, X)
-            c1, r1 = _fit_batch(XtX[None], np.einsum("ti,t->i", X, y)[None], float(y @ y))
-            coef, rss = c1[0], float(r1[0])
-            k = X.shape[1] + 3
-            score = n_eff * np.log(max(rss, 1e-30) / t.size) + k * np.log(n_eff)
-            # standard errors of the amplitudes on the independent-stretch scale
-            s2 = rss / max(1.0, t.size - X.shape[1]) * (t.size / n_eff)
-            se = np.sqrt(np.clip(_inverse_diagonal(XtX), 0, None) * s2)
-            amps = coef[2:]
-            why = ""
-            last = float(np.max(np.asarray(xfer)[:, -1])) + t_xfer_page_us + t_prog_us
-            if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
-                why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
-            elif np.any(amps <= MIN_STEP_Z * se[2:]):
-                why = "a package's program step does not show"
-            hyps.append(RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),
-                                       tuple(float(p) for p in prog), tuple(float(c) for c in coef), float(score),
-                                       not why, why, lead))
-    hyps.sort(key=lambda h: h.score)
+    return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off)
+
+
+def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfer_page_us: float,
+                 t_prog_us: float) -> tuple[float, float, float, float]:
+    """The busy start, the gap to the first page and the switch delay that fit one channel
+    pattern best: a coarse grid, then a finer one around its best point, every point of a
+    grid fitted at once (batched normal equations).  (rss, busy start, gap, switch delay)."""
+    t, y, width, onset = data.t, data.y, data.width, data.onset
+    best = None
+    # switch delays: a selection delay of a few µs to a page transfer, or a controller that
+    # sends one page at a time, a package's pages in a row: the next package's first page
+    # then follows the previous package's last by a selection delay, (dies − 1) page
+    # transfers after its first (otherwise the only way to space starts that far is to
+    # invent packages that share a channel — 8 packages of 2 dies for 4 of 4)
+    serial = ((dies if lead == PAGE_GATED else lead) - 1) * t_xfer_page_us + np.arange(2.0, 63.0, 6.0)
+    grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0),
+            np.unique(np.r_[np.arange(2.0, 63.0, 6.0), serial[serial > 62.0]]))
+    for rnd in range(2):
+        if rnd == 1:
+            _, tb0, g0, s0 = best
+            grid = (np.arange(tb0 - onset - 4, tb0 - onset + 4.1, 2.0), np.arange(max(0, g0 - 4), g0 + 4.1, 2.0),
+                    np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))
+        tbs, gs, ss = grid
+        ss = ss if ppu > 1 else ss[:1]
+        TB, G, S = (a.ravel() for a in np.meshgrid(tbs, gs, ss, indexing="ij"))
+        busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - data.busy_off
+        # the starts depend on the busy start and the gap only through their sum: the
+        # transfer and program columns are drawn once per distinct (first start, switch delay)
+        firsts, which = np.unique(np.round(tbs[:, None] + gs[None, :], 9), return_inverse=True)
+        inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
+        prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
+                                 t_xfer_page_us, data.host_page_us, lead)
+        xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
+                                contiguous=lead != PAGE_GATED or dies == 1)
+        G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
+                                     inv.ravel())
+        _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
+        i = int(np.argmin(rss_k))
+        if best is None or rss_k[i] < best[0]:
+            best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
+    return best
+
+
+def _hypothesis(data: _RiseData, pattern, schemes, ppu: int, dies: int, lead: int, t_b: float, g: float, s: float,
+                t_xfer_page_us: float, t_prog_us: float) -> RiseHypothesis:
+    """Refit the grid's best point in float64; score it (BIC on independent stretches) and
+    say whether its amplitudes and its end look like packages."""
+    t, y, width, end = data.t, data.y, data.width, data.end
+    xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, data.host_page_us, lead)
+    X = _design(t, _busy(t, t_b, data.ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
+    XtX = np.einsum("ti,tj->ij", X, X)
+    c1, r1 = _fit_batch(XtX[None], np.einsum("ti,t->i", X, y)[None], float(y @ y))
+    coef, rss = c1[0], float(r1[0])
+    k = X.shape[1] + 3
+    score = data.n_eff * np.log(max(rss, 1e-30) / t.size) + k * np.log(data.n_eff)
+    # standard errors of the amplitudes on the independent-stretch scale
+    s2 = rss / max(1.0, t.size - X.shape[1]) * (t.size / data.n_eff)
+    se = np.sqrt(np.clip(_inverse_diagonal(XtX), 0, None) * s2)
+    amps = coef[2:]
+    why = ""
+    last = float(np.max(np.asarray(xfer)[:, -1])) + t_xfer_page_us + t_prog_us
+    if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
+        why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
+    elif np.any(amps <= MIN_STEP_Z * se[2:]):
+        why = "a package's program step does not show"
+    return RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),
+                          tuple(float(p) for p in prog), tuple(float(c) for c in coef), float(score),
+                          not why, why, lead)
+
+
+def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, t_prog_us: float) -> RiseResult:
+    """The package count: the best plausible hypothesis against every other count."""
+    t, y = data.t, data.y
     if not hyps:
         return RiseResult(None, None, UNDETERMINED, UNDETERMINED, "no package count divides the unit and the drive",
                           "", t, y, np.empty(0), ())
@@ -455,9 +519,9 @@ def unit_rise(
                           f"package(s) fit best, but {b.why_not})", "", t, y, np.empty(0), tuple(hyps))
     best = fair[0]
     xfer, prog = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
-                         t_xfer_page_us, host_page_us, best.lead or None)
-    fitted = _design(t, _busy(t, best.t_busy_us, ends_us, width), xfer, prog, best.dies_per_package,
-                     t_xfer_page_us, t_prog_us, width) @ np.array(best.amplitudes_a)
+                         t_xfer_page_us, data.host_page_us, best.lead or None)
+    fitted = _design(t, _busy(t, best.t_busy_us, data.ends_us, data.width), xfer, prog, best.dies_per_package,
+                     t_xfer_page_us, t_prog_us, data.width) @ np.array(best.amplitudes_a)
     desc = (f"{best.packages_per_unit} package(s) starting at "
             + ", ".join(f"{p - best.program_starts_us[0]:.0f}" for p in best.program_starts_us) + " µs")
     # Every other package count is a rival, plausible or not: an implausible one that fits
@@ -472,33 +536,39 @@ def unit_rise(
         reason = (f"the rise of a one-unit write shows {desc}"
                   + ("" if rival is None else f"; {rival.packages_per_unit} package(s) fit worse by {margin:.0f}"))
     ppu = best.packages_per_unit if conf != UNDETERMINED else None
-    # The channel pattern: decided only against every other pattern of the same package count.
-    scheme, s_conf, s_reason = None, UNDETERMINED, "one package per unit: the rise shows no walk"
-    if ppu and ppu > 1:
-        same = [h for h in fair if h.packages_per_unit == ppu]
-        other = next((h for h in same[1:] if set(h.schemes) != set(best.schemes)), None)
-        labels = set(best.schemes)
-        # Timing finer than the averaging is not evidence: ripple and per-package spread move
-        # a fitted step by a few µs, so a walk whose starts fall within half an average of
-        # the best's is not told apart, whatever the score says.
-        alike = next((h for h in same[1:] if set(h.schemes) != labels and _can_start_alike(
-            h, best, t_xfer_page_us, host_page_us)), None)
-        if len(labels) != 1:
-            s_reason = f"the unit's channel pattern fits walks named {', '.join(sorted(labels))}"
-        elif alike is not None:
-            s_reason = (f"{'/'.join(labels)} and {'/'.join(alike.schemes)} put the program starts within "
-                        f"{SAME_START_US:.0f} µs of each other: the rise cannot tell them apart")
-        else:
-            label = next(iter(labels))
-            m = np.inf if other is None else other.score - best.score
-            s_conf = HIGH if m >= DECISIVE else MEDIUM if m >= SUGGESTIVE else UNDETERMINED
-            pat = "every package on its own channel" if len(set(best.channels_of_unit)) == ppu else (
-                f"packages on channels {'-'.join(str(c) for c in best.channels_of_unit)}")
-            gaps = np.diff(best.program_starts_us)
-            s_reason = (f"program starts {gaps.min():.0f}–{gaps.max():.0f} µs apart fit {pat} ({label})"
-                        + ("" if other is None else f"; {'/'.join(other.schemes)} fits worse by {m:.0f}"))
-            scheme = label if s_conf != UNDETERMINED else None
+    scheme, s_conf, s_reason = _decide_scheme(fair, best, ppu, t_xfer_page_us, data.host_page_us)
     return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps))
+
+
+def _decide_scheme(fair: list[RiseHypothesis], best: RiseHypothesis, ppu: int | None, t_xfer_page_us: float,
+                   host_page_us: float) -> tuple[str | None, str, str]:
+    """The channel pattern: decided only against every other pattern of the same package count.
+    (scheme or None, confidence, reason)."""
+    scheme, s_conf, s_reason = None, UNDETERMINED, "one package per unit: the rise shows no walk"
+    if not (ppu and ppu > 1):
+        return scheme, s_conf, s_reason
+    same = [h for h in fair if h.packages_per_unit == ppu]
+    other = next((h for h in same[1:] if set(h.schemes) != set(best.schemes)), None)
+    labels = set(best.schemes)
+    # Timing finer than the averaging is not evidence: ripple and per-package spread move
+    # a fitted step by a few µs, so a walk whose starts fall within half an average of
+    # the best's is not told apart, whatever the score says.
+    alike = next((h for h in same[1:] if set(h.schemes) != labels and _can_start_alike(
+        h, best, t_xfer_page_us, host_page_us)), None)
+    if len(labels) != 1:
+        return scheme, s_conf, f"the unit's channel pattern fits walks named {', '.join(sorted(labels))}"
+    if alike is not None:
+        return scheme, s_conf, (f"{'/'.join(labels)} and {'/'.join(alike.schemes)} put the program starts within "
+                                f"{SAME_START_US:.0f} µs of each other: the rise cannot tell them apart")
+    label = next(iter(labels))
+    m = np.inf if other is None else other.score - best.score
+    s_conf = HIGH if m >= DECISIVE else MEDIUM if m >= SUGGESTIVE else UNDETERMINED
+    pat = "every package on its own channel" if len(set(best.channels_of_unit)) == ppu else (
+        f"packages on channels {'-'.join(str(c) for c in best.channels_of_unit)}")
+    gaps = np.diff(best.program_starts_us)
+    s_reason = (f"program starts {gaps.min():.0f}–{gaps.max():.0f} µs apart fit {pat} ({label})"
+                + ("" if other is None else f"; {'/'.join(other.schemes)} fits worse by {m:.0f}"))
+    return (label if s_conf != UNDETERMINED else None), s_conf, s_reason
 
 
 __all__ = ["RiseHypothesis", "RiseResult", "unit_rise"]

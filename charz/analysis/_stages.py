@@ -11,19 +11,13 @@ import numpy as np
 
 from charz.analysis._energy import PowerBudget, power_budget
 from charz.analysis._quantity import MEASURED, Quantity
-from charz.analysis._reads import ReadUnitResult, count_bursts, fit_read_unit, pattern_window
+from charz.analysis._reads import ReadUnitResult, burst_windows, count_peaks, fit_read_unit, pattern_window
 from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
 from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_tail, check_write_cache
 
 
 def _values(t) -> np.ndarray:
     return t.waveform.values()
-
-
-def _window(t, start_s: float, end_s: float) -> np.ndarray:
-    i0 = max(0, int(round((start_s - t.t_first_s) / t.sample_interval_s)))
-    i1 = max(i0 + 1, int(round((end_s - t.t_first_s) / t.sample_interval_s)) + 1)
-    return _values(t)[i0:i1]
 
 
 def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> tuple[Quantity, ReadUnitResult | None]:
@@ -37,13 +31,25 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     one_unit = float(np.median(durations[sizes == sizes.min()]))
     dt = float(np.median([traces[i].sample_interval_s for i in reads]))
     window = pattern_window(one_unit, dt)
-    # Two bursts cannot be closer than half a one-unit read.
-    distance = max(1, int(0.5 * one_unit / dt))
-    bursts = np.array([
-        count_bursts(_window(traces[i], table.start_s[i], table.end_s[i]), window, float(table.noise_a[i]), distance)
-        for i in reads
-    ], dtype=np.float64)
-    r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s)
+    # Each read's window as codes (the scaling applied after the median and the sums, exactly).
+    rows = np.array([(traces[i].t_first_s, traces[i].sample_interval_s, traces[i].y_mult, traces[i].y_offset_codes,
+                      traces[i].y_zero) for i in reads], dtype=np.float64).reshape(-1, 5)
+    t_first, step = rows[:, 0], rows[:, 1]
+    i0 = np.maximum(0, np.rint((table.start_s[reads] - t_first) / step)).astype(np.int64)
+    i1 = np.maximum(i0 + 1, np.rint((table.end_s[reads] - t_first) / step).astype(np.int64) + 1)
+    segments = [traces[i].codes[a:b] for i, a, b in zip(reads, i0.tolist(), i1.tolist())]
+    scale = rows[:, 2:].T
+    bw = burst_windows(segments, window, scale=scale)
+    # Two bursts cannot be closer than the time each added page adds to a read (the
+    # durations' slope over the sweep: a unit of R pages adds R times that), and never
+    # closer than half a one-unit read.  Half of a whole one-unit read alone was too
+    # long: it also holds the command latency, the host transfer and the status, which do
+    # not repeat per unit, and where those are long it dropped every other burst.
+    large = sizes == sizes.max()
+    per_page = (np.median(durations[large]) - one_unit) / max(1.0, (sizes.max() - sizes.min()) / page_size_bytes)
+    distance = max(1, int(min(0.5 * one_unit, 0.5 * per_page) / dt)) if per_page > 0 else max(1, int(0.5 * one_unit / dt))
+    bursts = count_peaks(bw, table.noise_a[reads], distance).astype(np.float64)
+    r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s, burst_width=bw.high / bursts)
     evidence = f"{r.reason} (bursts counted on a {window}-sample moving average)"
     if r.unit_bytes is not None:
         return Quantity(r.unit_bytes, "B", MEASURED, confidence=r.confidence, evidence=evidence), r

@@ -39,6 +39,12 @@ RESOLVE_Z = 3.0  # steps a finer staircase would have must clear this, or the no
 CLEAN_OF_RISE = 0.45  # no size may sit farther than this share of the smallest step from its level
 RIVAL_OF_RISE = 0.75  # a staircase this close to clean still counts as a rival to the answer
 PRIOR_DOF = 4.0  # weight of the repeats' own noise estimate against a candidate's scatter
+# A rise at the top smaller than this share of the median rise below it is not a unit's
+# packages starting: packages differ by ±15 %, so a unit's step is never half another's.  It
+# is the pages of the next units moving over the channels while every package of the top
+# programs (cache program: transfer current, not program current).
+SMALL_TOP = 0.5
+RAMP_EVEN = 0.5  # per-page rises of a one-page staircase lie within this share of their median
 
 
 @dataclass(frozen=True)
@@ -115,13 +121,24 @@ def summarize_sizes(size_pages: np.ndarray, values: np.ndarray) -> SizeLevels:
         raise ValueError("no finite values")
     sizes, inverse, counts = np.unique(size_pages, return_inverse=True, return_counts=True)
     order = np.argsort(inverse, kind="stable")
-    groups = np.split(values[order], np.cumsum(counts)[:-1])
-    med = np.array([np.median(g) for g in groups])
-    # σ of one capture from differences between repeats of the same size: unlike the MAD
-    # about each size's own median, it is not biased low for a handful of repeats
-    # (0.82 σ for five), and it tolerates one odd capture per size.
-    pairs = [np.abs(g[i] - g[j]) for g in groups if g.size >= 2 for i, j in zip(*np.triu_indices(g.size, 1))]
-    if len(pairs) >= 6:
+    grouped = values[order]
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    med = np.empty(sizes.size)
+    pairs = []
+    # Sizes with the same number of repeats as one (sizes × repeats) block: one median and
+    # one set of pair differences per block, not per size (a sweep has one or two blocks).
+    for c in np.unique(counts):
+        which = np.flatnonzero(counts == c)
+        block = grouped[first[which][:, None] + np.arange(c)]
+        med[which] = np.median(block, axis=1)
+        if c >= 2:
+            # σ of one capture from differences between repeats of the same size: unlike the MAD
+            # about each size's own median, it is not biased low for a handful of repeats
+            # (0.82 σ for five), and it tolerates one odd capture per size.
+            i, j = np.triu_indices(c, 1)
+            pairs.append(np.abs(block[:, i] - block[:, j]).ravel())
+    pairs = np.concatenate(pairs) if pairs else np.empty(0)
+    if pairs.size >= 6:
         sigma = np.median(pairs) / (0.6745 * np.sqrt(2))
         source = "repeats"
     elif sizes.size >= 4:
@@ -228,18 +245,7 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
                                        c.min_rise_z, c.clean))
     valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
     if not valid:
-        cands.sort(key=lambda c: c.score)
-        unclean = next((c for c in cands if c.min_rise_z >= MIN_RISE_Z), None)
-        if _still_rising(sizes, y, se):
-            why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
-        elif unclean is not None:
-            why = (f"the closest staircase ({unclean.n_levels} × {unclean.tread_pages} pages) leaves some sizes far "
-                   "from its levels: the peaks do not follow equal-width steps cleanly")
-        elif cands:
-            why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
-        else:
-            why = "no staircase of equal-width steps explains the peaks"
-        return StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
+        return _no_valid_staircase(sizes, y, se, s, cands, n_package)
     # One noise scale for the comparison: the smallest any plausible staircase needs (never
     # below the repeats').  A staircase that merges real steps must not get to widen the
     # yardstick it is measured with; and a noisy flat line cannot hide behind its own scatter.
@@ -300,6 +306,14 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             finer = _finer_candidate(cands, wider)
             if ruled_out:
                 return StepResult(wider.n_levels, wider.tread_pages, MEDIUM, why, wider, best, s, top, finer_shown=True)
+        if not ruled_out and finer is None:
+            # No clean staircase of the finer steps is among the candidates (more levels than
+            # packages were allowed, or the top creeps): a ramp of equal per-page rises is the
+            # one-page staircase's own shape.
+            ramp = _as_ramp(f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}", s, n_package,
+                            best, runner, top)
+            if ramp is not None:
+                return ramp
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
             return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
@@ -309,14 +323,25 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{runner.n_levels} steps of {runner.tread_pages} pages fit the peaks better than {best.n_levels} × "
             f"{best.tread_pages}, though some sizes sit far from its levels; add repeats or sizes"
         )
-        return _count_unsure(why, best, runner, s, top, cands)
+        return _count_unsure(why, best, runner, s, top, cands, n_package)
     if margin < SUGGESTIVE:
         why = (
             f"{best.n_levels} steps of {best.tread_pages} pages and {runner.n_levels} steps of "
             f"{runner.tread_pages} pages fit almost equally well (margin {margin:.1f}); add repeats or reduce noise"
         )
-        return _count_unsure(why, best, runner, s, top, cands)
+        return _count_unsure(why, best, runner, s, top, cands, n_package)
     conf = HIGH if margin >= DECISIVE else MEDIUM
+    trimmed = _without_small_top(best, cands)
+    if trimmed is not None:
+        # The tread is as sure as its margin over staircases of other treads; the count rests
+        # on the trimming alone, which the caller weighs (the top's check, the rise).
+        other = next((c for c in cands if c.tread_pages != best.tread_pages and c.min_rise_z >= MIN_RISE_Z), None)
+        tread_margin = np.inf if other is None else other.score - best.score
+        why = (f"{trimmed.n_levels} levels, boundaries every {trimmed.tread_pages} pages; {_small_top_why(best, trimmed)}; "
+               + ("no staircase of another tread fits" if other is None else
+                  f"the best of another tread ({other.n_levels} × {other.tread_pages}) scores {tread_margin:.0f} worse"))
+        return StepResult(trimmed.n_levels, trimmed.tread_pages, HIGH if tread_margin >= DECISIVE else MEDIUM, why,
+                          trimmed, best, s, top)
     if best.n_levels == 1:
         why = "flat: no size raises the peak above the first; " + rival
     else:
@@ -324,13 +349,140 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
 
 
-def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top, cands) -> StepResult:
+def _no_valid_staircase(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: SizeLevels, cands: list,
+                        n_package: int | None) -> StepResult:
+    """No clean staircase with significant steps: why not — or a ramp of one-page steps,
+    which no staircase candidate may be (:func:`_as_ramp`)."""
+    cands.sort(key=lambda c: c.score)
+    unclean = next((c for c in cands if c.min_rise_z >= MIN_RISE_Z), None)
+    if _still_rising(sizes, y, se):
+        why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
+    elif unclean is not None:
+        why = (f"the closest staircase ({unclean.n_levels} × {unclean.tread_pages} pages) leaves some sizes far "
+               "from its levels: the peaks do not follow equal-width steps cleanly")
+    elif cands:
+        why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
+    else:
+        why = "no staircase of equal-width steps explains the peaks"
+    # A sweep that never reaches M_peak says so, ramp or not (the count would rest on the
+    # packages given alone); a ramp decides only where the staircases are merely unclean.
+    ramp = None if _still_rising(sizes, y, se) else _as_ramp(why, s, n_package, cands[0] if cands else None, None,
+                                                              tuple(cands[:6]))
+    return ramp or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
+
+
+def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top, cands,
+                  n_package: int | None = None) -> StepResult:
     """Undetermined, unless every close rival has the same tread: then the tread stands (each
     unit rose at it) and only the level count is in doubt."""
     close = [c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z and c.score - best.score < SUGGESTIVE]
     if best.n_levels > 1 and close and all(c.tread_pages == best.tread_pages for c in close):
+        # Every close rival is the same staircase with more levels, each extra one a small
+        # top rise (transfers, not packages) and the best of them trims to this one: the count stands.
+        base = _without_small_top(best, cands) or best
+        if all(c.n_levels > base.n_levels and _without_small_top(c, cands) is base for c in close if c is not base):
+            why = (f"{base.n_levels} levels, boundaries every {base.tread_pages} pages; "
+                   + "; ".join(_small_top_why(c, base) for c in close if c is not base))
+            return StepResult(base.n_levels, base.tread_pages, MEDIUM, why, base, runner, s, top)
         return _tread_stands(f"{why}; every close fit rises every {best.tread_pages} pages", best, runner, s, top)
-    return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+    # Staircases of wider treads may compete only because the top creeps (transfers while
+    # every package programs); the peaks themselves may rise by one package with every page.
+    return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+
+
+def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top) -> StepResult | None:
+    """The one-page staircase, where the peaks are a ramp of one-page steps
+    (:func:`_one_page_ramp`) and the staircase fit could not decide (``why``); None otherwise.
+    The count stands only where the ramp's end is its top (:func:`_flat_after`)."""
+    ramp = _one_page_ramp(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
+    if ramp is None:
+        return None
+    k, rise = ramp
+    flat = _flat_after(s.median, k, rise)
+    text = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages, then "
+            + ("by less than half that per page: one-page steps, each one more package" if flat else
+               "still by steps or unmeasured: one-page steps, their count unsure") + f" (the staircase fit: {why})")
+    return StepResult(k, 1, MEDIUM, text, _ramp_staircase(s.median, k), best, s, top, finer_shown=True,
+                      count_sure=flat)
+
+
+def _ramp_staircase(y: np.ndarray, pages: int) -> Staircase:
+    """The one-page staircase a ramp is: a level per page, the last held to the largest size."""
+    y = np.asarray(y, dtype=np.float64)
+    levels = np.r_[y[: pages - 1], np.median(y[pages - 1:])]
+    return Staircase(1, pages, levels, float("nan"), float("nan"), float("nan"), clean=False)
+
+
+def _flat_after(y: np.ndarray, pages: int, rise: float) -> bool:
+    """No rise past the first ``pages`` sizes (a sweep from 1 page in steps of one) is as
+    much as :data:`SMALL_TOP` of a one-page step: the ramp's end is its top."""
+    after = np.diff(np.asarray(y, dtype=np.float64)[pages - 1:])
+    return bool(after.size >= 2 and np.all(after < SMALL_TOP * rise))
+
+
+def _small_top_count(levels: np.ndarray) -> int:
+    """How many rises at the top are each less than :data:`SMALL_TOP` of the median rise
+    below them (at least one rise stays below to compare with)."""
+    rises = np.diff(np.asarray(levels, dtype=np.float64))
+    n = 0
+    while rises.size - n >= 2:
+        body = rises[: rises.size - n - 1]
+        med = float(np.median(body))
+        if not (med > 0 and rises[rises.size - n - 1] < SMALL_TOP * med):
+            break
+        n += 1
+    return n
+
+
+def _without_small_top(best: Staircase, cands) -> Staircase | None:
+    """The same staircase without its small top rises (:data:`SMALL_TOP`), if it is among the
+    candidates with significant steps; None when there is nothing to trim."""
+    cut = _small_top_count(best.levels) if best.n_levels >= 3 else 0
+    if not cut:
+        return None
+    return next((c for c in cands if c.tread_pages == best.tread_pages and c.n_levels == best.n_levels - cut
+                 and c.min_rise_z >= MIN_RISE_Z and bool(np.all(np.diff(c.levels) > 0))), None)
+
+
+def _small_top_why(best: Staircase, trimmed: Staircase) -> str:
+    rises = np.diff(best.levels)
+    small = rises[trimmed.n_levels - 1:]
+    return (f"the top {'rise' if small.size == 1 else 'rises'} of "
+            + ", ".join(f"{r * 1e3:.0f}" for r in small)
+            + f" mA after {trimmed.n_levels} levels {'is' if small.size == 1 else 'are'} less than half the "
+              f"{float(np.median(rises[:trimmed.n_levels - 1])) * 1e3:.0f} mA of each step below: transfers "
+              "while every package of the top programs, not another unit's packages")
+
+
+def _one_page_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, n_package: int | None) -> tuple[int, float] | None:
+    """(pages, rise per page) of a staircase of one-page steps from the first size: the peak
+    rises by about the same amount (within :data:`RAMP_EVEN`) at every page, each rise
+    ≥ 4 standard errors, odd and even pages alike (two-page treads would alternate), at
+    least four pages and no more than the packages.  None when the peaks are not that."""
+    gaps = np.flatnonzero(sizes != sizes[0] + np.arange(sizes.size))  # the ramp needs every page size
+    last = int(gaps[0]) if gaps.size else sizes.size
+    if sizes[0] != 1 or last < 5:
+        return None
+    d = np.diff(y[:last])
+    noise = MIN_RISE_Z * np.hypot(se[1:last], se[: last - 1])
+    k = 0
+    while k < d.size and d[k] > noise[k]:
+        k += 1
+    while k >= 4:
+        run = d[:k]
+        med = float(np.median(run))
+        if np.all(np.abs(run - med) <= RAMP_EVEN * med):
+            break
+        k -= 1
+    if k < 4:
+        return None
+    run, med = d[:k], float(np.median(d[:k]))
+    if abs(float(run[0::2].mean()) - float(run[1::2].mean())) > 0.25 * med:
+        return None
+    pages = k + 1
+    if n_package and pages > n_package:
+        return None
+    return pages, med
 
 
 def _tread_stands(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top) -> StepResult:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -13,7 +12,6 @@ import typer
 from charz.cli._common import console, damage_hints, emit_json, progress_bar
 from charz.cli._conventions import Dialect, EraseMethod, Preset, one_of
 from charz.cli._stop import kept_line, stoppable
-from charz.errors import UsageError
 
 
 class CliUI:
@@ -42,24 +40,6 @@ class CliUI:
         with progress_bar(total, description, enabled=not self.quiet) as bar:
             bar.advance(done)
             yield bar.advance
-
-
-def _given(preset_given: dict, **overrides) -> dict:
-    """Spec-sheet values in SI (as archives hold them): preset first, command-line options win."""
-    given = {}
-    for key, value in preset_given.items():
-        if key.endswith("_us"):
-            given[key[:-3] + "_s"] = value * 1e-6
-        elif key in ("channels", "packages", "page_size_bytes", "host_rate_bytes_per_s"):
-            given[key] = value
-    for key, value in overrides.items():
-        if value is None:
-            continue
-        if key.endswith("_us"):
-            given[key[:-3] + "_s"] = value * 1e-6
-        else:
-            given[key] = value
-    return given
 
 
 def format_outcome(result) -> str:
@@ -209,64 +189,27 @@ def register(app: typer.Typer) -> None:
                                                            "(charz.characterize/1) instead of the summary."),
     ) -> None:
         """Characterize a drive: initialize it, sweep O_DIRECT writes and reads under capture, analyze."""
-        from charz.session import SCRATCH_NAME, BenchConfig, DeviceOptions, build_sweep, default_read_sizes, default_write_sizes, parse_size, parse_sizes, start_session
+        from charz.session import CharacterizeRequest
 
-        if mock == bool(scope):
-            raise UsageError("choose the bench: --mock, or --scope RESOURCE with --device DEV",
-                             hint="try: charz characterize --mock --preset mxp")
-        preset_given: dict = {}
-        if mock:
-            from charz.sim import load_preset
-            from charz.sim.scope_server import DIALECTS
+        spec_sheet = dialects = mock_provider = None
+        if mock:  # the simulator's knowledge, handed to the session (which never imports it)
+            from charz.sim import load_preset, mock_bench as mock_provider
+            from charz.sim.scope_server import DIALECTS as dialects
 
-            if mock_dialect not in DIALECTS:  # said before the session directory exists
-                raise UsageError(f"unknown mock dialect {mock_dialect!r}", hint=f"use one of {', '.join(DIALECTS)}")
-            preset_given = load_preset(preset).given
-        elif device is None:
-            raise UsageError("a real bench needs --device", hint="the whole-disk block device the probe measures, e.g. /dev/sdb")
-        given = _given(preset_given, channels=channels, packages=packages,
-                       page_size_bytes=parse_size(page_size) if page_size else None, t_xfer_page_us=t_xfer_us,
-                       t_prog_us=t_prog_us, t_switch_us=t_switch_us, host_rate_bytes_per_s=host_rate)
-        from charz.archive._given import check_given, check_rail_v
-
-        rail_v_given = rail_v is not None
-        rail_v = 5.0 if rail_v is None else rail_v
-
-        try:  # the same ranges the archive holds them to, said before anything starts
-            given = check_given(given, where="given values", prefix="")
-            check_rail_v(rail_v, where="given values", field="rail_v")
-        except ValueError as exc:
-            raise UsageError(str(exc), hint="check the value against the spec sheet (units: bytes, µs, volts)") from None
-        missing = [k for k in ("channels", "packages", "page_size_bytes") if k not in given]
-        if missing:
-            raise UsageError(f"the analysis needs the drive's {', '.join(missing)}",
-                             hint="give --channels, --packages and --page-size from the spec sheet and the board")
-        page = given["page_size_bytes"]
-        writes = parse_sizes(sizes) if sizes else default_write_sizes(page)
-        reads = [] if read_sizes == "none" else (parse_sizes(read_sizes) if read_sizes else default_read_sizes(page))
-        plan = build_sweep(writes, reads, repeats)
-        name = preset if mock else Path(device).name
-        out = out or Path("runs") / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
-        if mock and device is None:
-            target, is_scratch = str(scratch or (out / SCRATCH_NAME)), True
-        else:
-            target, is_scratch = str(device), False
-        config = BenchConfig(
-            kind="mock" if mock else "real", target=target, target_is_scratch=is_scratch, scope_resource=scope,
-            visa_library=visa_library, channel=channel, rail_v=rail_v,
-            **({"rail_v_origin": "given on the command line"} if rail_v_given else {}),
-            record_length=record_length, preset=preset if mock else None, seed=seed, standby=standby,
-            write_cache=write_cache, mock_faults=tuple(mock_fault or ()), dialect=mock_dialect,
-        )
+            def spec_sheet(name: str) -> dict:
+                return load_preset(name).given
+        request = CharacterizeRequest.build(
+            mock=mock, preset=preset, device=device, scope=scope, out=out, scratch=scratch, channels=channels,
+            packages=packages, page_size=page_size, t_xfer_us=t_xfer_us, t_prog_us=t_prog_us,
+            t_switch_us=t_switch_us, host_rate=host_rate, sizes=sizes, read_sizes=read_sizes, repeats=repeats,
+            erase=erase, confirm_serial=confirm_serial, allow_signatures=allow_signatures, rail_v=rail_v,
+            channel=channel, visa_library=visa_library, record_length=record_length, seed=seed, standby=standby,
+            write_cache=write_cache, mock_faults=mock_fault or (), dialect=mock_dialect, analyze=analyze,
+            spec_sheet=spec_sheet, dialects=dialects)
         ui = CliUI(quiet)
-        mock_provider = None
-        if mock:
-            from charz.sim import mock_bench as mock_provider
-        with _session_stops(ui, out), stoppable():
-            result = start_session(out, config, plan, given, ui=ui, analyze=analyze, mock=mock_provider,
-                                   device=DeviceOptions(erase=erase, confirm_serial=confirm_serial,
-                                                        allow_signatures=allow_signatures, standby=standby))
-        _report(result, out, as_json)
+        with _session_stops(ui, request.out), stoppable():
+            result = request.start(ui, mock=mock_provider)
+        _report(result, request.out, as_json)
 
     @app.command()
     def resume(
@@ -286,18 +229,16 @@ def register(app: typer.Typer) -> None:
                                                           "with space (recorded)."),
     ) -> None:
         """Continue an interrupted characterization: the same bench and plan, only the missing captures."""
-        from charz.session import DeviceOptions, resume_session
-
+        from charz.session import ResumeRequest
         from charz.sim import mock_bench
 
+        request = ResumeRequest.build(session, confirm_serial=confirm_serial, analyze=analyze,
+                                      mock_faults=mock_fault or (), scope=scope, channel=channel,
+                                      visa_library=visa_library, device=device, scratch=scratch)
         ui = CliUI(quiet)
         # The provider is only used if the session was recorded on the mock bench.
         with _finished_said(ui), _session_stops(ui, session), damage_hints(reading=False), stoppable():
-            result = resume_session(session, ui=ui, analyze=analyze,
-                                    device=DeviceOptions(confirm_serial=confirm_serial), mock=mock_bench,
-                                    mock_faults=tuple(mock_fault or ()), scratch=scratch,
-                                    changes={"scope": scope, "channel": channel, "visa_library": visa_library,
-                                             "device": str(device) if device else None})
+            result = request.start(ui, mock=mock_bench)
         _report(result, session, as_json)
 
     @app.command()

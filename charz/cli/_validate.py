@@ -14,38 +14,8 @@ import typer
 
 from charz.cli._common import console, emit_json, progress_bar
 from charz.cli._conventions import Preset
-from charz.errors import UsageError
 
 __all__ = ["register"]
-
-
-def _sweep(record_sizes: str, file_size: str) -> tuple[list[int], int]:
-    from charz.session import parse_size, parse_sizes
-    from charz.validate import check_sweep
-
-    file_size_bytes = parse_size(file_size)
-    return list(check_sweep(parse_sizes(record_sizes), file_size_bytes)), file_size_bytes
-
-
-DEFAULT_PRESET = "mxp"  # charz characterize's
-
-
-def _profile_preset(profile_data) -> Optional[str]:
-    """The simulated drive a profile was made from (its provenance), so --profile alone suffices."""
-    if not isinstance(profile_data, dict):
-        return None
-    prov = profile_data.get("provenance") or {}
-    return prov.get("preset") if prov.get("bench_kind") in ("mock", "simulated") else None
-
-
-def _unit(profile: Optional[Path]):
-    from charz.profile import read_profile
-    from charz.validate import NO_PROFILE, unit_from_profile
-
-    if profile is None:
-        return None, NO_PROFILE
-    data = read_profile(profile)
-    return data, unit_from_profile(data, origin=str(profile))
 
 
 def register(app: typer.Typer) -> None:
@@ -88,28 +58,26 @@ def register(app: typer.Typer) -> None:
         from charz.cli._characterize import CliUI
         from charz.device import SubprocessRunner
         from charz.profile import write_profile
-        from charz.validate import (RailVoltage, averaging_settings, format_table, run_bench, run_mock,
-                                    with_validation)
+        from charz.validate import ValidateRequest, format_table, run_bench, run_mock, with_validation
 
-        # parse
-        if mock == bool(device or scope):
-            raise UsageError("choose the bench: --mock, or --device DEV with --scope RESOURCE",
-                             hint="try: charz validate --mock --preset mxp")
-        if not mock and not (device and scope):
-            raise UsageError("a bench needs both --device and --scope",
-                             hint="the drive under test and the scope that measures its supply current")
-        sizes, file_size_bytes = _sweep(record_sizes, file_size)
-        rail = RailVoltage.from_option(rail_v)
-        # build: the profile is read before any I/O, so a bad one costs nothing
-        profile_data, unit = _unit(profile)
+        # parse → build (the bench chosen, the sizes checked, the profile read: all before any I/O)
+        request = ValidateRequest.build(
+            mock=mock, preset=preset, device=device, scope=scope, record_sizes=record_sizes, file_size=file_size,
+            profile=profile, rail_v=rail_v, scratch_dir=scratch_dir, turnaround_us=turnaround_us, seed=seed,
+            model_requests=model_requests, confirm_serial=confirm_serial, allow_signatures=allow_signatures,
+            keep_drive_settings=keep_drive_settings, channel=channel, visa_library=visa_library,
+            vertical_scale=vertical_scale, scope_points=scope_points, scope_interval=scope_interval)
+        sizes, file_size_bytes, unit, rail = (request.record_sizes_bytes, request.file_size_bytes, request.unit,
+                                              request.rail)
         ui = CliUI(quiet)
         runner = SubprocessRunner()
         # run
-        if mock:
+        if request.mock:
             from charz.sim import load_preset
             from charz.sim._stream import play_stream
 
-            name = preset or _profile_preset(profile_data) or DEFAULT_PRESET
+            m = request.bench
+            name = m.preset
             show_bar = not (quiet or json_out)
             with progress_bar(len(sizes), f"validating (mock, {name})", enabled=show_bar) as bar:
                 def say(text: str) -> None:
@@ -121,22 +89,20 @@ def register(app: typer.Typer) -> None:
 
                 result = run_mock(model=load_preset(name), play_stream=play_stream, record_sizes_bytes=sizes,
                                   file_size_bytes=file_size_bytes, unit=unit, rail=rail, runner=runner,
-                                  scratch_dir=scratch_dir, turnaround_s=turnaround_us * 1e-6, seed=seed,
-                                  max_requests=model_requests, log=say, advance=bar.advance)
+                                  scratch_dir=m.scratch_dir, turnaround_s=m.turnaround_s, seed=m.seed,
+                                  max_requests=m.max_requests, log=say, advance=bar.advance)
         else:
-            settings = averaging_settings(channel=channel, vertical_scale_a=vertical_scale,
-                                          record_length=scope_points, sample_interval_s=scope_interval)
-            out_dir = profile.parent if profile is not None else Path.cwd()
             from charz.cli._stop import stoppable
 
+            b = request.bench
             try:
                 # Ctrl-C, SIGTERM, SIGHUP: fio and the scope stop, the drive's settings are put back.
                 with stoppable():
-                    result = run_bench(device=str(device), scope_resource=str(scope), record_sizes_bytes=sizes,
-                                       file_size_bytes=file_size_bytes, unit=unit, rail=rail, settings=settings,
-                                       runner=runner, ask=ui.confirm, confirm_serial=confirm_serial,
-                                       allow_signatures=allow_signatures, drive_settings=not keep_drive_settings,
-                                       output_dir=out_dir, visa_library=visa_library, log=ui.log)
+                    result = run_bench(device=b.device, scope_resource=b.scope_resource, record_sizes_bytes=sizes,
+                                       file_size_bytes=file_size_bytes, unit=unit, rail=rail, settings=b.settings,
+                                       runner=runner, ask=ui.confirm, confirm_serial=b.confirm_serial,
+                                       allow_signatures=b.allow_signatures, drive_settings=b.drive_settings,
+                                       output_dir=b.output_dir, visa_library=b.visa_library, log=ui.log)
             except KeyboardInterrupt as exc:
                 import contextlib
 
@@ -146,7 +112,7 @@ def register(app: typer.Typer) -> None:
                 raise typer.Exit(getattr(exc, "exit_code", 130))
         written = None
         if profile is not None:
-            written = write_profile(with_validation(profile_data, result, origin=str(profile)), profile)
+            written = write_profile(with_validation(request.profile_data, result, origin=str(profile)), profile)
         # format, print
         if json_out:
             doc = {**result.to_dict(), "profile_written": None if written is None else str(written)}

@@ -39,6 +39,7 @@ from charz.scope._acquire import Expectation, Preamble, fetch_record, poll, sett
 from charz.scope._models import ScopeModel, find_model, load_models
 from charz.scope._record import Record
 from charz.scope._settings import ScopeSettings
+from charz.scope._surface import read_backs
 from charz.scope._transport import Transport, open_transport
 from charz.scope._wire import Identity, ScopeEvent, parse_idn, parse_nr1, reply_value
 
@@ -202,7 +203,7 @@ class ScopeDriver:
         self._validate(settings)
         self._settings = None
         self._do_configure(settings)
-        problems = self._do_verify(settings)
+        problems = self._read_back(settings)
         if problems:
             raise ScopeInstrumentError(
                 f"{self.resource}: the scope did not take the settings: " + "; ".join(problems),
@@ -235,7 +236,7 @@ class ScopeDriver:
         if elapsed is not None:
             return elapsed
         self._do_stop()
-        problems = self._do_verify(settings)
+        problems = self._read_back(settings)
         if problems:
             raise settings_changed(self.resource, problems)
         raise TriggerTimeout(
@@ -312,6 +313,21 @@ class ScopeDriver:
                 self._dirty = False
                 return
 
+    def _read_back(self, settings: ScopeSettings) -> list[str]:
+        """Read back every setting the driver declares with a ``read_back`` and say which
+        differ from ``settings`` (one line each; every reading is taken, so one error lists
+        them all)."""
+        problems = []
+        for control in read_backs(type(self)):
+            check = control.read_back
+            assert check is not None
+            x = check.x(settings) if check.x is not None else None
+            got = check.read(self, x) if check.read is not None else control.__get__(self).get(x)
+            problem = check.problem(got, settings)
+            if problem is not None:
+                problems.append(problem)
+        return problems
+
     def _read_esr(self) -> int:
         return self._parse_esr(self._query("*ESR?"))
 
@@ -369,9 +385,6 @@ class ScopeDriver:
         raise NotImplementedError
 
     def _do_configure(self, settings: ScopeSettings) -> None:
-        raise NotImplementedError
-
-    def _do_verify(self, settings: ScopeSettings) -> list[str]:
         raise NotImplementedError
 
     def _do_arm(self) -> None:

@@ -5,6 +5,10 @@ and a value codec; the descriptor knows how to set it, query it and check that t
 reply's header (when the scope sends one) names the same setting, so a stale or
 misrouted reply becomes a :class:`~charz.errors.ScopeProtocolError` instead of a value.
 
+A setting that must be read back after ``configure`` says how beside its declaration
+(:class:`ReadBack`: what it is called, the value asked for, the tolerance); the driver
+skeleton reads them all back in one loop (:func:`read_backs` gives them in order).
+
 Example
 -------
 >>> from charz.scope._replay import ReplayTransport
@@ -21,6 +25,7 @@ Example
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,7 +34,8 @@ from typing import Any, Generic, TypeVar
 from charz.errors import ScopeProtocolError
 from charz.scope._wire import parse_nr1, parse_nr3, parse_qstring, reply_value
 
-__all__ = ["Codec", "Control", "NR1", "NR3", "QSTRING", "BOOL", "enum_codec", "format_number"]
+__all__ = ["Codec", "Control", "NR1", "NR3", "QSTRING", "BOOL", "ReadBack", "enum_codec", "format_number",
+           "read_backs"]
 
 T = TypeVar("T")
 
@@ -105,17 +111,87 @@ def enum_codec(table: Mapping[str, str]) -> Codec[str]:
     return Codec(parse, lambda name: table[name])
 
 
+def _as_is(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """How a setting is read back after ``configure`` and compared with what was asked.
+
+    Parameters
+    ----------
+    label : str
+        What a problem calls it; ``{channel}`` is the probe's channel (``"{channel} scale"``).
+    asked : callable
+        The value asked for, from the settings.
+    x : callable, optional
+        The ``<x>`` of the header, from the settings (None: the header has none).
+    rel_tol : float
+        Numbers: agree within this relative tolerance (0: must be equal).
+    abs_tol : callable, optional
+        Numbers: agree within this absolute tolerance, from the settings (wins over ``rel_tol``).
+    normalise : callable
+        Applied to the reply before comparing (e.g. strip and upper-case a quoted string).
+    show : callable
+        How both values are written in a problem.
+    read : callable, optional
+        A reading other than the control's own query: ``read(owner, x)`` returns the value.
+    key : str, optional
+        What is checked (default the label); a subclass's control with the same key takes
+        the place of its base's in the order of checks.
+
+    Example
+    -------
+    >>> rb = ReadBack("{channel} scale", lambda s: s.vertical_scale, rel_tol=0.01)
+    >>> from types import SimpleNamespace
+    >>> s = SimpleNamespace(vertical_scale=0.1, channel="CH1")
+    >>> rb.problem(0.1005, s) is None, rb.problem(0.2, s)
+    (True, 'CH1 scale is 0.2 (asked for 0.1)')
+    """
+
+    label: str
+    asked: Callable[[Any], Any]
+    x: Callable[[Any], int] | None = None
+    rel_tol: float = 0.0
+    abs_tol: Callable[[Any], float] | None = None
+    normalise: Callable[[Any], Any] = _as_is
+    show: Callable[[Any], str] = str
+    read: Callable[[Any, int | None], Any] | None = None
+    key: str | None = None
+
+    def agrees(self, got: Any, asked: Any, settings: Any) -> bool:
+        got = self.normalise(got)
+        if self.abs_tol is not None:
+            # 1e-12: the scope's NR3 reply of an exactly right value must not fail by rounding
+            return abs(got - asked) <= self.abs_tol(settings) + 1e-12
+        if self.rel_tol:
+            return math.isclose(got, asked, rel_tol=self.rel_tol)
+        return bool(got == asked)
+
+    def problem(self, got: Any, settings: Any) -> str | None:
+        """None when ``got`` agrees with what ``settings`` asked for, else the line that says so."""
+        asked = self.asked(settings)
+        if self.agrees(got, asked, settings):
+            return None
+        label = self.label.format(channel=getattr(settings, "channel", ""))
+        return f"{label} is {self.show(got)} (asked for {self.show(asked)})"
+
+
 class Control(Generic[T]):
     """One settable / queryable SCPI setting; a descriptor on the driver class.
 
     The owner must provide ``_write(message)`` and ``_query(message) -> str``.
     ``<x>`` in the header is replaced by the channel number given to get/set.
+    ``read_back`` says how the setting is checked after ``configure`` (:class:`ReadBack`).
     """
 
-    def __init__(self, header: str, codec: Codec[T], *, query_only: bool = False):
+    def __init__(self, header: str, codec: Codec[T], *, query_only: bool = False,
+                 read_back: ReadBack | None = None):
         self.header = header
         self.codec = codec
         self.query_only = query_only
+        self.read_back = read_back
         self.name = header
 
     def __set_name__(self, owner: type, name: str) -> None:
@@ -144,6 +220,21 @@ class Control(Generic[T]):
 
     def parse_reply(self, reply: str, x: int | None = None) -> T:
         return self.codec.parse(reply_value(reply, self.resolve(x)))
+
+
+def read_backs(owner: type) -> tuple[Control[Any], ...]:
+    """The controls of a driver class that are read back, in the order they are checked.
+
+    The order is the declaration order, base classes first; a subclass's control whose
+    :class:`ReadBack` has the same key takes its base's place (the wire order of the checks
+    is what the replay tests pin).
+    """
+    found: dict[str, Control[Any]] = {}
+    for klass in reversed(owner.__mro__):
+        for value in vars(klass).values():
+            if isinstance(value, Control) and value.read_back is not None:
+                found[value.read_back.key or value.read_back.label] = value
+    return tuple(found.values())
 
 
 class _Bound(Generic[T]):

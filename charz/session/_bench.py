@@ -1,73 +1,117 @@
 """The bench a session runs on: a scope, an O_DIRECT target, and (mock only) the physics link.
 
-A :class:`BenchConfig` is data: it goes into the archive's metadata so that
-``charz resume`` can rebuild the same bench.  :class:`Bench` is the live thing: a
-connected scope, an open O_DIRECT descriptor, and for the mock bench the control
-channel that tells the simulated drive about each host I/O (on a real bench the
-physics does that).
+:class:`RealBench` and :class:`MockBench` are data: one of them goes into the archive's
+metadata so that ``charz resume`` can rebuild the same bench (:func:`bench_from_dict`).
+:class:`Bench` is the live thing: a connected scope, an open O_DIRECT descriptor, and for
+the mock bench the control channel that tells the simulated drive about each host I/O (on
+a real bench the physics does that).
 """
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Callable
+from typing import Any, Callable, ClassVar, Union
 
 from charz.errors import UsageError
 
 MOCK = "mock"
 REAL = "real"
 
+_RAIL_V_ASSUMED = "assumed: 5 V SATA rail, as 003 multiplies by 5 V"
 
-@dataclass(frozen=True)
-class BenchConfig:
-    """Everything needed to rebuild the bench (stored in ``session.json`` under ``bench``)."""
 
-    kind: str  # "mock" | "real"
+@dataclass(frozen=True, kw_only=True)
+class _Bench:
+    """What both benches are rebuilt from (stored in ``session.json`` under ``bench``)."""
+
+    kind: ClassVar[str]
     target: str  # block device or scratch file for the O_DIRECT requests
     target_is_scratch: bool = False
-    scope_resource: str | None = None  # real bench (the mock's is made fresh each time)
     visa_library: str = "@auto"
     channel: str = "CH1"
     rail_v: float = 5.0
-    rail_v_origin: str = "assumed: 5 V SATA rail, as 003 multiplies by 5 V"
+    rail_v_origin: str = _RAIL_V_ASSUMED
     write_sample_interval_s: float = 2e-6
     read_sample_interval_s: float = 4e-6
     record_length: int = 10_000
     pretrigger_fraction: float = 0.1
     trigger_timeout_s: float = 2.0
-    # mock bench
-    preset: str | None = None
-    seed: int = 0
     standby: bool = True
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form: every field of both benches, the other's at its default, in the
+        order archives have always held them (readers of older archives see no change)."""
+        mine = asdict(self)
+        stored = {"kind": self.kind}
+        for name, default in _STORED_FIELDS.items():
+            stored[name] = mine.get(name, default)
+        stored["mock_faults"] = list(stored["mock_faults"])
+        return stored
+
+
+@dataclass(frozen=True, kw_only=True)
+class RealBench(_Bench):
+    """A real scope (``scope_resource``, a VISA address) on a real drive or a scratch file."""
+
+    kind: ClassVar[str] = REAL
+    scope_resource: str | None = None  # None is refused, with what to give
+
+    def __post_init__(self) -> None:
+        if not self.scope_resource:
+            raise UsageError("a real bench needs a scope", hint="give --scope RESOURCE (see charz scope check)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MockBench(_Bench):
+    """The simulated drive of ``preset`` behind a mock scope on loopback (made fresh each time)."""
+
+    kind: ClassVar[str] = MOCK
+    preset: str | None = None  # None is refused, with what to give
+    seed: int = 0
     write_cache: bool = False
     dialect: str = "tek"
     mock_faults: tuple[str, ...] = ()
     mock_time_scale: float = 0.0  # 1.0: the mock takes as long to acquire as a real scope would
 
     def __post_init__(self) -> None:
-        if self.kind not in (MOCK, REAL):
-            raise UsageError(f"bench kind must be {MOCK!r} or {REAL!r}")
-        if self.kind == REAL and not self.scope_resource:
-            raise UsageError("a real bench needs a scope", hint="give --scope RESOURCE (see charz scope check)")
-        if self.kind == MOCK and not self.preset:
+        if not self.preset:
             raise UsageError("a mock bench needs a preset", hint="give --preset NAME (charz simulate --list)")
 
-    def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["mock_faults"] = list(self.mock_faults)
-        return d
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "BenchConfig":
-        known = {f.name for f in fields(cls)}
-        try:
-            kwargs = {k: v for k, v in d.items() if k in known}
+#: Either bench, as a session holds it.
+BenchConfig = Union[RealBench, MockBench]
+
+#: The stored fields in the order archives hold them, with the value a bench of the other
+#: kind stores for them (a real bench's seed 0, a mock bench's scope_resource None).
+_STORED_FIELDS: dict[str, Any] = {
+    "target": None, "target_is_scratch": False, "scope_resource": None, "visa_library": "@auto",
+    "channel": "CH1", "rail_v": 5.0, "rail_v_origin": _RAIL_V_ASSUMED, "write_sample_interval_s": 2e-6,
+    "read_sample_interval_s": 4e-6, "record_length": 10_000, "pretrigger_fraction": 0.1,
+    "trigger_timeout_s": 2.0, "preset": None, "seed": 0, "standby": True, "write_cache": False,
+    "dialect": "tek", "mock_faults": (), "mock_time_scale": 0.0,
+}
+
+
+def bench_from_dict(d: dict[str, Any]) -> BenchConfig:
+    """The bench an archive's ``bench`` section describes (other keys there are ignored)."""
+    kinds = {REAL: RealBench, MOCK: MockBench}
+    kind = d.get("kind") if isinstance(d, dict) else None
+    if kind is None:
+        raise UsageError("the stored bench description is malformed (it names no kind of bench)",
+                         hint="the archive's session.json was edited or damaged")
+    if kind not in kinds:
+        raise UsageError(f"bench kind must be {MOCK!r} or {REAL!r}")
+    cls = kinds[kind]
+    known = {f.name for f in fields(cls)}
+    try:
+        kwargs = {k: v for k, v in d.items() if k in known}
+        if cls is MockBench:
             kwargs["mock_faults"] = tuple(kwargs.get("mock_faults", ()))
-            return cls(**kwargs)
-        except TypeError as exc:
-            raise UsageError(f"the stored bench description is malformed ({exc})",
-                             hint="the archive's session.json was edited or damaged") from None
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise UsageError(f"the stored bench description is malformed ({exc})",
+                         hint="the archive's session.json was edited or damaged") from None
 
 
 @dataclass
@@ -116,12 +160,13 @@ def connect_scope(config: BenchConfig, *, mock=None) -> Bench:
     stack = contextlib.ExitStack()
     try:
         notify = replay = None
-        resource = config.scope_resource
-        if config.kind == MOCK:
+        if isinstance(config, MockBench):
             if mock is None:
                 raise UsageError("a mock bench needs the simulator", hint="run it through charz characterize --mock")
             link = stack.enter_context(mock(config))
             resource, notify, replay = link.resource, link.notify, link.replay
+        else:
+            resource = config.scope_resource
         # The scope link's retry policy (charz.scope._retry): a glitch at connection or in
         # an idempotent operation is ridden out once; what it did is in scope.retries.
         setup_notes: list[str] = []

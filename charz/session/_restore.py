@@ -51,7 +51,7 @@ def restore_session(out: Path, *, log: Callable[[str], None], device: str | None
     from charz.archive import ArchiveWriter
     from charz.device import SubprocessRunner, claim_target, identify, plan_initialization, put_back
     from charz.errors import DeviceCommandFailed
-    from charz.session._bench import BenchConfig
+    from charz.session._bench import bench_from_dict
 
     out = Path(out)
     with ArchiveWriter.open_append(out) as writer:
@@ -59,7 +59,7 @@ def restore_session(out: Path, *, log: Callable[[str], None], device: str | None
         if meta.get("tool_command") != "charz characterize":
             raise UsageError(f"{out} was not recorded by charz characterize",
                              hint="charz restore puts back what a characterization changed on a drive")
-        config = BenchConfig.from_dict(meta.get("bench", {}))
+        config = bench_from_dict(meta.get("bench", {}))
         if config.target_is_scratch:
             log(f"nothing to restore: {out} wrote to a scratch file, which has no drive settings")
             return []

@@ -20,7 +20,7 @@ from typing import Any, Callable, Protocol
 
 from charz import __version__
 from charz.errors import UsageError
-from charz.session._bench import MOCK, BenchConfig
+from charz.session._bench import BenchConfig, MockBench, bench_from_dict
 from charz.session._plan import MIB, SweepPlan
 from charz.session._restore import pending_restore
 
@@ -182,7 +182,7 @@ def _connected(config: BenchConfig, out: Path, mock):
     try:
         bench = connect_scope(config, mock=mock)
     except ScopeError as exc:
-        if config.kind != MOCK:
+        if not isinstance(config, MockBench):
             fix = (f"nothing was written to {config.target} and the session is kept: once the scope answers, "
                    f"continue with: charz resume {out} --scope RESOURCE (also --channel, --visa-library)")
             exc.hint = f"{exc.hint}; {fix}" if exc.hint else fix
@@ -284,7 +284,7 @@ def start_session(out: Path, config: BenchConfig, plan: SweepPlan, given: dict[s
                   device: DeviceOptions = DeviceOptions(), analyze: bool = True, mock=None) -> SessionResult:
     """A new session into ``out`` (which must not exist or be empty).
 
-    ``mock`` provides the mock bench (``charz.sim.mock_bench``) when ``config.kind`` is mock.
+    ``mock`` provides the mock bench (``charz.sim.mock_bench``) when ``config`` is a :class:`MockBench`.
     """
     from charz.archive import ArchiveWriter
 
@@ -356,7 +356,7 @@ def _start_anew(out: Path, ui: SessionUI) -> bool:
 
 
 #: Bench settings a resume may change (a scope's new address, the probe on another channel,
-#: another host's VISA library, the drive under a new name): option name → BenchConfig field.
+#: another host's VISA library, the drive under a new name): option name → RealBench field.
 RESUME_SETTINGS = {"scope": "scope_resource", "channel": "channel", "visa_library": "visa_library",
                    "device": "target"}
 
@@ -368,7 +368,7 @@ def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: Ses
     wanted = {RESUME_SETTINGS[k]: v for k, v in changes.items() if v is not None}
     if not wanted:
         return config
-    if config.kind == MOCK:
+    if isinstance(config, MockBench):
         names = ", ".join("--" + k.replace("_", "-") for k, v in changes.items() if v is not None)
         raise UsageError(f"{names}: a mock-bench session has no scope address, channel or device to change",
                          hint="the mock bench is rebuilt by itself on resume: charz resume DIR")
@@ -385,7 +385,7 @@ def _apply_changes(writer, config: BenchConfig, changes: dict[str, Any], ui: Ses
         log.append({"at": "resume", "utc": now, "field": field_name, "from": before, "to": value})
         bench[field_name] = value
         ui.log(f"{field_name.replace('_', ' ')}: {value} (was {before}; recorded in the session)")
-    new = BenchConfig.from_dict(bench)
+    new = bench_from_dict(bench)
     writer.update_metadata(bench={**bench, "changes": log})
     return new
 
@@ -446,10 +446,10 @@ def resume_session(out: Path, *, ui: SessionUI, device: DeviceOptions = DeviceOp
         if meta.get("tool_command") != "charz characterize":
             raise UsageError(f"{out} was not recorded by charz characterize",
                              hint="continue a simulation with: charz simulate --resume --out DIR")
-        config = BenchConfig.from_dict(meta.get("bench", {}))
+        config = bench_from_dict(meta.get("bench", {}))
         config = _apply_changes(writer, config, changes or {}, ui)
         meta = writer.metadata
-        if config.kind == MOCK and tuple(mock_faults) != config.mock_faults:
+        if isinstance(config, MockBench) and tuple(mock_faults) != config.mock_faults:
             before = list(config.mock_faults)
             config = replace(config, mock_faults=tuple(mock_faults))
             changes = list(meta["bench"].get("changes", [])) + [
@@ -572,7 +572,7 @@ def _max_request(plan: SweepPlan) -> int:
 
 
 def _finish(out: Path, config: BenchConfig, stats, analyze: bool) -> SessionResult:
-    if config.target_is_scratch and config.kind == MOCK:
+    if config.target_is_scratch and isinstance(config, MockBench):
         scratch = Path(config.target)
         if scratch.parent.resolve() == out.resolve():
             with contextlib.suppress(FileNotFoundError):

@@ -27,7 +27,7 @@ class MockLink:
 
 @contextlib.contextmanager
 def mock_bench(config):
-    """Start the simulated drive behind a mock scope on loopback for a ``BenchConfig``."""
+    """Start the simulated drive behind a mock scope on loopback for a session's ``MockBench``."""
     source = SimulatedBench(load_preset(config.preset), seed=config.seed, standby=config.standby,
                             write_cache=config.write_cache)
     with MockScopeServer(source, dialect=config.dialect, faults=list(config.mock_faults),

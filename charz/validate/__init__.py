@@ -22,6 +22,10 @@ Output (``_format``, ``_profile``)
     validation_section, with_validation   the profile's ``validation`` table
 Workload (``_sections``)
     run_section, check_sweep       ``workloads/recsize-one.fio`` once per record size, JSON checked
+The request (``_request``)
+    ValidateRequest                what the command was given, checked before any I/O:
+                                   MockValidation or BenchValidation, sizes, rail, unit
+
 Runs (``_mock``, ``_bench``, ``_scope``)
     run_mock                       real fio on a scratch file, the drive from the simulated SSD's model
     run_bench                      guard + claim + confirm, fio on the device, scope averaging
@@ -39,6 +43,7 @@ from charz.validate._compare import BASELINE_BYTES, PAPER_TABLE4, Comparison, co
 from charz.validate._format import format_size, format_table
 from charz.validate._mock import run_mock
 from charz.validate._profile import validation_section, with_validation
+from charz.validate._request import BenchValidation, MockValidation, ValidateRequest
 from charz.validate._result import SCHEMA_ID, RailVoltage, ValidationResult, build_result
 from charz.validate._rows import MEASURED, MODEL, ValidationRow
 from charz.validate._scope import CurrentAverage, average_current, averaging_settings
@@ -46,8 +51,8 @@ from charz.validate._sections import DEFAULT_FILE_SIZE, DEFAULT_RECORD_SIZES, JO
 from charz.validate._unit import NO_PROFILE, MeasuredUnit, aligned_record_size, is_aligned, unit_from_profile
 
 __all__ = [
-    "BASELINE_BYTES", "Comparison", "CurrentAverage", "DEFAULT_FILE_SIZE", "DEFAULT_RECORD_SIZES", "JOBFILE",
-    "MEASURED", "MODEL", "MeasuredUnit", "NO_PROFILE", "PAPER_TABLE4", "RailVoltage", "SCHEMA_ID", "ValidationResult",
+    "BASELINE_BYTES", "BenchValidation", "Comparison", "CurrentAverage", "DEFAULT_FILE_SIZE", "DEFAULT_RECORD_SIZES", "JOBFILE",
+    "MEASURED", "MODEL", "MeasuredUnit", "MockValidation", "NO_PROFILE", "PAPER_TABLE4", "RailVoltage", "SCHEMA_ID", "ValidateRequest", "ValidationResult",
     "ValidationRow", "aligned_record_size", "average_current", "averaging_settings", "build_result", "check_sweep",
     "compare_aligned", "format_change", "format_size", "format_table", "is_aligned", "measure_section", "run_bench",
     "run_mock", "run_section", "unit_from_profile", "validation_section", "with_validation",

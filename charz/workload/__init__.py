@@ -19,6 +19,9 @@ fio (``_fio``)
     run_probe, run_jobfile run fio through a runner, parse its JSON
     parse_fio_json         → FioReport / FioJob / DirectionStats / LatencyStats
 
+Sizes (``_sizes``)
+    parse_size, parse_sizes    "4k" → 4096; "4k:16k:4k,64k" → a sorted list (k = KiB)
+
 000 Table 3 (``_table3``)
     TABLE3_SIZES, table3_label   the micro-benchmarks' request sizes and names
 
@@ -47,6 +50,7 @@ from charz.workload._fio import (
 )
 from charz.workload._lba import Extent, FreshLbaAllocator
 from charz.workload._odirect import DirectIO, IOResult, open_direct
+from charz.workload._sizes import parse_size, parse_sizes
 from charz.workload._table3 import TABLE3_SIZES, table3_label
 
 __all__ = [
@@ -67,6 +71,8 @@ __all__ = [
     "jobfile_path",
     "open_direct",
     "parse_fio_json",
+    "parse_size",
+    "parse_sizes",
     "probe_argv",
     "require_claim_for_write",
     "run_jobfile",

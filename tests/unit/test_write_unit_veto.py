@@ -1,0 +1,115 @@
+"""The write-unit veto, on sweeps drawn here from stated currents and times (no simulator).
+
+A write I/O unit raises the peak once per unit (one more unit's packages programming,
+003 §4.1) and, once units no longer overlap, lengthens the request once per unit.  So the
+peak staircase's tread and the duration staircase's tread are two views of one number:
+
+* durations may pair units (two units on parallel channels finish together), so a duration
+  tread that is a whole multiple of the peak tread confirms it;
+* durations never split a unit, so a duration tread that is *not* a multiple of the peak
+  tread means one of the views is fooled: nothing about the unit is decided, and the answer
+  names both views.
+"""
+
+import numpy as np
+import pytest
+
+from charz.analysis import Given, Trace, characterize
+
+pytestmark = pytest.mark.unit
+
+DT = 2e-6
+T_FIRST = -0.5e-3
+N = 4000  # 8 ms
+Y_MULT = 0.25e-3  # 12-bit codes, 0.25 mA each
+PAGE = 4096
+IDLE_A, CTRL_A, PKG_A = 0.040, 0.050, 0.045
+START_US, SWITCH_US, PROG_US = 60.0, 25.0, 700.0
+
+
+def write_trace(pages: int, busy: int, rounds: int, rng, repeat: int, pkg_a=(PKG_A,) * 8) -> Trace:
+    """Idle; ``rounds`` program rounds one after another, in each ``busy`` packages programming
+    for PROG_US, starting a switch delay apart; the controller busy throughout; 3 mA of white
+    noise; 12-bit codes."""
+    t_us = (T_FIRST + DT * np.arange(N)) * 1e6
+    amps = np.full(N, IDLE_A)
+    round_us = 20.0 + (busy - 1) * SWITCH_US + PROG_US
+    amps[(t_us >= START_US) & (t_us < START_US + rounds * round_us)] += CTRL_A
+    for r in range(rounds):
+        for i in range(busy):
+            p0 = START_US + r * round_us + 20.0 + i * SWITCH_US
+            amps[(t_us >= p0) & (t_us < p0 + PROG_US)] += pkg_a[i]
+    amps += rng.normal(0.0, 0.003, N)
+    codes = np.round(amps / Y_MULT).astype(np.int16)
+    return Trace("write", pages * PAGE, codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, repeat=repeat,
+                 code_min=-2048, code_max=2047)
+
+
+def sweep(peak_tread: int, packages: int, duration_tread: int, largest: int = 12, repeats: int = 3,
+          seed: int = 0, pkg_a=(PKG_A,) * 8) -> list[Trace]:
+    """Writes of 1..``largest`` pages: one more package busy every ``peak_tread`` pages (up to
+    ``packages``), and one more program round (a program time longer) every ``duration_tread``
+    pages."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for repeat in range(repeats):
+        for pages in range(1, largest + 1):
+            busy = min(-(-pages // peak_tread), packages)
+            out.append(write_trace(pages, busy, -(-pages // duration_tread), rng, repeat, pkg_a))
+    return out
+
+
+GIVEN = Given(channels=4, packages=4, page_size_bytes=PAGE)  # no timing given: the rise stays out of it
+
+
+def test_durations_that_split_the_peak_tread_veto_the_unit():
+    # Peaks rise every 2 pages (4 steps, one per package); the request grows by 800 µs every
+    # 3 pages.  A 2-page unit cannot make the durations jump at 3, 6, 9 pages: one view is
+    # fooled, and without the veto Eq. 1 would answer 2 dies, a 2-page unit, from the peaks alone.
+    c = characterize(sweep(peak_tread=2, packages=4, duration_tread=3), GIVEN)
+    for key in ("n_step", "step_pages", "dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
+        q = c[key]
+        assert not q.known and q.confidence == "undetermined", (key, q)
+        assert q.details.get("decided_by") == "neither", (key, q.details)
+    why = c["write_io_unit_bytes"].evidence
+    assert "2 pages" in why and "3 pages" in why, why  # both views named, with what each says
+    assert any("disagree" in w for w in c.warnings)
+
+
+def test_durations_that_pair_peak_treads_confirm_the_unit():
+    # Two 2-page units finish together (parallel channels): the durations jump every 4 pages.
+    # That is a whole number of peak treads, so it is no veto: the unit stands.
+    c = characterize(sweep(peak_tread=2, packages=4, duration_tread=4), GIVEN)
+    assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
+    assert c["dies_per_package"].value == 2, c["dies_per_package"].evidence
+
+
+def test_durations_with_the_same_tread_make_the_unit_two_views():
+    # Units that do not overlap in time: each 2-page unit adds its own 800 µs — the same tread
+    # in both views, so the step width is decided by both (and may be "high").
+    c = characterize(sweep(peak_tread=2, packages=4, duration_tread=2), GIVEN)
+    assert c["step_pages"].value == 2
+    assert c["step_pages"].details.get("decided_by") == "both", c["step_pages"].evidence
+    assert c["write_io_unit_bytes"].value == 2 * PAGE
+
+
+# A third package whose program draws a quarter of the others' current: the staircase's
+# third step is far smaller than the rest (uneven), so the top says nothing about the
+# packages, and the tread stands only where the durations show the same one.
+UNEVEN = (PKG_A, PKG_A, PKG_A / 4, PKG_A, PKG_A, PKG_A, PKG_A, PKG_A)
+EIGHT = Given(channels=4, packages=8, page_size_bytes=PAGE)
+
+
+def test_uneven_steps_and_durations_with_another_tread_decide_nothing():
+    c = characterize(sweep(peak_tread=2, packages=4, duration_tread=3, pkg_a=UNEVEN), EIGHT)
+    for key in ("n_step", "step_pages", "dies_per_package", "write_io_unit_bytes"):
+        assert not c[key].known and c[key].confidence == "undetermined", (key, c[key])
+    why = c["write_io_unit_bytes"].evidence
+    assert "uneven" in why and "every 3 pages" in why, why  # the staircase and the durations named
+
+
+def test_uneven_steps_stand_where_the_durations_show_the_same_tread():
+    c = characterize(sweep(peak_tread=2, packages=4, duration_tread=2, pkg_a=UNEVEN), EIGHT)
+    assert not c["n_step"].known  # the uneven top cannot count packages
+    assert c["step_pages"].value == 2 and c["step_pages"].details.get("decided_by") == "both"
+    assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
