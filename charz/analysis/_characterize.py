@@ -45,28 +45,33 @@ from charz.analysis._rmw import RmwResult
 from charz.analysis._setup import SetupWarning
 from charz.analysis._stages import EnergyRow, _values, budget_stage, energy_stage, read_stage, rmw_stage, setup_stage
 from charz.errors import AnalysisError
+from charz.waveform import Waveform
 
 UNUSABLE = FLAG_NO_ACTIVITY | FLAG_TRUNCATED | FLAG_CLIPPED | FLAG_NONFINITE
 
 
 @dataclass(frozen=True)
 class Trace:
-    """One capture's current channel, as the analysis needs it."""
+    """One capture's current channel, as the analysis needs it: the request, and the
+    :class:`~charz.waveform.Waveform` recorded around it (read through, never copied)."""
 
     op: str
     size_bytes: int
-    codes: np.ndarray
-    y_mult: float
-    y_offset_codes: float
-    y_zero: float
-    sample_interval_s: float
-    t_first_s: float
+    waveform: Waveform
     offset_bytes: int = 0
     repeat: int = 0
-    code_min: int | None = None
-    code_max: int | None = None
     index: int = -1  # the capture's index in its archive, for evidence
     voltage_v: float | None = None  # mean supply voltage measured with the capture, if the bench has a channel for it
+
+    # The kernels read the waveform's fields by these names.
+    codes = property(lambda self: self.waveform.codes)
+    y_mult = property(lambda self: self.waveform.y_mult)
+    y_offset_codes = property(lambda self: self.waveform.y_offset_codes)
+    y_zero = property(lambda self: self.waveform.y_zero)
+    sample_interval_s = property(lambda self: self.waveform.sample_interval_s)
+    t_first_s = property(lambda self: self.waveform.t_first_s)
+    code_min = property(lambda self: self.waveform.code_min)
+    code_max = property(lambda self: self.waveform.code_max)
 
 
 @dataclass(frozen=True)
@@ -139,9 +144,7 @@ def _arg_traces(traces: Sequence[Trace]) -> list[Trace]:
     traces = list(traces)
     if not traces:
         raise AnalysisError("no captures to analyse", hint="record a sweep first (charz characterize / charz simulate)")
-    for i, t in enumerate(traces):
-        if type(t.codes) is not np.ndarray:
-            traces[i] = t = replace(t, codes=np.asarray(t.codes))
+    for t in traces:
         if t.codes.size == 0:
             raise AnalysisError(f"capture {t.index} ({t.op} {t.size_bytes} B) has no samples", hint="re-take that capture")
         if not (t.sample_interval_s > 0 and math.isfinite(t.sample_interval_s)):

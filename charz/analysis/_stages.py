@@ -17,7 +17,7 @@ from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_
 
 
 def _values(t) -> np.ndarray:
-    return (np.asarray(t.codes, dtype=np.float64) - t.y_offset_codes) * t.y_mult + t.y_zero
+    return t.waveform.values()
 
 
 def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> tuple[Quantity, ReadUnitResult | None]:

@@ -17,9 +17,10 @@ enough to read it with numpy and json alone.
 
 Data
 ----
-Scaling          codes → SI: ``(code - y_offset_codes) * y_mult + y_zero``
-Channel          name, codes, scaling, source, code_min, code_max
-Capture          one record around one host request: op, size, offset, timing, channels
+Channel          a name and its :class:`charz.waveform.Waveform` (codes, scaling, time axis,
+                 ADC limits, unit, source), checked against the format's rules
+Capture          one record around one host request: op, size, offset, channels (their
+                 shared time axis is ``sample_interval_s``, ``t_first_sample_s``)
 Archive          what :func:`read_archive` returns: metadata, captures, damaged
 Damaged          a file tolerant reading skipped, and why
 
@@ -47,23 +48,22 @@ when the dataclasses are built: that is a bug in the caller, not a bad archive.
 Examples
 --------
 >>> import numpy as np, tempfile, pathlib
->>> ch = Channel("current", np.array([10, 12, 11], dtype=np.int8),
-...              Scaling(y_mult=0.004, y_offset_codes=0, y_zero=0.0, unit="A"),
-...              source="CH1", code_min=-128, code_max=127)
+>>> from charz.waveform import Waveform
+>>> w = Waveform(np.array([10, 12, 11], dtype=np.int8), 0.004, 0, 0.0, 2e-6, -1e-4,
+...              unit="A", source="CH1", code_min=-128, code_max=127)
 >>> cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0,
-...               sample_interval_s=2e-6, t_first_sample_s=-1e-4,
-...               time_reference="request", channels=[ch])
+...               time_reference="request", channels=[Channel("current", w)])
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "session"
 >>> with ArchiveWriter.create(path, {"drive": {"model": "demo"}}) as writer:
 ...     writer.append(cap)
 0
 >>> archive = read_archive(path)
->>> archive.metadata["drive"], archive.captures[0].channel("current").codes.tolist()
+>>> archive.metadata["drive"], archive.captures[0].channel("current").waveform.codes.tolist()
 ({'model': 'demo'}, [10, 12, 11])
 """
 
 from charz.archive._atomic import write_atomic
-from charz.archive._format import CAPTURE_SCHEMA, SESSION_SCHEMA, Capture, Channel, Scaling
+from charz.archive._format import CAPTURE_SCHEMA, SESSION_SCHEMA, Capture, Channel
 from charz.archive._reader import Archive, Damaged, read_archive
 from charz.archive._wa import WA_SCHEMA, WaArchive, ftl_label, read_wa_archive
 from charz.archive._writer import ArchiveWriter
@@ -78,7 +78,6 @@ __all__ = [
     "Capture",
     "Channel",
     "Damaged",
-    "Scaling",
     "read_archive",
     "write_atomic",
     "WA_SCHEMA",

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from charz.archive._given import check_given, check_rail_v
+from charz.waveform import Waveform
 
 SESSION_SCHEMA = "charz.archive/1"
 CAPTURE_SCHEMA = "charz.capture/1"
@@ -325,112 +326,71 @@ def _check_limits(code_min: int, code_max: int, dtype: np.dtype, where: str) -> 
 # the public dataclasses
 
 
+def _check_scaling(w: Waveform, where: str) -> None:
+    """The waveform's scaling within the format's physical ranges (the ``scaling`` table)."""
+    for spec in SCALING_FIELDS:
+        spec.check(getattr(w, spec.name), f"{where}.scaling.{spec.name}")
+
+
 @dataclass(frozen=True)
-class Scaling:
-    """How raw ADC codes become SI values.
-
-    ``value = (code - y_offset_codes) * y_mult + y_zero``, in ``unit`` (A or V).
-
-    Examples
-    --------
-    >>> s = Scaling(y_mult=0.01, y_offset_codes=-100, y_zero=0.0, unit="A")
-    >>> s.to_si(np.array([-100, 0, 27], dtype=np.int8)).tolist()
-    [0.0, 1.0, 1.27]
-    """
-
-    y_mult: float
-    y_offset_codes: float
-    y_zero: float
-    unit: str
-
-    def __post_init__(self) -> None:
-        for spec in SCALING_FIELDS:
-            object.__setattr__(self, spec.name, spec.check(getattr(self, spec.name), f"scaling.{spec.name}"))
-
-    def to_si(self, codes: np.ndarray) -> np.ndarray:
-        """Float64 values in ``unit``; the order of operations is the documented one."""
-        return (np.asarray(codes).astype(np.float64) - self.y_offset_codes) * self.y_mult + self.y_zero
-
-
-@dataclass(frozen=True, eq=False)
 class Channel:
-    """One channel of a capture: raw codes, their scaling, and the ADC's code range.
+    """One channel of a capture: a name and its :class:`~charz.waveform.Waveform`.
 
-    ``codes`` is a 1-D int8 or int16 array, stored bit for bit.  ``code_min`` and
-    ``code_max`` are the ADC's limits (e.g. -128 and 127 for an 8-bit record), so
-    that clipping can be judged later; codes outside them are stored anyway.
+    The waveform's codes (a 1-D int8 or int16 array) are stored bit for bit; its
+    ``code_min`` and ``code_max`` are the ADC's limits (e.g. -128 and 127 for an 8-bit
+    record), so that clipping can be judged later; codes outside them are stored anyway.
+    The archive's rules (the channel and scaling tables) are checked here.
 
     Examples
     --------
-    >>> ch = Channel("current", np.array([0, 50, 127], dtype=np.int8),
-    ...              Scaling(0.002, 0, 0.0, "A"), source="CH1", code_min=-128, code_max=127)
-    >>> ch.to_si().tolist(), ch.clipped()
+    >>> w = Waveform(np.array([0, 50, 127], dtype=np.int8), 0.002, 0, 0.0, 1e-6, 0.0,
+    ...              unit="A", source="CH1", code_min=-128, code_max=127)
+    >>> ch = Channel("current", w)
+    >>> ch.waveform.values().tolist(), ch.waveform.clipped
     ([0.0, 0.1, 0.254], True)
     """
 
     name: str
-    codes: np.ndarray
-    scaling: Scaling
-    source: str
-    code_min: int
-    code_max: int
+    waveform: Waveform
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "name", _channel_name(self.name, "channel.name"))
-        codes = self.codes
-        if not isinstance(codes, np.ndarray) or codes.dtype.name not in DTYPES or codes.ndim != 1:
-            desc = f"{codes.dtype}{codes.shape}" if isinstance(codes, np.ndarray) else type(codes).__name__
-            raise FormatError(f"channel {self.name!r}: codes must be a 1-D int8 or int16 ndarray, got {desc}")
-        if not isinstance(self.scaling, Scaling):
-            raise FormatError(f"channel {self.name!r}: scaling must be a Scaling, got {self.scaling!r:.80}")
-        object.__setattr__(self, "source", _text(self.source, f"channel {self.name!r}: source"))
+        w = self.waveform
+        if not isinstance(w, Waveform):
+            raise FormatError(f"channel {self.name!r}: waveform must be a charz.waveform.Waveform, got {w!r:.80}")
+        codes = w.codes
+        if codes.dtype.name not in DTYPES:
+            raise FormatError(f"channel {self.name!r}: codes must be a 1-D int8 or int16 ndarray, got {codes.dtype}{codes.shape}")
+        where = f"channel {self.name!r}"
+        _check_scaling(w, where)
+        _text(w.source, f"{where}: source")
         for attr in ("code_min", "code_max"):
-            object.__setattr__(self, attr, _integer(getattr(self, attr), f"channel {self.name!r}: {attr}"))
-        _check_limits(self.code_min, self.code_max, codes.dtype, f"channel {self.name!r}")
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Channel):
-            return NotImplemented
-        return (
-            (self.name, self.scaling, self.source, self.code_min, self.code_max)
-            == (other.name, other.scaling, other.source, other.code_min, other.code_max)
-            and self.codes.dtype.name == other.codes.dtype.name
-            and np.array_equal(self.codes, other.codes)
-        )
+            _integer(getattr(w, attr), f"{where}: {attr}")
+        _check_limits(w.code_min, w.code_max, codes.dtype, where)
 
     __hash__ = None  # type: ignore[assignment]  # arrays are not hashable
 
     @property
     def n_samples(self) -> int:
-        return int(self.codes.shape[0])
-
-    def to_si(self) -> np.ndarray:
-        """The samples in ``scaling.unit`` as float64."""
-        return self.scaling.to_si(self.codes)
-
-    def clipped(self) -> bool:
-        """True if any sample sits at an ADC limit (so the true value may lie beyond it)."""
-        if self.codes.size == 0:
-            return False
-        return bool(self.codes.min() <= self.code_min or self.codes.max() >= self.code_max)
+        return self.waveform.n_samples
 
 
 @dataclass(frozen=True, kw_only=True)
 class Capture:
     """One record taken around one host request (or while idle).
 
-    Keyword-only: thirteen positional numbers would be too easy to swap.
-    ``index`` is ``None`` until the writer assigns it.  All channels share the
-    time axis ``t_first_sample_s + i * sample_interval_s`` (seconds relative to
-    ``time_reference``).
+    Keyword-only: eleven positional values would be too easy to swap.
+    ``index`` is ``None`` until the writer assigns it.  All channels share one time
+    axis, their waveforms' ``t_first_s + i * sample_interval_s`` (seconds relative to
+    ``time_reference``), stored once in the record as ``sample_interval_s`` and
+    ``t_first_sample_s``.
 
     Examples
     --------
-    >>> ch = Channel("current", np.zeros(4, dtype=np.int16), Scaling(1e-4, 0, 0.0, "A"),
-    ...              source="CH1", code_min=-32768, code_max=32767)
+    >>> w = Waveform(np.zeros(4, dtype=np.int16), 1e-4, 0, 0.0, 2e-6, -2e-6,
+    ...              unit="A", source="CH1", code_min=-32768, code_max=32767)
     >>> cap = Capture(step=3, op="write", size_bytes=32768, offset_bytes=0, repeat=0,
-    ...               sample_interval_s=2e-6, t_first_sample_s=-2e-6,
-    ...               time_reference="request", channels=[ch])
+    ...               time_reference="request", channels=[Channel("current", w)])
     >>> (cap.time_s() * 1e6).round(3).tolist()     # µs
     [-2.0, 0.0, 2.0, 4.0]
     >>> cap.channel("current").n_samples
@@ -443,8 +403,6 @@ class Capture:
     size_bytes: int
     offset_bytes: int
     repeat: int
-    sample_interval_s: float
-    t_first_sample_s: float
     time_reference: str
     channels: tuple[Channel, ...]
     warnings: tuple[str, ...] = ()
@@ -465,9 +423,23 @@ class Capture:
         if not channels or not all(isinstance(c, Channel) for c in channels):
             _fail("capture.channels", "a non-empty list of Channel", channels)
         _check_channel_set([c.name for c in channels], [c.n_samples for c in channels], "capture")
+        axes = {(c.waveform.sample_interval_s, c.waveform.t_first_s) for c in channels}
+        if len(axes) > 1:
+            raise FormatError(f"capture: all channels must share one time axis, got {sorted(axes)}")
         object.__setattr__(self, "channels", channels)
+        for spec in CAPTURE_FIELDS:  # the shared time axis, as the record stores it
+            if spec.name in ("sample_interval_s", "t_first_sample_s"):
+                spec.check(getattr(self, spec.name), f"capture.{spec.name}")
 
     __hash__ = None  # type: ignore[assignment]  # holds dicts and arrays
+
+    @property
+    def sample_interval_s(self) -> float:
+        return self.channels[0].waveform.sample_interval_s
+
+    @property
+    def t_first_sample_s(self) -> float:
+        return self.channels[0].waveform.t_first_s
 
     @property
     def n_samples(self) -> int:
@@ -482,7 +454,7 @@ class Capture:
 
     def time_s(self) -> np.ndarray:
         """Sample times in seconds relative to ``time_reference``."""
-        return self.t_first_sample_s + np.arange(self.n_samples) * self.sample_interval_s
+        return self.channels[0].waveform.times_s()
 
 
 def _check_channel_set(names: Sequence[str], lengths: Sequence[int], where: str) -> None:
@@ -663,7 +635,8 @@ def capture_to_dict(capture: Capture, files: Sequence[ChannelFile]) -> dict:
         raise FormatError("files must describe capture.channels, in order")
     channels = []
     for ch, f in zip(capture.channels, files):
-        _check_codes(ch.codes, f, f"capture {capture.index}")
+        w = ch.waveform
+        _check_codes(w.codes, f, f"capture {capture.index}")
         channels.append(
             {
                 "name": ch.name,
@@ -672,10 +645,10 @@ def capture_to_dict(capture: Capture, files: Sequence[ChannelFile]) -> dict:
                 "n_samples": f.n_samples,
                 "file_bytes": f.file_bytes,
                 "sha256": f.sha256,
-                "scaling": {spec.name: getattr(ch.scaling, spec.name) for spec in SCALING_FIELDS},
-                "source": ch.source,
-                "code_min": ch.code_min,
-                "code_max": ch.code_max,
+                "scaling": {spec.name: getattr(w, spec.name) for spec in SCALING_FIELDS},
+                "source": w.source,
+                "code_min": w.code_min,
+                "code_max": w.code_max,
             }
         )
     record = {"schema": CAPTURE_SCHEMA}
@@ -720,17 +693,15 @@ def capture_from_dict(record: Any, codes: Mapping[str, np.ndarray]) -> Capture:
             raise FormatError(f"no codes given for channel {f.name!r}")
         _check_codes(codes[f.name], f, f"capture {index}")
         ch = _parse_object(raw, CHANNEL_FIELDS, "channel")
-        channels.append(
-            Channel(
-                name=f.name,
-                codes=codes[f.name],
-                scaling=Scaling(**ch["scaling"]),
-                source=ch["source"],
-                code_min=ch["code_min"],
-                code_max=ch["code_max"],
-            )
+        sc = ch["scaling"]
+        waveform = Waveform(
+            codes[f.name], sc["y_mult"], sc["y_offset_codes"], sc["y_zero"], record["sample_interval_s"],
+            record["t_first_sample_s"], unit=sc["unit"], source=ch["source"], code_min=ch["code_min"],
+            code_max=ch["code_max"],
         )
-    kwargs = {spec.name: record[spec.name] for spec in CAPTURE_FIELDS if spec.name not in ("schema", "channels")}
+        channels.append(Channel(f.name, waveform))
+    time_axis = ("schema", "channels", "sample_interval_s", "t_first_sample_s")  # the waveforms hold it
+    kwargs = {spec.name: record[spec.name] for spec in CAPTURE_FIELDS if spec.name not in time_axis}
     return Capture(**kwargs, channels=channels)
 
 

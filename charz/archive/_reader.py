@@ -104,7 +104,7 @@ def read_archive(path: str | os.PathLike, *, verify: bool = True, tolerant: bool
     --------
     >>> archive = read_archive("runs/2026-01-31-mxp")                    # doctest: +SKIP
     >>> cap = archive.captures[0]                                        # doctest: +SKIP
-    >>> cap.op, cap.size_bytes, cap.channel("current").to_si().mean()    # doctest: +SKIP
+    >>> cap.op, cap.size_bytes, cap.channel("current").waveform.values().mean()  # doctest: +SKIP
     ('write', 32768, 0.412)
     """
     root = Path(path)

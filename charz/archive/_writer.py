@@ -440,7 +440,7 @@ def _acquire(root: Path) -> BinaryIO:
 
 
 def _write_npy(f: BinaryIO, ch: Channel, file_name: str) -> ChannelFile:
-    codes = np.ascontiguousarray(ch.codes, dtype=DTYPES[ch.codes.dtype.name])  # little-endian, C order
+    codes = np.ascontiguousarray(ch.waveform.codes, dtype=DTYPES[ch.waveform.codes.dtype.name])  # little-endian, C order
     hashing = _HashingWriter(f)
     np.lib.format.write_array(hashing, codes, version=(1, 0), allow_pickle=False)
     return ChannelFile(ch.name, file_name, codes.dtype.name, codes.shape[0], hashing.n_bytes, hashing.sha256.hexdigest())

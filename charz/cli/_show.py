@@ -50,16 +50,16 @@ def capture_facts(cap, figure: Path) -> dict:
     """The --json document: the capture's metadata and its current channel's range, in SI units."""
     import numpy as np  # lazy: numpy
 
-    ch = cap.channel("current")
-    y = ch.to_si()
-    clipped = int(np.count_nonzero((ch.codes <= ch.code_min) | (ch.codes >= ch.code_max)))
+    w = cap.channel("current").waveform
+    y = w.values()
+    clipped = int(np.count_nonzero((w.codes <= w.code_min) | (w.codes >= w.code_max)))
     return {
         "schema": "charz.show/1",
         "index": cap.index, "op": cap.op, "size_bytes": cap.size_bytes, "offset_bytes": cap.offset_bytes,
         "repeat": cap.repeat, "step": cap.step,
         "samples": int(y.size), "sample_interval_s": cap.sample_interval_s,
         "time_reference": cap.time_reference, "t_first_sample_s": cap.t_first_sample_s,
-        "current": {"source": ch.source, "unit": ch.scaling.unit, "min": float(y.min()),
+        "current": {"source": w.source, "unit": w.unit, "min": float(y.min()),
                     "median": float(np.median(y)), "max": float(y.max()), "clipped_samples": clipped},
         "warnings": list(cap.warnings),
         "figure": str(figure),

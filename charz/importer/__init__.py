@@ -3,7 +3,7 @@
 ``docs/import.md`` describes the manifest (TOML: which file is which request) and the
 formats.  Modules:
 
-_waveform   one record read from a file: float samples or raw codes with their scaling
+_waveform   one record read from a file: a charz.waveform.Waveform plus what the file says
 _quantize   float samples back to integer codes (exactly when they lie on a grid)
 _isf        Tektronix ISF (the scope's ``WFMPre?;CURVe?`` answer in a file): pure parse/format
 _keysight   Keysight BIN (InfiniiVision/Infiniium) pure parse/format, and Keysight CSV

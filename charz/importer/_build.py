@@ -5,25 +5,25 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from charz.archive import ArchiveWriter, Capture, Channel, Scaling
+from charz.archive import ArchiveWriter, Capture, Channel
 from charz.errors import UsageError
 from charz.importer._files import read_records
 from charz.importer._manifest import MANIFEST_NAME, Entry, Manifest, load_manifest
-from charz.importer._quantize import to_codes
-from charz.importer._waveform import Waveform
+from charz.importer._waveform import Saved
+from charz.waveform import Waveform
 
 
-def _channel(w: Waveform, path: Path, name: str, amps_per_volt: float | None) -> tuple[Channel, list[str]]:
+def _channel(w: Saved, path: Path, name: str, amps_per_volt: float | None,
+             axis: Waveform) -> tuple[Channel, list[str]]:
+    """The archive channel of ``w``, on ``axis``'s time axis (a capture's channels share the
+    current's; the others were checked to have its length and sample interval)."""
     warnings: list[str] = []
-    if w.codes is not None:
-        codes, mult, off, zero = w.codes, w.y_mult, w.y_offset_codes, w.y_zero
-        lo, hi = w.code_min, w.code_max
-    else:
-        q = to_codes(w.values)
-        codes, mult, off, zero = q.codes, q.y_mult, q.y_offset_codes, q.y_zero
+    mult, zero = w.y_mult, w.y_zero
+    lo, hi = w.code_min, w.code_max
+    if not w.on_grid:
+        warnings.append("samples on no grid, quantized to 16 bits over their range")
+    if lo is None or hi is None:
         lo, hi = -(1 << 15), (1 << 15) - 1   # the file does not say where the ADC clipped
-        if not q.exact:
-            warnings.append("samples on no grid, quantized to 16 bits over their range")
         warnings.append("the file does not give the ADC's limits; clipped samples cannot be recognised")
     unit = w.unit or "V"
     if unit not in ("A", "V"):
@@ -33,8 +33,8 @@ def _channel(w: Waveform, path: Path, name: str, amps_per_volt: float | None) ->
             raise UsageError(f"{path}: samples in volts and the manifest has no amps_per_volt",
                              hint="add amps_per_volt = … (current probe or shunt: A per V) to the manifest")
         mult, zero, unit = mult * amps_per_volt, zero * amps_per_volt, "A"
-    ch = Channel(name, codes, Scaling(y_mult=mult, y_offset_codes=off, y_zero=zero, unit=unit),
-                 source=w.source or "CH1", code_min=int(lo), code_max=int(hi))
+    ch = Channel(name, Waveform(w.codes, mult, w.y_offset_codes, zero, axis.sample_interval_s, axis.t_first_s,
+                                unit=unit, source=w.source or "CH1", code_min=lo, code_max=hi))
     return ch, warnings
 
 
@@ -59,7 +59,7 @@ def _same(a: str, b: str) -> bool:
     return _canonical(a) == _canonical(b)
 
 
-def _pick(records: list[Waveform], path: Path, e: Entry, man: Manifest) -> tuple[Waveform, list[Waveform], list[str]]:
+def _pick(records: list[Saved], path: Path, e: Entry, man: Manifest) -> tuple[Saved, list[Saved], list[str]]:
     """(the current's record, the others to keep, warnings); refusals name the channels."""
     warnings = []
     names = [w.source for w in records]
@@ -130,22 +130,21 @@ def import_folder(folder: Path, out: Path, *, manifest: Path | None = None,
             raise UsageError(f"{path}: listed in the manifest but not there")
         current, others, warn = _pick(read_records(path), path, e, man)
         models |= {current.model} - {""}
-        ch, w1 = _channel(current, path, "current", man.amps_per_volt)
+        ch, w1 = _channel(current, path, "current", man.amps_per_volt, current)
         channels, warn = [ch], warn + w1
         for w in others:
             name = channel_name(w.source)
             if name == "current" or name in {c.name for c in channels}:
                 name = channel_name("ch_" + w.source)
-            extra, w2 = _channel(w, path, name, man.amps_per_volt)
+            extra, w2 = _channel(w, path, name, man.amps_per_volt, current)
             channels.append(extra)
             warn += w2
         if others:
             warn.append(f"{len(others) + 1} channels per file kept: current ({current.source}), "
-                        + ", ".join(f"{c.name} ({c.source})" for c in channels[1:]))
+                        + ", ".join(f"{c.name} ({c.waveform.source})" for c in channels[1:]))
         warnings += warn
         captures.append(Capture(step=len(captures), op=e.op, size_bytes=e.size_bytes, offset_bytes=e.offset_bytes,
-                                repeat=e.repeat, sample_interval_s=current.sample_interval_s,
-                                t_first_sample_s=current.t_first_s, time_reference=man.time_reference,
+                                repeat=e.repeat, time_reference=man.time_reference,
                                 channels=channels, warnings=list(dict.fromkeys(warn)),
                                 extra={"imported_from": e.file}))
         if progress is not None:

@@ -12,7 +12,7 @@ from charz.errors import UsageError
 from charz.importer._isf import format_isf
 from charz.importer._keysight import format_bin
 from charz.importer._manifest import MANIFEST_NAME
-from charz.importer._waveform import Waveform
+from charz.waveform import Waveform
 
 FORMATS = {"tek-csv": ".csv", "isf": ".isf", "tek-wfm": ".wfm", "keysight-bin": ".bin"}
 
@@ -66,18 +66,14 @@ def export_archive(session: Path, out: Path, fmt: str, *, progress=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     entries = []
     for cap in archive.captures:
-        ch = cap.channel("current")
-        s = ch.scaling
-        w = Waveform(sample_interval_s=cap.sample_interval_s, t_first_s=cap.t_first_sample_s, unit=s.unit,
-                     source=ch.source, codes=np.asarray(ch.codes), y_mult=s.y_mult,
-                     y_offset_codes=s.y_offset_codes, y_zero=s.y_zero)
+        w = cap.channel("current").waveform
         name = f"{cap.index:06d}-{cap.op}-{cap.size_bytes}{FORMATS[fmt]}"
         path = out / name
         if fmt == "isf":
             data = format_isf(w)
             write_atomic(path, lambda f, d=data: f.write(d))
         elif fmt == "keysight-bin":
-            data = format_bin(w, ch.to_si())
+            data = format_bin(w)
             write_atomic(path, lambda f, d=data: f.write(d))
         else:
             _tek_file(path, w, model)

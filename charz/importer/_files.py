@@ -1,4 +1,4 @@
-"""One scope-saved file → its records (:class:`Waveform`), by suffix and content.
+"""One scope-saved file → its records (:class:`Saved` waveforms), by suffix and content.
 
 Tek WFM goes through Tektronix's tm_data_types.  A Tek CSV goes through charz's own parser
 (:mod:`charz.importer._tekcsv`): tm_data_types 0.5 reads neither the six-column TDS/TBS
@@ -19,7 +19,7 @@ from charz.errors import UsageError
 from charz.importer._isf import parse_isf_records
 from charz.importer._keysight import parse_bin_records, parse_keysight_csv_records
 from charz.importer._tekcsv import is_tek_csv, parse_tek_csv
-from charz.importer._waveform import Waveform, unit_symbol
+from charz.importer._waveform import Saved, saved_from_values, unit_symbol
 
 SUFFIXES = (".csv", ".isf", ".wfm", ".bin")
 _KINDS = {"IQWaveform": "an RF I/Q record", "DigitalWaveform": "a digital (logic) record"}
@@ -33,7 +33,7 @@ def _tm_read(path: Path):
         return tm_data_types.read_file(str(path))
 
 
-def _tek_wfm(path: Path) -> Waveform:
+def _tek_wfm(path: Path) -> Saved:
     wf = _tm_read(path)
     kind = type(wf).__name__
     if kind != "AnalogWaveform":
@@ -42,8 +42,8 @@ def _tek_wfm(path: Path) -> Waveform:
     t = np.asarray(wf.normalized_horizontal_values, dtype=np.float64)
     if values.size < 2:
         raise ValueError("fewer than two samples")
-    return Waveform(sample_interval_s=float(wf.x_axis_spacing), t_first_s=float(t[0]),
-                    unit=unit_symbol(str(wf.y_axis_units or "V")), source=str(wf.source_name or "CH1"), values=values)
+    return saved_from_values(values, float(wf.x_axis_spacing), float(t[0]), unit=unit_symbol(str(wf.y_axis_units or "V")),
+                             source=str(wf.source_name or "CH1"))
 
 
 class _NotAnalog(Exception):
@@ -55,7 +55,7 @@ def _head(path: Path) -> str:
         return "".join(f.readline() for _ in range(12))
 
 
-def read_records(path: Path) -> list[Waveform]:
+def read_records(path: Path) -> list[Saved]:
     """Every record in ``path`` (one per saved channel); a :class:`UsageError` naming the file otherwise."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
@@ -89,6 +89,6 @@ def read_records(path: Path) -> list[Waveform]:
     return records
 
 
-def read_waveform(path: Path) -> Waveform:
+def read_waveform(path: Path) -> Saved:
     """The first record in ``path`` (see :func:`read_records` for all of them)."""
     return read_records(path)[0]

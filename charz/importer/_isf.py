@@ -23,8 +23,9 @@ from decimal import Decimal
 import numpy as np
 
 from charz.errors import ScopeProtocolError
-from charz.importer._waveform import Waveform, is_math_source, unit_symbol
+from charz.importer._waveform import Saved, is_math_source, unit_symbol
 from charz.scope import parse_wfmoutpre
+from charz.waveform import Waveform
 
 _CURVE = re.compile(rb"(?:^|;|:)CURV(?:E)?\s+#")
 
@@ -48,9 +49,7 @@ def format_number(x: float) -> str:
 
 def format_isf(w: Waveform) -> bytes:
     """ISF bytes for a record with integer codes (int8 or int16), keys and numbers as a DPO3000 writes them."""
-    if w.codes is None:
-        raise ValueError("ISF stores codes: quantize the record first")
-    codes = np.asarray(w.codes)
+    codes = w.codes
     nbytes = codes.dtype.itemsize
     if codes.dtype not in (np.int8, np.int16):
         raise ValueError(f"ISF holds int8 or int16 codes, not {codes.dtype}")
@@ -67,7 +66,7 @@ def format_isf(w: Waveform) -> bytes:
     return header.encode("ascii") + data + b"\n"
 
 
-def _one(data: bytes, pos: int) -> tuple[Waveform, int]:
+def _one(data: bytes, pos: int) -> tuple[Saved, int]:
     """The record whose preamble starts at ``pos``, and where the next one may start."""
     m = _CURVE.search(data, pos)
     if m is None:
@@ -105,17 +104,15 @@ def _one(data: bytes, pos: int) -> tuple[Waveform, int]:
     wfid = p.wfid
     source = (wfid.split(",")[0] or "CH1").strip()
     envelope = p.pt_fmt == "ENV" or re.search(r"peak\s*detect|envelope", wfid, re.I) is not None
-    w = Waveform(
-        sample_interval_s=p.xincr, t_first_s=p.xzero - p.pt_off * p.xincr,
-        unit=unit_symbol(p.yunit) or "V", source=source,
-        codes=codes, y_mult=p.ymult, y_offset_codes=y_off, y_zero=p.yzero,
-        code_min=int(info.min), code_max=int(info.max),
+    w = Saved(
+        codes, p.ymult, y_off, p.yzero, p.xincr, p.xzero - p.pt_off * p.xincr,
+        unit=unit_symbol(p.yunit) or "V", source=source, code_min=int(info.min), code_max=int(info.max),
         mode="envelope" if envelope else "sample", math=is_math_source(source),
     )
     return w, start + length
 
 
-def parse_isf_records(data: bytes) -> list[Waveform]:
+def parse_isf_records(data: bytes) -> list[Saved]:
     """Every record in ISF ``data`` (usually one); ``ValueError`` saying what is wrong otherwise."""
     records, pos = [], 0
     while True:
@@ -129,6 +126,6 @@ def parse_isf_records(data: bytes) -> list[Waveform]:
             return records      # trailing bytes that are no second record (some writers pad)
 
 
-def parse_isf(data: bytes) -> Waveform:
+def parse_isf(data: bytes) -> Saved:
     """The first record in ISF ``data``; ``ValueError`` saying what is wrong otherwise."""
     return parse_isf_records(data)[0]

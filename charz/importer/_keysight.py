@@ -21,7 +21,8 @@ import struct
 
 import numpy as np
 
-from charz.importer._waveform import Waveform, is_math_source
+from charz.importer._waveform import Saved, is_math_source, saved_from_values
+from charz.waveform import Waveform
 
 _FILE = struct.Struct("<2s2sii")
 _WAVE = struct.Struct("<iiiiifdddii16s16s24s16sdI")
@@ -30,10 +31,10 @@ _UNITS = {0: "", 1: "V", 2: "s", 3: "", 4: "A", 5: "dB", 6: "Hz"}
 _UNIT_CODES = {"V": 1, "A": 4}
 
 
-def format_bin(w: Waveform, values: np.ndarray) -> bytes:
-    """A one-waveform BIN file holding ``values`` (float32, in ``w.unit``)."""
-    data = np.asarray(values, dtype="<f4").tobytes()
-    n = len(values)
+def format_bin(w: Waveform) -> bytes:
+    """A one-waveform BIN file holding ``w``'s values (float32, in ``w.unit``)."""
+    data = np.asarray(w.values(), dtype="<f4").tobytes()
+    n = w.n_samples
     wave = _WAVE.pack(_WAVE.size, 1, 1, n, 1, float(n * w.sample_interval_s), w.t_first_s,
                       w.sample_interval_s, w.t_first_s, 2, _UNIT_CODES.get(w.unit, 0),
                       b"", b"", b"", w.source.encode("ascii")[:15], 0.0, 0)
@@ -47,7 +48,7 @@ _FLOAT_BUFFERS = {1: "normal", 2: "maximum", 3: "minimum"}
 _DIGITAL_BUFFER = 6
 
 
-def parse_bin_records(data: bytes) -> list[Waveform]:
+def parse_bin_records(data: bytes) -> list[Saved]:
     """Every waveform of a BIN file, in file order; ``ValueError`` saying what is wrong otherwise.
 
     A peak-detect waveform (maximum and minimum buffers) comes back as ``mode="envelope"``
@@ -91,13 +92,13 @@ def parse_bin_records(data: bytes) -> list[Waveform]:
         values = buffers[min(buffers)]
         if values.size != points:
             raise ValueError(f"waveform {i} ({name}): {points} points announced, {values.size} stored")
-        out.append(Waveform(sample_interval_s=x_incr, t_first_s=x_origin, unit=_UNITS.get(y_units, ""),
-                            source=name, values=values, math=is_math_source(name),
-                            mode="digital" if digital else "envelope" if envelope else "sample"))
+        out.append(saved_from_values(values, x_incr, x_origin, unit=_UNITS.get(y_units, ""), source=name,
+                                     math=is_math_source(name),
+                                     mode="digital" if digital else "envelope" if envelope else "sample"))
     return out
 
 
-def parse_bin(data: bytes, waveform: int = 0) -> Waveform:
+def parse_bin(data: bytes, waveform: int = 0) -> Saved:
     """Waveform ``waveform`` (0 first) of a BIN file; ``ValueError`` saying what is wrong otherwise."""
     records = parse_bin_records(data)
     if not 0 <= waveform < len(records):
@@ -108,7 +109,7 @@ def parse_bin(data: bytes, waveform: int = 0) -> Waveform:
 _CSV_UNITS = {"volt": "V", "ampere": "A", "amp": "A", "a": "A", "v": "V"}
 
 
-def parse_keysight_csv_records(text: str) -> list[Waveform]:
+def parse_keysight_csv_records(text: str) -> list[Saved]:
     """Every column of a Keysight CSV (``x-axis,1,2`` / ``second,Volt,Volt`` header rows, then
     ``time,value,value`` rows), one record per column."""
     rows = [[c.strip() for c in r.split(",")] for r in text.splitlines() if r.strip()]
@@ -143,12 +144,12 @@ def parse_keysight_csv_records(text: str) -> list[Waveform]:
     for j in range(1, width):
         name = names[j] if j < len(names) and names[j] else str(j)
         unit = _CSV_UNITS.get(units[j].lower(), units[j]) if j < len(units) else "V"
-        out.append(Waveform(sample_interval_s=dt, t_first_s=float(t[0]), unit=unit, source=name,
-                            values=table[:, j], math=is_math_source(name)))
+        out.append(saved_from_values(table[:, j], dt, float(t[0]), unit=unit, source=name,
+                                     math=is_math_source(name)))
     return out
 
 
-def parse_keysight_csv(text: str) -> Waveform:
+def parse_keysight_csv(text: str) -> Saved:
     """The first column of a Keysight CSV."""
     return parse_keysight_csv_records(text)[0]
 

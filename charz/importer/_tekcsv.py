@@ -33,7 +33,7 @@ import re
 
 import numpy as np
 
-from charz.importer._waveform import Waveform, is_math_source, unit_symbol
+from charz.importer._waveform import Saved, is_math_source, saved_from_values, unit_symbol
 
 _NUM = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
@@ -59,7 +59,7 @@ def _time_axis(t: np.ndarray, interval: float | None) -> tuple[float, float]:
     return step, float(t[0])
 
 
-def _six_column(rows: list[list[str]]) -> list[Waveform]:
+def _six_column(rows: list[list[str]]) -> list[Saved]:
     head = {r[0].strip(): r[1].strip() for r in rows if len(r) > 1 and r[0].strip()}
     body = [r for r in rows if len(r) >= 5 and _is_num(r[3]) and _is_num(r[4])]
     t = np.array([float(r[3]) for r in body])
@@ -69,9 +69,9 @@ def _six_column(rows: list[list[str]]) -> list[Waveform]:
     interval = float(head["Sample Interval"]) if _is_num(head.get("Sample Interval", "")) else None
     dt, t0 = _time_axis(t, interval)
     source = head.get("Source", "CH1") or "CH1"
-    return [Waveform(sample_interval_s=dt, t_first_s=t0, unit=unit_symbol(head.get("Vertical Units", "V")) or "V",
-                     source=source, values=v, mode="envelope" if head.get("Pt Fmt", "Y").upper().startswith("ENV") else "sample",
-                     math=is_math_source(source), model=head.get("Model Number", ""))]
+    return [saved_from_values(v, dt, t0, unit=unit_symbol(head.get("Vertical Units", "V")) or "V", source=source,
+                              mode="envelope" if head.get("Pt Fmt", "Y").upper().startswith("ENV") else "sample",
+                              math=is_math_source(source), model=head.get("Model Number", ""))]
 
 
 def _groups(titles: list[str]) -> list[tuple[int, list[int]]]:
@@ -91,7 +91,7 @@ def _groups(titles: list[str]) -> list[tuple[int, list[int]]]:
     return out
 
 
-def _header_block(rows: list[list[str]]) -> list[Waveform]:
+def _header_block(rows: list[list[str]]) -> list[Saved]:
     titles_at = next((i for i, r in enumerate(rows) if r and r[0].strip().upper() == "TIME"), None)
     if titles_at is None:
         raise ValueError("no 'TIME,CH1…' row before the samples")
@@ -135,16 +135,15 @@ def _header_block(rows: list[list[str]]) -> list[Waveform]:
                 raise ValueError(f"column {titles[j]} has empty cells")
             fmt = value("point format", k, "Y").upper()
             mode = "digital" if kind == "DIGITAL" else "sample" if fmt == "Y" else "envelope"
-            out.append(Waveform(sample_interval_s=dt, t_first_s=t0,
-                                unit=unit_symbol(value("vertical units", k, "V")) or "V",
-                                source=titles[j], values=v, mode=mode, math=is_math_source(titles[j]), model=model))
+            out.append(saved_from_values(v, dt, t0, unit=unit_symbol(value("vertical units", k, "V")) or "V",
+                                         source=titles[j], mode=mode, math=is_math_source(titles[j]), model=model))
     kinds = {w.mode for w in out}
     if kinds == {"digital"}:
         raise ValueError("a DIGITAL waveform, not an analog one: charz reads a current probe's samples")
     return out
 
 
-def parse_tek_csv(text: str) -> list[Waveform]:
+def parse_tek_csv(text: str) -> list[Saved]:
     """Every channel saved in a Tek CSV ``text``; ``ValueError`` saying what is wrong otherwise."""
     rows = [line.split(",") for line in text.replace("\r", "").split("\n")]
     first = next((r for r in rows if any(c.strip() for c in r)), [])

@@ -1,4 +1,4 @@
-"""One record as read from a scope file, before it becomes an archive channel."""
+"""One record as read from a scope file: the shared waveform value plus what the file says of it."""
 
 from __future__ import annotations
 
@@ -6,38 +6,42 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from charz.importer._quantize import to_codes
+from charz.waveform import Waveform
 
-@dataclass(frozen=True)
-class Waveform:
-    """Samples of one record.
 
-    Either ``codes`` (raw int8/int16 ADC codes, with ``y_mult``/``y_offset_codes``/``y_zero``
-    and the ADC limits: formats that keep them, ISF) or ``values`` (float SI samples: CSV, BIN).
-    Sample ``i`` is at ``t_first_s + i * sample_interval_s`` from the scope's trigger.
+@dataclass(frozen=True, eq=False)
+class Saved(Waveform):
+    """A :class:`~charz.waveform.Waveform` read from a file (sample ``i`` at ``t_first_s + i *
+    sample_interval_s`` from the scope's trigger), with what the file says beside it.
+
+    Formats that keep the ADC's codes (ISF) give them as they are, with the ADC's limits;
+    formats of float samples (CSV, BIN, WFM through tm_data_types) are put back on their
+    codes by :func:`saved_from_values` (``on_grid`` False when they lie on no grid and were
+    quantized to 16 bits), without limits (``code_min``/``code_max`` None: not known).
 
     ``mode`` is what the file says the samples are: ``"sample"`` (one sample per point, the
     only kind charz analyses), ``"envelope"`` (peak detect: min/max pairs) or ``"digital"``
     (a logic buffer).  ``math`` is True for a computed trace (a Math or Reference source).
     """
 
-    sample_interval_s: float
-    t_first_s: float
-    unit: str                       # "A", "V" or what the file says
-    source: str                     # "CH1" ...
-    values: np.ndarray | None = None
-    codes: np.ndarray | None = None
-    y_mult: float = 1.0
-    y_offset_codes: float = 0.0
-    y_zero: float = 0.0
-    code_min: int | None = None
-    code_max: int | None = None
     mode: str = "sample"
     math: bool = False
     model: str = ""                 # the scope that saved it, when the file says
+    on_grid: bool = True
 
-    @property
-    def n_samples(self) -> int:
-        return int((self.codes if self.codes is not None else self.values).size)
+
+def saved_from_values(values: np.ndarray, sample_interval_s: float, t_first_s: float, *, unit: str,
+                      source: str, **said: object) -> Saved:
+    """A file's float samples as codes and scaling (exactly, when they lie on a grid).
+
+    >>> s = saved_from_values(np.array([0.0, 0.04, 0.08]), 1e-8, 0.0, unit="V", source="CH1")
+    >>> s.values().round(12).tolist(), s.on_grid, s.code_min
+    ([0.0, 0.04, 0.08], True, None)
+    """
+    q = to_codes(values)
+    return Saved(q.codes, q.y_mult, q.y_offset_codes, q.y_zero, sample_interval_s, t_first_s, unit=unit,
+                 source=source, on_grid=q.exact, **said)
 
 
 _UNITS = {"v": "V", "volt": "V", "volts": "V", "a": "A", "amp": "A", "amps": "A", "ampere": "A",

@@ -39,23 +39,8 @@ def traces_from_archive(archive: Archive, channel: str = "current") -> list[Trac
             ch = cap.channel(channel)
         except KeyError:
             continue
-        traces.append(
-            Trace(
-                op=cap.op,
-                size_bytes=cap.size_bytes,
-                codes=ch.codes,
-                y_mult=ch.scaling.y_mult,
-                y_offset_codes=ch.scaling.y_offset_codes,
-                y_zero=ch.scaling.y_zero,
-                sample_interval_s=cap.sample_interval_s,
-                t_first_s=cap.t_first_sample_s,
-                offset_bytes=cap.offset_bytes,
-                repeat=cap.repeat,
-                code_min=ch.code_min,
-                code_max=ch.code_max,
-                index=cap.index,
-            )
-        )
+        traces.append(Trace(op=cap.op, size_bytes=cap.size_bytes, waveform=ch.waveform, offset_bytes=cap.offset_bytes,
+                            repeat=cap.repeat, index=cap.index))
     return traces
 
 

@@ -202,16 +202,17 @@ def smoothed_curve(capture: Capture, window_samples: int, *, channel: str = "cur
 
     Examples
     --------
-    >>> from charz.archive import Capture, Channel, Scaling
-    >>> ch = Channel("current", np.array([0, 0, 10, 10], dtype=np.int8), Scaling(0.01, 0, 0.0, "A"),
+    >>> from charz.archive import Capture, Channel
+    >>> from charz.waveform import Waveform
+    >>> w = Waveform(np.array([0, 0, 10, 10], dtype=np.int8), 0.01, 0, 0.0, 1e-6, 0.0, unit="A",
     ...              source="CH1", code_min=-128, code_max=127)
-    >>> cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, sample_interval_s=1e-6,
-    ...               t_first_sample_s=0.0, time_reference="request", channels=[ch])
+    >>> cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0,
+    ...               time_reference="request", channels=[Channel("current", w)])
     >>> c = smoothed_curve(cap, 2)
     >>> (c.t_s * 1e6).round(3).tolist(), c.current_a.round(3).tolist()
     ([1.0, 2.0, 3.0], [0.0, 0.05, 0.1])
     """
-    current_a = capture.channel(channel).to_si()
+    current_a = capture.channel(channel).waveform.values()
     averaged = moving_average(current_a, window_samples)
     first = window_samples // 2
     t_s = capture.t_first_sample_s + (first + np.arange(averaged.size)) * capture.sample_interval_s

@@ -5,7 +5,7 @@ Public catalogue
 Protocol and data
     :class:`Scope`            what charz needs from any scope
     :class:`ScopeSettings`    channel, timebase and trigger for one capture
-    :class:`Record`           raw codes + scaling of one fetched waveform
+    :class:`Record`           one fetched :class:`~charz.waveform.Waveform` + the scope's text
     :class:`Identity`         the ``*IDN?`` fields
     :class:`ScopeEvent`       one error-queue entry
 Connecting

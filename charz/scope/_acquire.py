@@ -38,12 +38,13 @@ from charz.errors import (
 )
 from charz.scope._record import Record
 
-__all__ = ["Scaling", "Expectation", "poll", "mismatches", "fetch_record", "settings_changed"]
+__all__ = ["Preamble", "Expectation", "poll", "mismatches", "fetch_record", "settings_changed"]
 
 
 @dataclass(frozen=True)
-class Scaling:
-    """A vendor-neutral reading of one preamble (Tek WFMOutpre, Keysight :WAV:PRE)."""
+class Preamble:
+    """A vendor-neutral reading of one preamble (Tek WFMOutpre, Keysight :WAV:PRE): how the
+    block is laid out, and the scaling and time axis the record's :class:`Record` will carry."""
 
     n_points: int
     width_bytes: int
@@ -52,12 +53,12 @@ class Scaling:
     y_mult: float
     y_offset_codes: float
     y_zero: float
-    y_unit: str
-    x_incr_s: float
-    x_zero_s: float
+    unit: str
+    sample_interval_s: float
+    t_first_s: float
     source: str
     description: str
-    preamble: str
+    text: str  # the reply exactly as received
 
 
 @dataclass(frozen=True)
@@ -102,25 +103,25 @@ def poll(check: Callable[[float], bool], timeout_s: float, *,
         interval = min(interval * 2, max_interval_s)
 
 
-def mismatches(expect: Expectation, got: Scaling) -> list[str]:
-    """Human-readable differences between the expected and the received scaling.
+def mismatches(expect: Expectation, got: Preamble) -> list[str]:
+    """Human-readable differences between the expected and the received preamble.
 
     Example
     -------
     >>> e = Expectation(10000, 2e-6, 1.5625e-5, 1e-3, "A", 2, "CH1")
-    >>> g = Scaling(10000, 2, True, True, 1.5625e-5, 0.0, 0.0, "V", 4e-9, 0.0, "CH1", "", "")
+    >>> g = Preamble(10000, 2, True, True, 1.5625e-5, 0.0, 0.0, "V", 4e-9, 0.0, "CH1", "", "")
     >>> mismatches(e, g)
     ['sample interval 4e-09 s (expected 2e-06 s)', "units 'V' (expected 'A')"]
     """
     out = []
     if got.n_points != expect.n_points:
         out.append(f"record length {got.n_points} (expected {expect.n_points})")
-    if not math.isclose(got.x_incr_s, expect.x_incr_s, rel_tol=1e-4):
-        out.append(f"sample interval {got.x_incr_s:.6g} s (expected {expect.x_incr_s:.6g} s)")
-    if got.y_unit.strip().upper() != expect.y_unit.upper():
-        out.append(f"units {got.y_unit!r} (expected {expect.y_unit!r})")
+    if not math.isclose(got.sample_interval_s, expect.x_incr_s, rel_tol=1e-4):
+        out.append(f"sample interval {got.sample_interval_s:.6g} s (expected {expect.x_incr_s:.6g} s)")
+    if got.unit.strip().upper() != expect.y_unit.upper():
+        out.append(f"units {got.unit!r} (expected {expect.y_unit!r})")
     if not math.isclose(abs(got.y_mult), expect.y_mult, rel_tol=expect.y_mult_rel_tol):
-        out.append(f"vertical step {got.y_mult:.6g} {got.y_unit}/code "
+        out.append(f"vertical step {got.y_mult:.6g} {got.unit}/code "
                    f"(expected {expect.y_mult:.6g}, i.e. a different V/div or A/div)")
     if got.width_bytes != expect.width_bytes:
         out.append(f"{got.width_bytes}-byte points (expected {expect.width_bytes})")
@@ -142,7 +143,7 @@ def settings_changed(resource: str, problems: list[str]) -> ScopeInstrumentError
 class _FetchSteps(Protocol):
     resource: str
 
-    def _do_fetch(self, accept: Callable[[Scaling, object], None],
+    def _do_fetch(self, accept: Callable[[Preamble, object], None],
                   timeout_s: float) -> tuple[np.ndarray, str]: ...
     def _after_block(self, after: str) -> None: ...
     def _resync(self) -> None: ...
@@ -151,20 +152,20 @@ class _FetchSteps(Protocol):
     def _block_timeout_s(self, n_bytes: int) -> float: ...
 
 
-def _to_signed(codes: np.ndarray, scaling: Scaling) -> tuple[np.ndarray, float]:
+def _to_signed(codes: np.ndarray, pre: Preamble) -> tuple[np.ndarray, float]:
     """Unsigned (RP / UNSigned ON) codes become signed ones with the offset moved to YOFF."""
-    if scaling.signed:
-        return codes, scaling.y_offset_codes
-    half = 1 << (8 * scaling.width_bytes - 1)
-    signed = (codes.astype(np.int32) - half).astype(np.int8 if scaling.width_bytes == 1 else np.int16)
-    return signed, scaling.y_offset_codes - half
+    if pre.signed:
+        return codes, pre.y_offset_codes
+    half = 1 << (8 * pre.width_bytes - 1)
+    signed = (codes.astype(np.int32) - half).astype(np.int8 if pre.width_bytes == 1 else np.int16)
+    return signed, pre.y_offset_codes - half
 
 
 def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
     """Fetch preamble, acquisition token, block and ``*ESR?`` in one exchange; check them
     all, and fetch once more after a damaged block.
 
-    The vendor's ``_do_fetch`` sends one compound query and calls ``accept(scaling,
+    The vendor's ``_do_fetch`` sends one compound query and calls ``accept(preamble,
     token)`` as soon as the text ahead of the block has arrived, so a record that no
     longer matches the settings is refused before its data are read.
 
@@ -177,10 +178,10 @@ def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
     token: object = None
     timeout_s = steps._block_timeout_s(expect.n_points * expect.width_bytes)
     for attempt in (1, 2):
-        seen: list[tuple[Scaling, object]] = []
+        seen: list[tuple[Preamble, object]] = []
 
-        def accept(scaling: Scaling, got_token: object) -> None:
-            problems = mismatches(expect, scaling)
+        def accept(pre: Preamble, got_token: object) -> None:
+            problems = mismatches(expect, pre)
             if problems:
                 raise settings_changed(steps.resource, problems)
             if attempt == 2 and seen_first and got_token != token:
@@ -189,16 +190,16 @@ def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
                     "acquired again since, so the record cannot be fetched a second time",
                     hint="arm and capture again", code="record-lost",
                 ) from last_error
-            seen.append((scaling, got_token))
+            seen.append((pre, got_token))
 
         seen_first = token is not None
         try:
             codes, after = steps._do_fetch(accept, timeout_s)
-            scaling = seen[-1][0]
-            if codes.size != scaling.n_points:
+            pre = seen[-1][0]
+            if codes.size != pre.n_points:
                 raise ScopeTransferError(
                     f"{steps.resource}: the block holds {codes.size} points, the preamble "
-                    f"announced {scaling.n_points}", code="length-mismatch",
+                    f"announced {pre.n_points}", code="length-mismatch",
                     hint="fetch again; if it persists, check the DATa:STARt/STOP settings")
             steps._after_block(after)
         except (ScopeTransferError, ScopeTimeout) as exc:
@@ -224,13 +225,12 @@ def fetch_record(steps: _FetchSteps, max_clipped_fraction: float) -> Record:
         except ScopeConnectionError:
             raise
         codes = codes.astype(codes.dtype.newbyteorder("="), copy=False)  # MSB-first blocks
-        codes, y_offset = _to_signed(codes, scaling)
-        lo, hi = steps._code_limits(scaling.width_bytes)
-        record = Record.from_codes(
-            codes, copy=False, y_mult=scaling.y_mult, y_offset_codes=y_offset, y_zero=scaling.y_zero,
-            y_unit=scaling.y_unit, x_incr_s=scaling.x_incr_s, x_zero_s=scaling.x_zero_s,
-            source=scaling.source, code_min=lo, code_max=hi, description=scaling.description,
-            preamble=scaling.preamble,
+        codes, y_offset = _to_signed(codes, pre)
+        lo, hi = steps._code_limits(pre.width_bytes)
+        record = Record(
+            codes, pre.y_mult, y_offset, pre.y_zero, pre.sample_interval_s, pre.t_first_s,
+            unit=pre.unit, source=pre.source, code_min=lo, code_max=hi,
+            description=pre.description, preamble=pre.text,
         )
         if record.clipped_fraction > max_clipped_fraction:
             raise ClippedWaveform(

@@ -35,7 +35,7 @@ from charz.errors import (
     TriggerTimeout,
     UsageError,
 )
-from charz.scope._acquire import Expectation, Scaling, fetch_record, poll, settings_changed
+from charz.scope._acquire import Expectation, Preamble, fetch_record, poll, settings_changed
 from charz.scope._models import ScopeModel, find_model, load_models
 from charz.scope._record import Record
 from charz.scope._settings import ScopeSettings
@@ -402,11 +402,11 @@ class ScopeDriver:
     def _do_force(self) -> None:
         raise NotImplementedError
 
-    def _do_fetch(self, accept: Callable[[Scaling, object], None],
+    def _do_fetch(self, accept: Callable[[Preamble, object], None],
                   timeout_s: float) -> tuple[np.ndarray, str]:
         """One compound query: data set-up, preamble, acquisition token, block, ``*ESR?``.
 
-        Calls ``accept(scaling, token)`` before the block's data are read; returns the
+        Calls ``accept(preamble, token)`` before the block's data are read; returns the
         codes and the text after the block (the ``*ESR?`` answer)."""
         raise NotImplementedError
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from charz.scope._acquire import Expectation, Scaling, settings_changed
+from charz.scope._acquire import Expectation, Preamble, settings_changed
 from charz.scope._base import ScopeDriver
 from charz.scope._limits import check_channel, check_vertical, keysight_memory_depth
 from charz.scope._settings import ScopeSettings
@@ -176,20 +176,20 @@ class KeysightInfiniiVision(ScopeDriver):
                          self.channel_units.query(n), self.operation_condition.query(),
                          ":WAVeform:DATA?", "*ESR?"])
 
-    def _scaling(self, text: str, units: str, s: ScopeSettings) -> Scaling:
+    def _preamble(self, text: str, units: str, s: ScopeSettings) -> Preamble:
         p = parse_keysight_preamble(text)
         if p.format == 4 or p.type != 0:
             raise settings_changed(self.resource, [
                 f"the preamble announces format {p.format} / type {p.type} "
                 "(charz asked for signed BYTE/WORD normal-mode data)"])
-        return Scaling(
+        return Preamble(
             n_points=p.points, width_bytes=2 if p.format == 1 else 1, signed=True,
             big_endian=False, y_mult=p.yincrement, y_offset_codes=float(p.yreference),
-            y_zero=p.yorigin, y_unit=units, x_incr_s=p.xincrement,
-            x_zero_s=p.xorigin - p.xreference * p.xincrement, source=s.channel,
+            y_zero=p.yorigin, unit=units, sample_interval_s=p.xincrement,
+            t_first_s=p.xorigin - p.xreference * p.xincrement, source=s.channel,
             description=(f"{s.channel}, {s.coupling} coupling, {s.vertical_scale:g} {units}/div, "
                          f"{p.points} points, normal mode"),
-            preamble=text,
+            text=text,
         )
 
     def _do_fetch(self, accept, timeout_s: float) -> tuple[np.ndarray, str]:  # noqa: ANN001
@@ -201,11 +201,11 @@ class KeysightInfiniiVision(ScopeDriver):
             if len(units) != 3 or block_head:
                 raise_reply_mismatch(before, ":WAVeform:PREamble?;:CHANnel<n>:UNITs?;"
                                              ":OPERegister:CONDition?;:WAVeform:DATA?")
-            scaling = self._scaling(units[0], self.channel_units.parse_reply(units[1], n), s)
+            pre = self._preamble(units[0], self.channel_units.parse_reply(units[1], n), s)
             cond = self.operation_condition.parse_reply(units[2])
-            accept(scaling, bool(cond & RUN_BIT))
-            return (block_dtype(True, scaling.width_bytes, scaling.big_endian),
-                    scaling.n_points * scaling.width_bytes, "the preamble promised")
+            accept(pre, bool(cond & RUN_BIT))
+            return (block_dtype(True, pre.width_bytes, pre.big_endian),
+                    pre.n_points * pre.width_bytes, "the preamble promised")
 
         reply = self._require_connected("a transfer").query_compound(
             self._fetch_message(s), expect=expect, timeout_s=timeout_s)

@@ -94,7 +94,7 @@ class Scope(Protocol):
         Example
         -------
         >>> r = scope.fetch()                                           # doctest: +SKIP
-        >>> r.codes.dtype, r.n_points, r.x_incr_s, r.y_unit             # doctest: +SKIP
+        >>> r.codes.dtype, r.n_samples, r.sample_interval_s, r.unit   # doctest: +SKIP
         (dtype('int16'), 10000, 2e-06, 'A')
         """
 

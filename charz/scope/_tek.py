@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from charz.scope._acquire import Expectation, Scaling, settings_changed
+from charz.scope._acquire import Expectation, Preamble, settings_changed
 from charz.scope._base import ScopeDriver
 from charz.scope._limits import (
     check_channel,
@@ -227,18 +227,18 @@ class TekDPO(ScopeDriver):
         # scope acquired again in between.
         return (f"{self._data_commands(s)};:WFMOutpre?;:{self.acq_count.query()};:CURVe?;*ESR?")
 
-    def _scaling(self, text: str, s: ScopeSettings) -> Scaling:
+    def _preamble(self, text: str, s: ScopeSettings) -> Preamble:
         p = parse_wfmoutpre(text)
         if p.encdg != "BIN" or p.bn_fmt not in ("RI", "RP") or p.pt_fmt != "Y":
             raise settings_changed(self.resource, [
                 f"the preamble announces {p.encdg}/{p.bn_fmt}/{p.pt_fmt} data "
                 "(charz asked for SRIbinary sample-mode data)"])
-        return Scaling(
+        return Preamble(
             n_points=p.nr_pt, width_bytes=p.byt_nr, signed=p.bn_fmt == "RI",
             big_endian=p.byt_or == "MSB", y_mult=p.ymult, y_offset_codes=p.yoff,
-            y_zero=p.yzero, y_unit=p.yunit, x_incr_s=p.xincr,
-            x_zero_s=p.xzero - p.pt_off * p.xincr, source=_source_of(p, s.channel),
-            description=p.wfid, preamble=text,
+            y_zero=p.yzero, unit=p.yunit, sample_interval_s=p.xincr,
+            t_first_s=p.xzero - p.pt_off * p.xincr, source=_source_of(p, s.channel),
+            description=p.wfid, text=text,
         )
 
     def _do_fetch(self, accept, timeout_s: float) -> tuple[np.ndarray, str]:  # noqa: ANN001
@@ -248,10 +248,10 @@ class TekDPO(ScopeDriver):
             units, block_head = split_compound(before)
             if len(units) < 2 or (block_head and not header_matches(block_head, "CURVe")):
                 raise_reply_mismatch(before, "WFMOutpre?;:ACQuire:NUMACq?;:CURVe?")
-            scaling = self._scaling(";".join(units[:-1]), s)
-            accept(scaling, self.acq_count.parse_reply(units[-1]))
-            return (block_dtype(scaling.signed, scaling.width_bytes, scaling.big_endian),
-                    scaling.n_points * scaling.width_bytes, "the preamble promised")
+            pre = self._preamble(";".join(units[:-1]), s)
+            accept(pre, self.acq_count.parse_reply(units[-1]))
+            return (block_dtype(pre.signed, pre.width_bytes, pre.big_endian),
+                    pre.n_points * pre.width_bytes, "the preamble promised")
 
         reply = self._require_connected("a transfer").query_compound(
             self._fetch_message(s), expect=expect, timeout_s=timeout_s)

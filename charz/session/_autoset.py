@@ -98,10 +98,6 @@ class Autoset:
         }
 
 
-def _record_values(record) -> np.ndarray:
-    return (np.asarray(record.codes, dtype=np.float64) - record.y_offset_codes) * record.y_mult + record.y_zero
-
-
 def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_bytes: int, max_tries: int = 5):
     """Run the idle and calibration captures; return (settings, Autoset).
 
@@ -127,7 +123,7 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     else:
         raise ClippedWaveform("the idle current does not fit on the screen at any scale tried",
                               hint="check the probe (degauss, zero) and its units; run charz scope check")
-    idle = idle_stats(_record_values(record))
+    idle = idle_stats(record.values())
     warnings = idle_warnings(record, idle)
     s = replace(s, trigger_level=trigger_level(idle, None), record_length=settings.record_length)
     requests = []
@@ -154,14 +150,14 @@ def autoset(bench, settings, *, calibration_size_bytes: int, calibration_offset_
     else:
         raise ClippedWaveform("the calibration write clips at every scale tried",
                               hint="the current exceeds the probe's range; check the probe setting")
-    values = _record_values(record)
+    values = record.values()
     peak = float(moving_average(values, W_PEAK).max())
     m = measure_window(record.codes, y_mult=record.y_mult, y_offset_codes=record.y_offset_codes,
-                       y_zero=record.y_zero, sample_interval_s=record.x_incr_s, t_first_s=record.x_zero_s)
+                       y_zero=record.y_zero, sample_interval_s=record.sample_interval_s, t_first_s=record.t_first_s)
     first = None
     if np.isfinite(m.start_s[0]):
-        i0 = int(round((m.start_s[0] - record.x_zero_s) / record.x_incr_s))
-        first = float(np.median(values[i0 : i0 + max(10, int(20e-6 / record.x_incr_s))]))
+        i0 = int(round((m.start_s[0] - record.t_first_s) / record.sample_interval_s))
+        first = float(np.median(values[i0 : i0 + max(10, int(20e-6 / record.sample_interval_s))]))
     scale = scale_for_peak(peak, divisions_above_zero=divisions - 1.0)
     level = trigger_level(idle, first)
     if level >= peak:
@@ -177,14 +173,14 @@ def idle_warnings(record, idle: IdleStats) -> tuple[str, ...]:
     Every burst in such a record is housekeeping (003 Fig. 6a); catching them here says
     "put the drive in standby" before a sweep is spent on them.
     """
-    values = _record_values(record)
+    values = record.values()
     bm = block_means(values, 50)
     high = bm > idle.mean_a + max(10 * idle.sigma_a / np.sqrt(50), 0.01)
     starts = np.flatnonzero(np.diff(np.r_[0, high.astype(int)]) == 1)
     if starts.size < 2:
         return ()
     heights = np.array([bm[i:i + 10].max() - idle.mean_a for i in starts])
-    per_burst_s = values.size * record.x_incr_s / starts.size
+    per_burst_s = values.size * record.sample_interval_s / starts.size
     # Heights are of 50-sample block means: their noise is σ / √50.
     w = check_idle_peaks(heights, np.full(starts.size, per_burst_s), np.full(starts.size, idle.sigma_a / np.sqrt(50)))
     return () if w is None else (w.text(),)

@@ -26,7 +26,7 @@ from charz.analysis import (
     check_write_cache,
     measure_window,
 )
-from charz.archive import Capture, Channel, Scaling
+from charz.archive import Capture, Channel
 from charz.errors import ScopeInstrumentError, TriggerTimeout
 from charz.session._plan import MIB, Step
 
@@ -61,7 +61,7 @@ def judge(record, host_duration_s: float | None = None) -> tuple[str, list[str],
     tail (both are a flat level to the end); a request the host saw outlast the record can.
     """
     m = measure_window(record.codes, y_mult=record.y_mult, y_offset_codes=record.y_offset_codes, y_zero=record.y_zero,
-                       sample_interval_s=record.x_incr_s, t_first_s=record.x_zero_s,
+                       sample_interval_s=record.sample_interval_s, t_first_s=record.t_first_s,
                        code_min=record.code_min, code_max=record.code_max)
     flags = int(m.flags[0])
     warnings = [text for bit, text in FLAG_NAMES.items() if flags & bit]
@@ -73,7 +73,7 @@ def judge(record, host_duration_s: float | None = None) -> tuple[str, list[str],
         return "no-activity", warnings, m
     if flags & FLAG_TRUNCATED:
         return "truncated", warnings, m
-    after_trigger_s = record.x_zero_s + record.n_points * record.x_incr_s
+    after_trigger_s = record.t_first_s + record.n_samples * record.sample_interval_s
     if host_duration_s is not None and host_duration_s > after_trigger_s:
         return "truncated", warnings + [f"the host saw the request take {host_duration_s * 1e3:.2f} ms; the record "
                                         f"covers {after_trigger_s * 1e3:.2f} ms after the trigger"], m
@@ -84,25 +84,16 @@ def to_capture(step: Step, record, io_result, offset: int, attempt: int, warning
                earlier_offsets: list[int] = ()) -> Capture:
     """The archive's capture of ``step``; ``earlier_offsets`` are where its failed attempts
     wrote (the drive saw those requests too: a resumed mock session replays them)."""
-    channel = Channel(
-        name="current",
-        codes=np.asarray(record.codes),
-        scaling=Scaling(y_mult=record.y_mult, y_offset_codes=record.y_offset_codes, y_zero=record.y_zero,
-                        unit=record.y_unit if record.y_unit in ("A", "V") else "A"),
-        source=record.source,
-        code_min=record.code_min,
-        code_max=record.code_max,
-    )
+    if record.unit not in ("A", "V"):
+        record = replace(record, unit="A")  # the archive knows A and V; a probe charz set is in A
     return Capture(
         step=step.id,
         op=step.op,
         size_bytes=step.size_bytes,
         offset_bytes=offset,
         repeat=step.repeat,
-        sample_interval_s=record.x_incr_s,
-        t_first_sample_s=record.x_zero_s,
         time_reference="trigger",
-        channels=[channel],
+        channels=[Channel("current", record)],
         warnings=warnings,
         host={
             "t_start_ns": io_result.t_start_ns,

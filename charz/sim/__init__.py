@@ -8,7 +8,7 @@ CLI's ``--mock`` paths and the tests do.
 ``load_preset``        the four replicas of 003 from ``profiles/NAME.toml``
 ``SimulatedSSD``       schedules requests page by page, renders amperes
 ``SimulatedBench``     a ``CurrentSource`` for the mock oscilloscope
-``digitize``           amperes → 8-bit scope codes with Tek scaling
+``digitize``           amperes → 8-bit scope codes, as a ``Waveform``
 ``simulate_capture``   one plan step → one archived capture (deterministic per step)
 ``mock_bench``         the mock bench for a session: scope resource + physics link
 ``schedule_write``     the simulated firmware/NAND timeline of one write
@@ -18,7 +18,7 @@ CLI's ``--mock`` paths and the tests do.
 """
 
 from charz.sim._capture import replay, simulate_capture
-from charz.sim._digitizer import Digitized, digitize
+from charz.sim._digitizer import digitize
 from charz.sim._mock_bench import MockLink, mock_bench
 from charz.sim._model import (
     Currents,
@@ -58,7 +58,6 @@ __all__ = [
     "Activity",
     "Currents",
     "CurrentSource",
-    "Digitized",
     "Digitizer",
     "DriveModel",
     "DriveState",

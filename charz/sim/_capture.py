@@ -12,7 +12,7 @@ import numpy as np
 
 from typing import TYPE_CHECKING
 
-from charz.archive import Capture, Channel, Scaling
+from charz.archive import Capture, Channel
 from charz.sim._digitizer import digitize
 from charz.sim._ssd import SimulatedSSD
 
@@ -40,30 +40,21 @@ def simulate_capture(ssd: SimulatedSSD, step: "Step") -> Capture:
     n = dig.record_length
     t_first = -dig.pre_trigger_fraction * n * dt
     amps = ssd.render(activity, t_first, dt, n, rng)
-    d = digitize(amps, dig.scale_a_per_div, dig.position_div, width_bytes=1 if dig.bits <= 8 else 2)
+    waveform, clipped = digitize(amps, dig.scale_a_per_div, dig.position_div, sample_interval_s=dt,
+                                 t_first_s=t_first, width_bytes=1 if dig.bits <= 8 else 2)
     warnings = []
-    if d.clipped_fraction:
-        warnings.append(f"{d.clipped_fraction:.2%} of samples clipped at the ADC limits")
+    if clipped:
+        warnings.append(f"{clipped:.2%} of samples clipped at the ADC limits")
     if activity.end_us * 1e-6 > t_first + n * dt:
         warnings.append("the request outlasts the record")
-    channel = Channel(
-        name="current",
-        codes=d.codes,
-        scaling=Scaling(y_mult=d.y_mult, y_offset_codes=d.y_offset_codes, y_zero=d.y_zero, unit="A"),
-        source="SIM",
-        code_min=d.code_min,
-        code_max=d.code_max,
-    )
     return Capture(
         step=step.id,
         op=step.op,
         size_bytes=step.size_bytes,
         offset_bytes=step.offset_bytes,
         repeat=step.repeat,
-        sample_interval_s=dt,
-        t_first_sample_s=t_first,
         time_reference="request",
-        channels=[channel],
+        channels=[Channel("current", waveform)],
         warnings=warnings,
         extra={"sim": {"end_us": round(activity.end_us, 3), "bursts": activity.bursts, "rmw_read_us": round(activity.rmw_read_us, 3)}},
     )

@@ -7,30 +7,25 @@ Values beyond the screen clip at the ADC limits, like a real scope.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-
-@dataclass(frozen=True)
-class Digitized:
-    codes: np.ndarray  # int8 (8-bit) or int16 (16-bit transfer of an 8-bit ADC)
-    y_mult: float
-    y_offset_codes: float
-    y_zero: float
-    code_min: int
-    code_max: int
-    clipped_fraction: float
+from charz.waveform import Waveform
 
 
-def digitize(amps: np.ndarray, scale_a_per_div: float, position_div: float, *, width_bytes: int = 1, offset_a: float = 0.0) -> Digitized:
+def digitize(amps: np.ndarray, scale_a_per_div: float, position_div: float, *, sample_interval_s: float,
+             t_first_s: float, width_bytes: int = 1, offset_a: float = 0.0,
+             source: str = "SIM") -> tuple[Waveform, float]:
     """Quantise like an 8-bit scope ADC; ``width_bytes=2`` transfers it as Tek does (value × 256).
+
+    Returns the :class:`~charz.waveform.Waveform` (sample ``i`` of ``amps`` at
+    ``t_first_s + i * sample_interval_s``) and the share of samples that lay beyond the
+    ADC's range before they were clipped.
 
     Example
     -------
-    >>> d = digitize(np.array([0.0, 0.1]), 0.1, -4.0)
-    >>> d.codes.tolist(), d.y_mult
-    ([-100, -75], 0.004)
+    >>> w, clipped = digitize(np.array([0.0, 0.1]), 0.1, -4.0, sample_interval_s=2e-6, t_first_s=0.0)
+    >>> w.codes.tolist(), w.y_mult, clipped
+    ([-100, -75], 0.004, 0.0)
     """
     if scale_a_per_div <= 0:
         raise ValueError("scale_a_per_div must be positive")
@@ -38,10 +33,11 @@ def digitize(amps: np.ndarray, scale_a_per_div: float, position_div: float, *, w
     codes = np.rint((amps - offset_a) / y_mult8 + position_div * 25.0)
     clipped = np.count_nonzero((codes < -128) | (codes > 127)) / max(1, codes.size)
     codes = np.clip(codes, -128, 127)
+    axis = dict(sample_interval_s=sample_interval_s, t_first_s=t_first_s, unit="A", source=source)
     if width_bytes == 1:
-        return Digitized(codes.astype(np.int8), y_mult8, position_div * 25.0, offset_a, -128, 127, clipped)
+        return Waveform(codes.astype(np.int8), y_mult8, position_div * 25.0, offset_a,
+                        code_min=-128, code_max=127, **axis), clipped
     if width_bytes == 2:
-        return Digitized(
-            (codes * 256).astype(np.int16), y_mult8 / 256, position_div * 25.0 * 256, offset_a, -32768, 32512, clipped
-        )
+        return Waveform((codes * 256).astype(np.int16), y_mult8 / 256, position_div * 25.0 * 256, offset_a,
+                        code_min=-32768, code_max=32512, **axis), clipped
     raise ValueError("width_bytes must be 1 or 2")

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from charz.archive import ArchiveWriter, Capture, Channel, Scaling
+from charz.archive import ArchiveWriter, Capture, Channel
+from charz.waveform import Waveform
 
 
 def make_capture(seed: int, index: int) -> Capture:
@@ -30,11 +31,12 @@ def make_capture(seed: int, index: int) -> Capture:
         dtype = (np.int8, np.int16)[int(rng.integers(0, 2))]
         info = np.iinfo(dtype)
         codes = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-        scaling = Scaling(float(rng.uniform(1e-5, 1e-2)), 0.5, 0.0, "A")
-        channels.append(Channel(name, codes, scaling, "CH1", int(info.min), int(info.max)))
+        w = Waveform(codes, float(rng.uniform(1e-5, 1e-2)), 0.5, 0.0, 2e-6, -1e-4, unit="A", source="CH1",
+                     code_min=int(info.min), code_max=int(info.max))
+        channels.append(Channel(name, w))
     return Capture(
         step=index // 3, op=("write", "read", "idle")[index % 3], size_bytes=4096 * (1 + index % 16),
-        offset_bytes=4096 * index, repeat=index % 3, sample_interval_s=2e-6, t_first_sample_s=-1e-4,
+        offset_bytes=4096 * index, repeat=index % 3,
         time_reference="request", channels=channels, host={"seed": seed, "index": index},
     )
 
@@ -47,8 +49,10 @@ def digest(capture: Capture) -> str:
             list(capture.warnings), capture.host, capture.extra]
     h.update(json.dumps(head, sort_keys=True).encode())
     for ch in capture.channels:
-        h.update(json.dumps([ch.name, ch.codes.dtype.name, ch.source, ch.code_min, ch.code_max, repr(ch.scaling)]).encode())
-        h.update(np.ascontiguousarray(ch.codes, dtype=ch.codes.dtype.newbyteorder("<")).tobytes())
+        w = ch.waveform
+        h.update(json.dumps([ch.name, w.codes.dtype.name, w.source, w.code_min, w.code_max,
+                             [w.y_mult, w.y_offset_codes, w.y_zero, w.unit]]).encode())
+        h.update(np.ascontiguousarray(w.codes, dtype=w.codes.dtype.newbyteorder("<")).tobytes())
     return h.hexdigest()
 
 

@@ -67,7 +67,7 @@ def test_keysight_session_reaches_the_tek_profile(both):
             assert "high" not in (r_ks[key]["confidence"], r_tek[key]["confidence"]), key
     # The same drive drew the same current; only the quantisation differs: one ADC code
     # (scale / codes per division) of the coarser of the two sessions' records.
-    code = max(read_archive(d).captures[0].channel("current").scaling.y_mult for d in (ks_dir, tek_dir))
+    code = max(read_archive(d).captures[0].channel("current").waveform.y_mult for d in (ks_dir, tek_dir))
     for key in CURRENTS:
         assert abs(r_ks[key]["value"] - r_tek[key]["value"]) <= code, key
     assert ks["warnings"] == tek["warnings"]
@@ -79,12 +79,11 @@ def test_keysight_captures_keep_zero_one_division_above_the_screen_bottom(both):
     archive = read_archive(ks_dir)
     assert archive.captures
     for c in archive.captures:
-        ch = c.channel("current")
-        s = ch.scaling
+        s = c.channel("current").waveform
         scale = float(re.search(r"([0-9.eE+-]+) A/div", c.extra["scope"]["description"]).group(1))
         # InfiniiVision's y origin is the value at screen centre (:CHANnel:OFFSet, "the value
         # represented at center screen"): zero amperes is y_zero / scale divisions below it.
         assert s.y_offset_codes == 0
         assert -s.y_zero / scale == pytest.approx(-(divisions / 2 - 1))
-        assert not ch.clipped()
-        assert np.all(ch.codes > ch.code_min)
+        assert not s.clipped
+        assert np.all(s.codes > s.code_min)

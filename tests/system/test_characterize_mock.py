@@ -59,7 +59,7 @@ def _steps(path):
 def _waveforms(path):
     # What the simulated drive drew for each step: equal only if a resume put the drive back
     # exactly where it was (every earlier request replayed, calibration included).
-    return {c.step: c.channel("current").codes.tobytes() for c in read_archive(path).captures}
+    return {c.step: c.channel("current").waveform.codes.tobytes() for c in read_archive(path).captures}
 
 
 def _committed(path):

@@ -77,7 +77,7 @@ def test_manifest_errors(tmp_path, capsys):
     assert run(["import", str(tmp_path), "--out", str(tmp_path / "s"), "--quiet"]) == 0
     from charz.archive import read_archive
     cap = read_archive(tmp_path / "s").captures[0]
-    assert cap.size_bytes == 4096 and cap.channel("current").to_si() == pytest.approx([1.0, 2.0])
+    assert cap.size_bytes == 4096 and cap.channel("current").waveform.values() == pytest.approx([1.0, 2.0])
 
 
 def test_imported_session_feeds_report_and_tune(session, tmp_path):
@@ -124,5 +124,5 @@ def test_a_file_of_several_channels_keeps_them_all_or_names_them(tmp_path, capsy
     assert run(["import", str(tmp_path), "-o", str(tmp_path / "s"), "--quiet"]) == 0
     cap = read_archive(tmp_path / "s").captures[0]
     assert [c.name for c in cap.channels] == ["current", "ch2"]
-    assert cap.channel("ch2").to_si()[:2] == pytest.approx([0.5, 0.6]) and cap.channel("ch2").scaling.unit == "V"
-    assert cap.channel("current").to_si()[:3] == pytest.approx([0.010, 0.012, 0.014])
+    assert cap.channel("ch2").waveform.values()[:2] == pytest.approx([0.5, 0.6]) and cap.channel("ch2").waveform.unit == "V"
+    assert cap.channel("current").waveform.values()[:3] == pytest.approx([0.010, 0.012, 0.014])

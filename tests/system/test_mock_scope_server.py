@@ -137,6 +137,6 @@ def test_charz_drives_the_families_added_for_issue_24(dialect, record_length, in
             half_code = 0.1 / scope.model.codes_per_div / 2        # half an 8-bit ADC step at 0.1 A/div
         finally:
             scope.close()
-    assert record.n_points == record_length and record.x_incr_s == pytest.approx(interval_s)
-    expected = source.current_a(io["trigger_s"] + record.x_zero_s, record.x_incr_s, record.n_points)
+    assert record.n_samples == record_length and record.sample_interval_s == pytest.approx(interval_s)
+    expected = source.current_a(io["trigger_s"] + record.t_first_s, record.sample_interval_s, record.n_samples)
     assert abs(record.values() - expected).max() <= half_code + 1e-12

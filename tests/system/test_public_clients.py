@@ -62,9 +62,9 @@ def test_pymeasure_infiniivision_reads_what_charz_fetched():
         finally:
             dso.adapter.close()
     assert pre["format"] == "BYTE" and pre_ascii["format"] == "ASCII"
-    assert pre["points"] == pre_ascii["points"] == record.n_points == len(data)
-    assert pre["xincrement"] == pytest.approx(record.x_incr_s, rel=1e-9)
-    assert pre["xorigin"] == pytest.approx(record.x_zero_s, rel=1e-9, abs=1e-15)
+    assert pre["points"] == pre_ascii["points"] == record.n_samples == len(data)
+    assert pre["xincrement"] == pytest.approx(record.sample_interval_s, rel=1e-9)
+    assert pre["xorigin"] == pytest.approx(record.t_first_s, rel=1e-9, abs=1e-15)
     assert pre["yincrement"] == pytest.approx(record.y_mult, rel=1e-9)
     assert pre["yorigin"] == pytest.approx(record.y_zero, rel=1e-9, abs=1e-15)
     # The ASCii values carry 7 significant digits: equal to charz's scaled codes to that.
@@ -128,7 +128,7 @@ def test_tm_devices_curve_query_reads_what_charz_fetched(device_manager, width):
         width_now = int(scope.query("DATa:WIDth?"))
         errors = scope.query("*ESR?")
     assert width_now == width and errors == "0"
-    assert len(codes) == record.n_points
+    assert len(codes) == record.n_samples
     assert np.array_equal(np.asarray(codes), record.codes.astype(np.int64))
     assert len(set(record.codes.tolist())) > 100  # a sawtooth, not a constant
 

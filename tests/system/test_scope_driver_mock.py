@@ -32,14 +32,14 @@ def capture(server: MockScopeServer, settings: ScopeSettings, *, headers: bool =
 
 
 def check_against_source(record, source, io, settings, adc_codes_per_div: float = 25.0) -> None:
-    expected = source.current_a(io["trigger_s"] + record.x_zero_s, record.x_incr_s, record.n_points)
+    expected = source.current_a(io["trigger_s"] + record.t_first_s, record.sample_interval_s, record.n_samples)
     step = settings.vertical_scale / adc_codes_per_div
     error = np.abs(record.values() - expected)
     assert error.max() <= step * (1 + 1e-9), error.max() / step
-    assert record.n_points == settings.record_length
-    assert record.x_incr_s == pytest.approx(settings.sample_interval_s, rel=1e-9)
-    assert record.x_zero_s == pytest.approx(-settings.pretrigger_fraction * settings.window_s, rel=1e-6)
-    assert record.y_unit == "A" and not record.clipped
+    assert record.n_samples == settings.record_length
+    assert record.sample_interval_s == pytest.approx(settings.sample_interval_s, rel=1e-9)
+    assert record.t_first_s == pytest.approx(-settings.pretrigger_fraction * settings.window_s, rel=1e-6)
+    assert record.unit == "A" and not record.clipped
 
 
 @pytest.mark.parametrize("n, width, headers", [

@@ -50,7 +50,7 @@ def acquire(server, scope) -> dict:
 
 
 def assert_matches(record, source, io) -> None:
-    expected = source.current_a(io["trigger_s"] + record.x_zero_s, record.x_incr_s, record.n_points)
+    expected = source.current_a(io["trigger_s"] + record.t_first_s, record.sample_interval_s, record.n_samples)
     assert np.abs(record.values() - expected).max() <= 0.1 / 25 + 1e-12
 
 
@@ -220,5 +220,5 @@ def test_faults_over_the_control_channel_and_on_keysight():
             assert ctl.status()["faults"] == []
             with pytest.raises(ValueError, match="unknown fault kind"):
                 ctl.fault("gremlins")
-    expected = source.current_a(io["trigger_s"] + record.x_zero_s, record.x_incr_s, record.n_points)
+    expected = source.current_a(io["trigger_s"] + record.t_first_s, record.sample_interval_s, record.n_samples)
     assert np.abs(record.values() - expected).max() <= 0.1 / 32 + 1e-9

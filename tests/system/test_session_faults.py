@@ -36,7 +36,7 @@ def charz(*args, timeout=600):
 
 
 def waveforms(path):
-    return {c.step: c.channel("current").codes.tobytes() for c in read_archive(path).captures}
+    return {c.step: c.channel("current").waveform.codes.tobytes() for c in read_archive(path).captures}
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ def test_show_writes_a_png_and_states_the_capture(session, short_dir, capsys):
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = capsys.readouterr().out
     cap = read_archive(session).captures[1]
-    amps = cap.channel("current").to_si()
+    amps = cap.channel("current").waveform.values()
     assert text.startswith("capture 1: write 32 KiB")
     assert f"max {amps.max() * 1e3:.4g} mA" in text and f"median {np.median(amps) * 1e3:.4g}" in text
     assert f"{amps.size} samples every {cap.sample_interval_s * 1e6:.4g} µs" in text

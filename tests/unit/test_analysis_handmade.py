@@ -11,6 +11,7 @@ import pytest
 
 from charz.analysis import Given, Trace, characterize, fit_steps, measure_window
 from charz.errors import AnalysisError
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -69,7 +70,7 @@ def test_steps_dies_and_unit_from_handmade_sweep():
             busy = min(-(-pages // 6), 6) * 2
             wrapped = 2 if pages > 36 else 0  # the seventh unit waits for the first unit's packages
             codes, _, _ = handmade(busy, rng=rng, pkg_a=0.03, wrapped=wrapped)
-            traces.append(Trace("write", pages * 4096, codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, repeat=repeat))
+            traces.append(Trace("write", pages * 4096, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A"), repeat=repeat))
     c = characterize(traces, Given(channels=6, packages=12, page_size_bytes=4096))
     assert (c["n_step"].value, c["step_pages"].value) == (6, 6)
     assert c["dies_per_package"].value == 3
@@ -87,7 +88,7 @@ def test_flat_peaks_with_one_repeat_are_at_most_medium_confidence():
     traces = []
     for pages in range(1, 31):
         codes, _, _ = handmade(min(pages, 8), rng=rng)
-        traces.append(Trace("write", pages * 4096, codes, Y_MULT, 0.0, 0.0, DT, T_FIRST))
+        traces.append(Trace("write", pages * 4096, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A")))
     c = characterize(traces, Given(channels=8, packages=8, page_size_bytes=4096))
     assert c["n_step"].confidence in ("medium", "undetermined")
     assert any("one capture per size" in w for w in c.warnings)
@@ -110,7 +111,7 @@ def test_empty_input_is_a_clear_error():
     with pytest.raises(AnalysisError, match="no captures"):
         characterize([], Given())
     with pytest.raises(AnalysisError, match="no samples"):
-        characterize([Trace("write", 4096, np.empty(0, np.int16), 1e-3, 0, 0, DT, T_FIRST)], Given())
+        characterize([Trace("write", 4096, Waveform(np.empty(0, np.int16), 1e-3, 0, 0, DT, T_FIRST, unit="A"))], Given())
 
 
 def test_staircase_without_repeats_uses_neighbours_for_noise():
@@ -131,7 +132,7 @@ def test_traces_that_share_one_array_measure_as_separate_ones():
     before = block.copy()
 
     def traces(rows):
-        return [Trace("write", 4096 * (i + 1), r, Y_MULT, 0, 0, DT, T_FIRST, code_min=-2048, code_max=2047)
+        return [Trace("write", 4096 * (i + 1), Waveform(r, Y_MULT, 0, 0, DT, T_FIRST, unit="A", code_min=-2048, code_max=2047))
                 for i, r in enumerate(rows)]
 
     shared = measure_traces(traces(list(block)))

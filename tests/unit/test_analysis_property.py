@@ -145,10 +145,9 @@ def run(model, datasheet, seed, repeats=5):
             # drive does (charz's 1 MiB-aligned offsets do this for power-of-two units).
             act = ssd.request("write", pages * page, (r * largest + pages) * 64 * model.firmware.write_io_unit_bytes, rng)
             amps = ssd.render(act, -pre * dt, dt, n, rng)
-            d = digitize(amps, model.digitizer.scale_a_per_div, model.digitizer.position_div,
-                         width_bytes=1 if model.digitizer.bits == 8 else 2)
-            traces.append(Trace("write", pages * page, d.codes, d.y_mult, d.y_offset_codes, d.y_zero, dt, -pre * dt,
-                                repeat=r, code_min=d.code_min, code_max=d.code_max))
+            w, _ = digitize(amps, model.digitizer.scale_a_per_div, model.digitizer.position_div,
+                            sample_interval_s=dt, t_first_s=-pre * dt, width_bytes=1 if model.digitizer.bits == 8 else 2)
+            traces.append(Trace("write", pages * page, w, repeat=r))
     t = model.timing
     given_ = Given(
         channels=g.channels, packages=g.packages, page_size_bytes=page, host_rate_bytes_per_s=t.host_rate_bytes_per_s,

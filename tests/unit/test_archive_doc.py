@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from charz.archive import ArchiveWriter, Capture, Channel, Scaling, read_archive
+from charz.archive import ArchiveWriter, Capture, Channel, read_archive
+from charz.waveform import Waveform
 from charz.archive._format import render_doc_tables
 
 pytestmark = pytest.mark.unit
@@ -38,12 +39,13 @@ def write_archive(path: Path, dtype_sets: list[tuple]) -> Path:
             for name, dtype in zip(("current", "voltage"), dtypes):
                 info = np.iinfo(dtype)
                 codes = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-                scaling = Scaling(float(rng.uniform(1e-5, 1e-2)), float(rng.uniform(-30, 30)), float(rng.normal()), "A")
-                channels.append(Channel(name, codes, scaling, "CH1", int(info.min), int(info.max)))
+                w = Waveform(codes, float(rng.uniform(1e-5, 1e-2)), float(rng.uniform(-30, 30)), float(rng.normal()),
+                             1.6e-6, -3e-4, unit="A", source="CH1", code_min=int(info.min), code_max=int(info.max))
+                channels.append(Channel(name, w))
             writer.append(
                 Capture(
                     step=step, op="write", size_bytes=4096 << step, offset_bytes=0, repeat=0,
-                    sample_interval_s=1.6e-6, t_first_sample_s=-3e-4, time_reference="trigger", channels=channels,
+                    time_reference="trigger", channels=channels,
                 )
             )
     return path
@@ -79,10 +81,10 @@ def test_doc_reader_gets_the_same_values_as_charz(tmp_path, dtype_sets):
         assert head == (cap.index, cap.op, cap.size_bytes, cap.step)
         assert [ch["name"] for ch in record["channels"]] == [ch.name for ch in cap.channels]
         for ch_doc, ch in zip(record["channels"], cap.channels):
-            assert ch_doc["codes"].dtype == ch.codes.dtype
-            assert np.array_equal(ch_doc["codes"], ch.codes)
+            assert ch_doc["codes"].dtype == ch.waveform.codes.dtype
+            assert np.array_equal(ch_doc["codes"], ch.waveform.codes)
             assert ch_doc["si"].dtype == np.float64
-            assert np.array_equal(ch_doc["si"], ch.to_si())  # bit for bit, not approximately
+            assert np.array_equal(ch_doc["si"], ch.waveform.values())  # bit for bit, not approximately
         t_doc = record["t_first_sample_s"] + np.arange(record["channels"][0]["n_samples"]) * record["sample_interval_s"]
         assert np.array_equal(t_doc, cap.time_s())  # the doc's time formula
 

@@ -16,24 +16,28 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import charz
-from charz.archive import ArchiveWriter, Capture, Channel, Scaling, read_archive
+from charz.archive import ArchiveWriter, Capture, Channel, read_archive
+from charz.waveform import Waveform
 from charz.archive import _atomic
 from charz.errors import ArchiveCorrupt, ArchiveError
 
 pytestmark = pytest.mark.unit
 
 
-def make_capture(rng: np.random.Generator, *, dtypes=("int16",), n=None, step=0, **changes) -> Capture:
+def make_capture(rng: np.random.Generator, *, dtypes=("int16",), n=None, step=0, sample_interval_s=2e-6,
+                 **changes) -> Capture:
     n = int(rng.integers(0, 3000)) if n is None else n
     channels = []
     for i, dtype in enumerate(dtypes):
         info = np.iinfo(dtype)
         codes = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-        scaling = Scaling(float(rng.uniform(1e-6, 1e-2)), float(rng.integers(-50, 50)), float(rng.normal()), "AV"[i % 2])
-        channels.append(Channel(["current", "voltage", "aux"][i], codes, scaling, f"CH{i + 1}", int(info.min), int(info.max)))
+        w = Waveform(codes, float(rng.uniform(1e-6, 1e-2)), float(rng.integers(-50, 50)), float(rng.normal()),
+                     sample_interval_s, -1e-4, unit="AV"[i % 2], source=f"CH{i + 1}", code_min=int(info.min),
+                     code_max=int(info.max))
+        channels.append(Channel(["current", "voltage", "aux"][i], w))
     fields = dict(
         step=step, op="write", size_bytes=4096 * int(rng.integers(1, 64)), offset_bytes=int(rng.integers(0, 2**30)),
-        repeat=0, sample_interval_s=2e-6, t_first_sample_s=-1e-4, time_reference="request", channels=channels,
+        repeat=0, time_reference="request", channels=channels,
         warnings=[], host={"t_request_ns": int(rng.integers(0, 2**62))}, extra={},
     )
     return Capture(**{**fields, **changes})
@@ -71,7 +75,7 @@ def test_round_trip_int8_int16_several_channels_bit_for_bit(tmp_path, rng):
     for got, sent in zip(archive.captures, caps):
         assert got == with_index(sent, got.index)
         for a, b in zip(got.channels, sent.channels):
-            assert a.codes.dtype == b.codes.dtype and a.codes.tobytes() == b.codes.tobytes()
+            assert a.waveform.codes.dtype == b.waveform.codes.dtype and a.waveform.codes.tobytes() == b.waveform.codes.tobytes()
     assert read_archive(path, verify=False).captures == archive.captures
     assert archive.damaged == ()
 
@@ -105,7 +109,8 @@ def test_round_trip_arbitrary_metadata(tmp_path_factory, metadata, seed):
 
 def test_big_endian_codes_are_stored_little_endian(tmp_path):
     codes = np.array([1, -2, 300, -32768, 32767], dtype=">i2")
-    ch = Channel("current", codes, Scaling(1.0, 0, 0, "A"), "CH1", -32768, 32767)
+    ch = Channel("current", Waveform(codes, 1.0, 0, 0, 2e-6, -1e-4, unit="A", source="CH1", code_min=-32768,
+                                     code_max=32767))
     path = write_session(tmp_path / "s", [make_capture(np.random.default_rng(0), channels=[ch])])
     stored = np.load(path / "captures" / "000000.current.npy")
     assert stored.dtype.str == "<i2" and stored.tolist() == codes.tolist()
@@ -405,13 +410,13 @@ def test_same_kind_channels_come_back_as_rows_of_one_read_only_array(tmp_path, r
     caps.append(make_capture(rng, n=120))                           # another length: its own array
     archive = read_archive(write_session(tmp_path / "s", caps))
     assert archive.captures == tuple(with_index(c, i) for i, c in enumerate(caps))
-    current = [c.channel("current").codes for c in archive.captures]
+    current = [c.channel("current").waveform.codes for c in archive.captures]
     base = current[0].base
     assert base is not None and base.shape == (3, 300)
     assert all(current[i].base is base for i in range(3))
-    np.testing.assert_array_equal(base, np.stack([c.channel("current").codes for c in caps[:3]]))
+    np.testing.assert_array_equal(base, np.stack([c.channel("current").waveform.codes for c in caps[:3]]))
     assert current[3].base is not base and current[4].base is not base
-    assert archive.captures[0].channel("voltage").codes.base is not base
+    assert archive.captures[0].channel("voltage").waveform.codes.base is not base
     with pytest.raises(ValueError):
         current[1][0] = 0  # read-only, as a view of the file's bytes would be
 

@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from charz.archive import Capture, Channel, Scaling
+from charz.archive import Capture, Channel
 from charz.archive import _format as fmt
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -28,7 +29,7 @@ json_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
 
 
 @st.composite
-def channel_sets(draw):
+def channel_sets(draw, sample_interval_s: float = 2e-6, t_first_s: float = -1e-4):
     n = draw(st.integers(0, 40))
     names = draw(st.lists(st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True), min_size=1, max_size=3, unique=True))
     channels = []
@@ -38,14 +39,17 @@ def channel_sets(draw):
         codes = draw(hnp.arrays(dtype, n))
         lo = draw(st.integers(int(info.min), int(info.max) - 1))
         hi = draw(st.integers(lo + 1, int(info.max)))
-        scaling = Scaling(
+        w = Waveform(
+            codes,
             # within the physical ranges (fmt.MAX_Y_MULT ...); outside them is tested below
             y_mult=draw(st.floats(1e-15, fmt.MAX_Y_MULT) | st.floats(-fmt.MAX_Y_MULT, -1e-15)),
             y_offset_codes=draw(st.floats(-fmt.MAX_Y_LEVEL, fmt.MAX_Y_LEVEL)),
             y_zero=draw(st.floats(-fmt.MAX_Y_LEVEL, fmt.MAX_Y_LEVEL)),
-            unit=draw(st.sampled_from(["A", "V"])),
+            sample_interval_s=sample_interval_s, t_first_s=t_first_s,
+            unit=draw(st.sampled_from(["A", "V"])), source=draw(st.text(min_size=1, max_size=5)),
+            code_min=lo, code_max=hi,
         )
-        channels.append(Channel(name, codes, scaling, draw(st.text(min_size=1, max_size=5)), lo, hi))
+        channels.append(Channel(name, w))
     return channels
 
 
@@ -58,10 +62,9 @@ def captures(draw):
         size_bytes=draw(st.integers(0, fmt.MAX_REQUEST_BYTES)),
         offset_bytes=draw(st.integers(0, fmt.MAX_OFFSET_BYTES)),
         repeat=draw(st.integers(0, 1000)),
-        sample_interval_s=draw(st.floats(*fmt.SAMPLE_INTERVAL_RANGE_S)),
-        t_first_sample_s=draw(st.floats(-fmt.MAX_TIME_S, fmt.MAX_TIME_S)),
         time_reference=draw(st.sampled_from(["request", "trigger"])),
-        channels=draw(channel_sets()),
+        channels=draw(channel_sets(draw(st.floats(*fmt.SAMPLE_INTERVAL_RANGE_S)),
+                                   draw(st.floats(-fmt.MAX_TIME_S, fmt.MAX_TIME_S)))),
         warnings=draw(st.lists(st.text(max_size=20), max_size=3)),
         host=draw(json_objects),
         extra=draw(json_objects),
@@ -71,18 +74,23 @@ def captures(draw):
 def files_for(capture: Capture) -> list[fmt.ChannelFile]:
     return [
         fmt.ChannelFile(
-            c.name, fmt.channel_file_name(capture.index, c.name), c.codes.dtype.name, c.n_samples,
-            128 + c.codes.nbytes, FAKE_SHA,
+            c.name, fmt.channel_file_name(capture.index, c.name), c.waveform.codes.dtype.name, c.n_samples,
+            128 + c.waveform.codes.nbytes, FAKE_SHA,
         )
         for c in capture.channels
     ]
 
 
+def a_waveform(codes=None, **changes) -> Waveform:
+    fields = dict(y_mult=1e-4, y_offset_codes=3.5, y_zero=0.01, sample_interval_s=2e-6, t_first_s=-1e-4, unit="A",
+                  source="CH1", code_min=-32768, code_max=32767)
+    return Waveform(np.arange(5, dtype=np.int16) if codes is None else codes, **{**fields, **changes})
+
+
 def a_capture(**changes) -> Capture:
-    ch = Channel("current", np.arange(5, dtype=np.int16), Scaling(1e-4, 3.5, 0.01, "A"), "CH1", -32768, 32767)
     fields = dict(
         index=7, step=2, op="write", size_bytes=32768, offset_bytes=4096, repeat=1,
-        sample_interval_s=2e-6, t_first_sample_s=-1e-4, time_reference="request", channels=[ch],
+        time_reference="request", channels=[Channel("current", a_waveform())],
         warnings=["clipped"], host={"t_request_ns": 123}, extra={},
     )
     return Capture(**{**fields, **changes})
@@ -104,10 +112,11 @@ def capture_dict(cap: Capture) -> dict:
 @given(captures())
 def test_capture_survives_dict_and_json_round_trip(cap):
     record = capture_dict(cap)  # through JSON text, as on disk
-    back = fmt.capture_from_dict(record, {c.name: c.codes for c in cap.channels})
+    back = fmt.capture_from_dict(record, {c.name: c.waveform.codes for c in cap.channels})
     assert back == cap
     for a, b in zip(back.channels, cap.channels):
-        assert a.codes.dtype == b.codes.dtype and a.codes.tobytes() == b.codes.tobytes()
+        assert a.waveform.codes.dtype == b.waveform.codes.dtype
+        assert a.waveform.codes.tobytes() == b.waveform.codes.tobytes()
     assert capture_dict(back) == record
 
 
@@ -270,23 +279,33 @@ def test_capture_to_dict_needs_an_index_and_matching_files():
 # -- the dataclasses check their arguments ------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "codes",
-    [
-        np.zeros(3, dtype=np.float32), np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.uint8),
-        np.zeros((2, 2), dtype=np.int8), [1, 2, 3],
-    ],
-)
-def test_channel_accepts_only_1d_int8_or_int16_arrays(codes):
-    with pytest.raises(ValueError, match="1-D int8 or int16"):
-        Channel("current", codes, Scaling(1.0, 0, 0, "A"), "CH1", -128, 127)
+@pytest.mark.parametrize("codes", [np.zeros(3, dtype=np.int32), np.zeros(3, dtype=np.uint8), [1, 2, 3]])
+def test_channel_accepts_only_int8_or_int16_codes(codes):
+    with pytest.raises(fmt.FormatError, match="1-D int8 or int16"):
+        Channel("current", a_waveform(codes, code_min=-128, code_max=127))
 
 
-def test_channel_limits_must_fit_the_dtype():
+@pytest.mark.parametrize("codes", [np.zeros(3, dtype=np.float32), np.zeros((2, 2), dtype=np.int8)])
+def test_no_waveform_holds_other_than_1d_integer_codes(codes):
+    with pytest.raises(TypeError, match="1-D integer array"):
+        a_waveform(codes)
+
+
+def test_channel_limits_must_be_known_and_fit_the_dtype():
+    codes = np.zeros(3, dtype=np.int8)
     with pytest.raises(ValueError, match="code_min"):
-        Channel("current", np.zeros(3, dtype=np.int8), Scaling(1.0, 0, 0, "A"), "CH1", -129, 127)
+        Channel("current", a_waveform(codes, code_min=-129, code_max=127))
     with pytest.raises(ValueError, match="code_min"):
-        Channel("current", np.zeros(3, dtype=np.int8), Scaling(1.0, 0, 0, "A"), "CH1", 5, 5)
+        Channel("current", a_waveform(codes, code_min=5, code_max=5))
+    with pytest.raises(fmt.FormatError, match="code_max"):
+        Channel("current", a_waveform(codes, code_min=-128, code_max=None))
+
+
+def test_a_capture_has_one_time_axis():
+    one = Channel("current", a_waveform())
+    other = Channel("voltage", a_waveform(t_first_s=0.0, unit="V"))
+    with pytest.raises(fmt.FormatError, match="one time axis"):
+        a_capture(channels=[one, other])
 
 
 def test_capture_checks_channels_and_normalises_free_dicts():
@@ -296,7 +315,9 @@ def test_capture_checks_channels_and_normalises_free_dicts():
     with pytest.raises(ValueError, match="unique"):
         a_capture(channels=[ch, ch])
     with pytest.raises(ValueError, match="sample_interval_s"):
-        a_capture(sample_interval_s=float("nan"))
+        a_capture(channels=[Channel("current", a_waveform(sample_interval_s=float("nan")))])
+    with pytest.raises(ValueError, match="t_first_sample_s"):
+        a_capture(channels=[Channel("current", a_waveform(t_first_s=2e6))])
     with pytest.raises(ValueError, match="host"):
         a_capture(host={"t": float("inf")})
     cap = a_capture(host={"pair": (1, 2), 3: "x"}, warnings=["a"])
@@ -305,15 +326,15 @@ def test_capture_checks_channels_and_normalises_free_dicts():
 
 
 def test_scaling_follows_the_documented_formula_exactly():
-    s = Scaling(y_mult=0.0123, y_offset_codes=-3.5, y_zero=0.25, unit="A")
     codes = np.array([-128, -1, 0, 1, 127], dtype=np.int8)
+    w = a_waveform(codes, y_mult=0.0123, y_offset_codes=-3.5, y_zero=0.25, code_min=-128, code_max=127)
     expected = (codes.astype(np.float64) - (-3.5)) * 0.0123 + 0.25
-    assert s.to_si(codes).dtype == np.float64
-    assert np.array_equal(s.to_si(codes), expected)
-    with pytest.raises(ValueError, match="unit"):
-        Scaling(1.0, 0, 0, "mA")
-    with pytest.raises(ValueError, match="y_mult"):
-        Scaling(0.0, 0, 0, "A")
+    assert w.values().dtype == np.float64
+    assert np.array_equal(w.values(), expected)
+    with pytest.raises(fmt.FormatError, match="unit"):
+        Channel("current", a_waveform(unit="mA"))
+    with pytest.raises(fmt.FormatError, match="y_mult"):
+        Channel("current", a_waveform(y_mult=0.0))
 
 
 def test_capture_helpers():
@@ -322,15 +343,15 @@ def test_capture_helpers():
     with pytest.raises(KeyError, match="current"):
         cap.channel("voltage")
     assert np.allclose(cap.time_s(), -1e-4 + 2e-6 * np.arange(5), rtol=0, atol=1e-18)
-    assert not cap.channels[0].clipped()
-    clipped = Channel("current", np.array([0, 127], dtype=np.int8), Scaling(1.0, 0, 0, "A"), "CH1", -128, 127)
-    assert clipped.clipped()
+    assert not cap.channels[0].waveform.clipped
+    clipped = Channel("current", a_waveform(np.array([0, 127], dtype=np.int8), code_min=-128, code_max=127))
+    assert clipped.waveform.clipped
 
 
 def test_channel_equality_compares_codes_bit_for_bit():
     a = a_capture().channels[0]
-    b = Channel(a.name, a.codes.astype(">i2"), a.scaling, a.source, a.code_min, a.code_max)
-    c = Channel(a.name, a.codes + 1, a.scaling, a.source, a.code_min, a.code_max)
+    b = Channel(a.name, a_waveform(a.waveform.codes.astype(">i2")))
+    c = Channel(a.name, a_waveform(a.waveform.codes + 1))
     assert a == b  # same values, other byte order: the same data
     assert a != c
 

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from charz.archive import ArchiveWriter, Capture, Channel, Scaling, read_archive
+from charz.archive import ArchiveWriter, Capture, Channel, read_archive
+from charz.waveform import Waveform
 from charz.archive._format import parse_capture_file_name, parse_channel_file_name
 from charz.errors import ArchiveCorrupt, ArchiveError
 
@@ -29,11 +30,11 @@ def _capture(rng, n, dtypes):
     for name, dtype in zip(("current", "voltage"), dtypes):
         info = np.iinfo(dtype)
         codes = rng.integers(info.min, info.max, size=n, endpoint=True, dtype=dtype)
-        scaling = Scaling(1e-3, 0.5, 0.0, "A" if name == "current" else "V")
-        channels.append(Channel(name, codes, scaling, "CH1", int(info.min), int(info.max)))
+        w = Waveform(codes, 1e-3, 0.5, 0.0, 2e-6, -2e-5, unit="A" if name == "current" else "V", source="CH1",
+                     code_min=int(info.min), code_max=int(info.max))
+        channels.append(Channel(name, w))
     return Capture(
-        step=1, op="write", size_bytes=8192, offset_bytes=0, repeat=0, sample_interval_s=2e-6,
-        t_first_sample_s=-2e-5, time_reference="request", channels=channels, host={"t_ns": 5},
+        step=1, op="write", size_bytes=8192, offset_bytes=0, repeat=0, time_reference="request", channels=channels, host={"t_ns": 5},
     )
 
 

@@ -5,6 +5,7 @@ import pytest
 
 from charz.analysis import Given, Trace, characterize
 from charz.analysis._energy import power_budget, window_stats
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -31,7 +32,7 @@ def test_energy_per_request_of_a_handmade_capture():
     i = np.full(5000, 0.05)
     i[1000:1400] = 0.25
     codes = np.round(i / 1e-4).astype(np.int16)
-    traces = [Trace("write", 4096, codes, 1e-4, 0.0, 0.0, dt, -1000 * dt, repeat=r) for r in range(3)]
+    traces = [Trace("write", 4096, Waveform(codes, 1e-4, 0.0, 0.0, dt, -1000 * dt, unit="A"), repeat=r) for r in range(3)]
     char = characterize(traces, Given(page_size_bytes=4096, rail_v=5.0))
     e = char.energy[0]
     assert e.duration_s == pytest.approx(800e-6, abs=4e-6)

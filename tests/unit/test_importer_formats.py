@@ -1,5 +1,8 @@
 """The scope-file parsers: ISF and Keysight BIN on bytes laid out by hand from the manuals,
-round trips through the writers, and float samples back to codes."""
+round trips through the writers, and float samples back to codes.
+
+A file of float samples is read back onto its codes (exactly, when they lie on a grid), so
+its values are compared to about 1e-12 of their size: what the grid's step can give back."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from hypothesis import strategies as st
 from charz.importer._isf import format_isf, parse_isf
 from charz.importer._keysight import format_bin, parse_bin, parse_keysight_csv
 from charz.importer._quantize import to_codes
-from charz.importer._waveform import Waveform
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -38,7 +41,7 @@ def test_isf_as_a_tds_scope_saves_it():
     (lambda b: b.replace(b"NR_PT 500", b"NR_PT 501"), "NR_PT"),
 ])
 def test_isf_damage_is_named(damage, says):
-    w = Waveform(2e-6, -1e-4, "A", "CH1", codes=np.arange(500, dtype=np.int16), y_mult=1e-3)
+    w = Waveform(np.arange(500, dtype=np.int16), 1e-3, 0.0, 0.0, 2e-6, -1e-4, unit="A", source="CH1")
     with pytest.raises(ValueError, match=says):
         parse_isf(damage(format_isf(w)))
 
@@ -50,7 +53,7 @@ def test_isf_round_trip_keeps_codes_and_scaling(codes, eight_bit, dt, t0, mult, 
     arr = np.array(codes, dtype=np.int16)
     if eight_bit:
         arr = (arr // 256).astype(np.int8)
-    w = Waveform(dt, t0, "A", "CH2", codes=arr, y_mult=mult, y_offset_codes=off, y_zero=0.5)
+    w = Waveform(arr, mult, off, 0.5, dt, t0, unit="A", source="CH2")
     back = parse_isf(format_isf(w))
     assert back.codes.dtype == arr.dtype and np.array_equal(back.codes, arr)
     assert (back.sample_interval_s, back.t_first_s, back.y_mult, back.y_offset_codes, back.y_zero) == (dt, t0, mult, off, 0.5)
@@ -66,26 +69,26 @@ def _bin_by_hand(values, x_incr, x_origin, unit_code):
 
 def test_keysight_bin_laid_out_from_the_manual():
     w = parse_bin(_bin_by_hand([0.1, 0.2, 0.25], 1e-6, -5e-6, 4))
-    assert w.values == pytest.approx([0.1, 0.2, 0.25]) and w.unit == "A" and w.source == "Channel 1"
+    assert w.values() == pytest.approx([0.1, 0.2, 0.25]) and w.unit == "A" and w.source == "Channel 1"
     assert (w.sample_interval_s, w.t_first_s) == (1e-6, -5e-6)
     assert parse_bin(_bin_by_hand([1.0, 2.0], 1e-6, 0.0, 1)).unit == "V"
 
 
 def test_keysight_bin_round_trip_and_damage():
-    w = Waveform(4e-6, -2e-4, "A", "CH1")
-    values = np.linspace(0.0, 0.3, 77)
-    back = parse_bin(format_bin(w, values))
-    assert np.array_equal(back.values, values.astype(np.float32).astype(float))
+    w = Waveform(np.arange(-38, 39, dtype=np.int16), 0.3 / 76, -38.0, 0.0, 4e-6, -2e-4, unit="A", source="CH1")
+    back = parse_bin(format_bin(w))
+    assert back.values() == pytest.approx(w.values().astype(np.float32), rel=1e-6, abs=1e-9)
+    assert back.on_grid and np.array_equal(np.diff(back.codes), np.diff(w.codes))  # float32 keeps the grid
     assert (back.sample_interval_s, back.t_first_s, back.unit) == (4e-6, -2e-4, "A")
     with pytest.raises(ValueError, match="truncated"):
-        parse_bin(format_bin(w, values)[:-8])
+        parse_bin(format_bin(w)[:-8])
     with pytest.raises(ValueError, match="cookie"):
-        parse_bin(b"XX10" + format_bin(w, values)[4:])
+        parse_bin(b"XX10" + format_bin(w)[4:])
 
 
 def test_keysight_csv():
     w = parse_keysight_csv("x-axis,1\nsecond,Ampere\n-1.0e-6,0.010\n0.0,0.020\n1.0e-6,0.030\n")
-    assert w.unit == "A" and w.values.tolist() == [0.01, 0.02, 0.03]
+    assert w.unit == "A" and w.values() == pytest.approx([0.01, 0.02, 0.03], rel=1e-12)
     assert w.sample_interval_s == pytest.approx(1e-6) and w.t_first_s == -1e-6
     with pytest.raises(ValueError):
         parse_keysight_csv("x-axis,1\nsecond,Volt\n")
@@ -185,11 +188,10 @@ def _six_column(codes, step=0.008, dt=4e-7, t0=-5e-4):
 def test_tek_csv_six_column_tds_tbs_layout():
     codes = [10, 11, 12, 11, 40, 41, 39, 12, 10, 11, 10, 12, 11, 10, 11, 12, 11, 10, 9, 10]
     (w,) = parse_tek_csv(_six_column(codes))
-    assert w.values.tolist() == [float(f"{c * 0.008:.4f}") for c in codes]
+    assert w.values() == pytest.approx([float(f"{c * 0.008:.4f}") for c in codes], rel=1e-12)
     assert w.sample_interval_s == 4e-7 and w.t_first_s == pytest.approx(-5e-4)
     assert (w.source, w.unit, w.model, w.mode) == ("CH1", "V", "TDS2024B", "sample")
-    q = to_codes(w.values)
-    assert q.exact and np.array_equal(np.diff(q.codes), np.diff(codes))
+    assert w.on_grid and np.array_equal(np.diff(w.codes), np.diff(codes))
     assert parse_tek_csv(_six_column(codes).replace("Pt Fmt,Y", "Pt Fmt,ENV"))[0].mode == "envelope"
     with pytest.raises(ValueError, match="Record Length"):
         parse_tek_csv(_six_column(codes).replace(f"{len(codes):.6e}", "2.500000e+03", 1))
@@ -228,11 +230,11 @@ def test_tek_csv_tbs1000c_layout(tmp_path):
     path = tmp_path / "TEK0001.CSV"
     path.write_text(_TBS1000C)
     (w,) = read_records(path)
-    assert w.values.tolist() == [0.04, 0.02, 0.06, 0.04]          # tm_data_types 0.5 gives 0.04, 3e-7, 3e-7, 3e-7
+    assert w.values() == pytest.approx([0.04, 0.02, 0.06, 0.04], rel=1e-12)  # tm_data_types 0.5: 0.04, 3e-7, 3e-7, 3e-7
     assert (w.sample_interval_s, w.t_first_s, w.model, w.source) == (4e-9, -8e-9, "TBS1052C", "CH1")
     # the same file with CRLF line ends and truly empty lines between the header groups
     path.write_bytes(_TBS1000C.replace(",\n,\n,\nLabel", "\n\n\nLabel").replace("\n", "\r\n").encode())
-    assert read_records(path)[0].values.tolist() == [0.04, 0.02, 0.06, 0.04]
+    assert read_records(path)[0].values() == pytest.approx([0.04, 0.02, 0.06, 0.04], rel=1e-12)
 
 
 _MSO5_TWO = """Model,MSO54
@@ -256,8 +258,8 @@ TIME,CH1,MATH1
 
 def test_tek_csv_several_channels_are_all_kept():
     a, b = parse_tek_csv(_MSO5_TWO)
-    assert (a.source, a.unit, a.values.tolist(), a.math) == ("CH1", "A", [0.010, 0.012, 0.011], False)
-    assert (b.source, b.unit, b.values.tolist(), b.math) == ("MATH1", "V", [0.5, 0.6, 0.7], True)
+    assert (a.source, a.unit, a.math) == ("CH1", "A", False) and a.values() == pytest.approx([0.010, 0.012, 0.011], rel=1e-12)
+    assert (b.source, b.unit, b.math) == ("MATH1", "V", True) and b.values() == pytest.approx([0.5, 0.6, 0.7], rel=1e-12)
     with pytest.raises(ValueError, match="DIGITAL"):
         parse_tek_csv(_MSO5_TWO.replace("ANALOG,ANALOG", "DIGITAL,DIGITAL"))
 
@@ -284,7 +286,8 @@ def test_keysight_bin_every_waveform_named():
     assert [(r.source, r.unit, r.mode) for r in recs] == [
         ("Channel 1", "A", "sample"), ("Channel 2", "V", "sample"), ("D0-D7", "", "digital"),
         ("Channel 3", "V", "envelope")]
-    assert recs[1].values.tolist() == [1.0, 2.0, 3.0] and recs[2].values.tolist() == [1, 3, 2]
+    assert recs[1].values() == pytest.approx([1.0, 2.0, 3.0], rel=1e-12)
+    assert recs[2].values() == pytest.approx([1, 3, 2], rel=1e-12)
 
 
 def test_keysight_csv_several_columns_and_rounding_twins():
@@ -294,9 +297,8 @@ def test_keysight_csv_several_columns_and_rounding_twins():
         for i, v in enumerate([0.0015, 0.001500000001, 0.002, 0.0025, 0.0019999999999, 0.001]))
     a, b = parse_keysight_csv_records(text)
     assert (a.source, a.unit, b.source, b.unit) == ("1", "A", "2", "V")
-    q = to_codes(a.values)
-    assert q.exact and q.y_mult == pytest.approx(5e-4, rel=1e-6)
-    assert np.diff(q.codes).tolist() == [0, 1, 1, -1, -2]
+    assert a.on_grid and a.y_mult == pytest.approx(5e-4, rel=1e-6)
+    assert np.diff(a.codes).tolist() == [0, 1, 1, -1, -2]
 
 
 def test_iq_wfm_refused_in_one_sentence(tmp_path, monkeypatch):
@@ -348,7 +350,7 @@ def _isfread(data: bytes):
 @given(st.lists(st.integers(-32768, 32767), min_size=1, max_size=50), st.floats(1e-12, 1e-3),
        st.floats(-1e-2, 1e-2), st.floats(1e-7, 1.0), st.integers(-200, 200))
 def test_exported_isf_reads_in_isfread(codes, dt, t0, mult, off):
-    w = Waveform(dt, t0, "A", "CH1", codes=np.array(codes, np.int16), y_mult=mult, y_offset_codes=float(off))
+    w = Waveform(np.array(codes, np.int16), mult, float(off), 0.0, dt, t0, unit="A", source="CH1")
     data = format_isf(w)
     assert b"e-" not in data.split(b":CURVE")[0]                 # no Python float spelling
     x, v = _isfread(data)
@@ -362,12 +364,13 @@ def test_numbers_as_scopes_print_them():
 
 
 def _tiny_session(path, bench):
-    from charz.archive import ArchiveWriter, Capture, Channel, Scaling
+    from charz.archive import ArchiveWriter, Capture, Channel
 
     codes = np.array([0, 3, 7, 120, -5, 2], np.int8)
-    ch = Channel("current", codes, Scaling(4e-3, 0, 0.01, "A"), source="CH1", code_min=-128, code_max=127)
-    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, sample_interval_s=2e-6,
-                  t_first_sample_s=-4e-6, time_reference="trigger", channels=[ch])
+    ch = Channel("current", Waveform(codes, 4e-3, 0, 0.01, 2e-6, -4e-6, unit="A", source="CH1", code_min=-128,
+                                     code_max=127))
+    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, time_reference="trigger",
+                  channels=[ch])
     with ArchiveWriter.create(path, {"drive": {}, "bench": bench, "plan": {"steps": []}}) as w:
         w.append(cap)
     return (codes.astype(float)) * 4e-3 + 0.01
@@ -381,7 +384,7 @@ def test_exported_tek_csv_names_the_sessions_scope(tmp_path):
     path = next((tmp_path / "out").glob("*.csv"))
     assert path.read_text().splitlines()[0] == "Model,DPO3014"
     (w,) = read_records(path)
-    assert w.model == "DPO3014" and np.allclose(w.values, want, rtol=0, atol=1e-6)
+    assert w.model == "DPO3014" and np.allclose(w.values(), want, rtol=0, atol=1e-6)
     _tiny_session(tmp_path / "s2", {"kind": "mock"})            # no scope named: no Model line
     export_archive(tmp_path / "s2", tmp_path / "out2", "tek-csv")
     assert not next((tmp_path / "out2").glob("*.csv")).read_text().startswith("Model,")
@@ -451,7 +454,8 @@ def test_mdo_analog_and_digital_groups(tmp_path):
     recs = parse_tek_csv(_MDO_MIXED)
     assert [(r.source, r.mode) for r in recs] == [("CH1", "sample"), ("D2", "digital"), ("D1", "digital"),
                                                    ("D0", "digital")]
-    assert recs[0].values.tolist() == [0.68, 0.28, 0.2, 1.32] and recs[3].values.tolist() == [0, 1, 0, 0]
+    assert recs[0].values() == pytest.approx([0.68, 0.28, 0.2, 1.32], rel=1e-12)
+    assert recs[3].values() == pytest.approx([0, 1, 0, 0], rel=1e-12)
     assert recs[0].sample_interval_s == 4e-9 and recs[0].model == "MDO3014"
     (tmp_path / "write-4k-0.csv").write_text(_MDO_MIXED)
     man = 'amps_per_volt = 10.0\n[[capture]]\nfile = "write-4k-0.csv"\nop = "write"\nsize = "4k"\n'
@@ -472,7 +476,7 @@ def test_keysight_csv_four_channels_as_published_and_segmented_refused():
             "-84.46E-06,+80.0E-03,4.66E+00,5.03E+00,5.01E+00\n")
     recs = parse_keysight_csv_records(text)
     assert [r.source for r in recs] == ["1", "2", "3", "4"] and {r.unit for r in recs} == {"V"}
-    assert recs[0].values.tolist() == [0.0, 0.04, 0.08] and recs[0].sample_interval_s == pytest.approx(1e-8)
+    assert recs[0].values() == pytest.approx([0.0, 0.04, 0.08], rel=1e-12) and recs[0].sample_interval_s == pytest.approx(1e-8)
     segmented = "points/segment = 3\n" + text + text.split("\n", 2)[2]
     with pytest.raises(ValueError, match="segmented-memory"):
         parse_keysight_csv_records(segmented)

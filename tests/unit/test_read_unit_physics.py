@@ -16,6 +16,7 @@ import pytest
 from charz.analysis._characterize import Trace, measure_traces
 from charz.analysis._reads import count_bursts, count_bursts_many, fit_read_unit
 from charz.analysis._stages import read_stage
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -140,7 +141,7 @@ def _read_trace(rng, pages, unit_pages, *, latency_us, t_read_us, xfer_us, tail_
         amps[(t >= s + t_read_us) & (t < s + t_read_us + xfer_us)] += 0.008
     amps += rng.normal(0, 0.002, n)
     codes = np.round(amps / 0.001).astype(np.int16)
-    return Trace("read", int(pages * PAGE), codes, 0.001, 0.0, 0.0, dt, -pre * dt)
+    return Trace("read", int(pages * PAGE), Waveform(codes, 0.001, 0.0, 0.0, dt, -pre * dt, unit="A"))
 
 
 def test_a_long_fixed_part_of_every_read_does_not_drop_bursts():

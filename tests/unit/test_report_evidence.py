@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from charz.archive import Capture, Channel, Scaling
+from charz.archive import Capture, Channel
+from charz.waveform import Waveform
 from charz.report import (
     Measured,
     representative_captures,
@@ -79,10 +80,10 @@ def test_time_span_covers_the_longest_window_and_ignores_nan():
 
 
 def _capture(codes, *, dt=2e-6, t0=-1e-4, index=3):
-    ch = Channel("current", np.asarray(codes, dtype=np.int16), Scaling(0.001, 0, 0.0, "A"),
-                 source="CH1", code_min=-32768, code_max=32767)
+    w = Waveform(np.asarray(codes, dtype=np.int16), 0.001, 0, 0.0, dt, t0, unit="A", source="CH1",
+                 code_min=-32768, code_max=32767)
     return Capture(index=index, step=0, op="write", size_bytes=32768, offset_bytes=0, repeat=0,
-                   sample_interval_s=dt, t_first_sample_s=t0, time_reference="request", channels=[ch])
+                   time_reference="request", channels=[Channel("current", w)])
 
 
 def test_smoothed_curve_is_centred_so_an_edge_stays_where_it_was():

@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 from matplotlib import image as mpimg
 
-from charz.archive import Capture, Channel, Scaling
+from charz.archive import Capture, Channel
+from charz.waveform import Waveform
 from charz.report import HTML_NAME, Measured, Report, Section, build_report, render_html, write_report
 from charz.report._numbers import RESULT_LABELS
 
@@ -51,9 +52,10 @@ def _capture(index: int, op: str, size_bytes: int, repeat: int) -> tuple[Capture
         burst = (t >= 0) & (t < end) & ((t % 224e-6) < 120e-6)
         current[burst] += 0.12
     codes = np.round(current / 0.001).astype(np.int16)
-    ch = Channel("current", codes, Scaling(0.001, 0, 0.0, "A"), source="CH1", code_min=-32768, code_max=32767)
+    ch = Channel("current", Waveform(codes, 0.001, 0, 0.0, dt, -2e-4, unit="A", source="CH1", code_min=-32768,
+                                     code_max=32767))
     cap = Capture(index=index, step=index, op=op, size_bytes=size_bytes, offset_bytes=index << 20, repeat=repeat,
-                  sample_interval_s=dt, t_first_sample_s=-2e-4, time_reference="request", channels=[ch])
+                  time_reference="request", channels=[ch])
     peak = IDLE_A + (_level_a(size_bytes // PAGE) if op == "write" else 0.12)
     return cap, {"op": op, "size_bytes": size_bytes, "repeat": repeat, "index": index, "local_baseline_a": IDLE_A,
                  "end_s": end, "peak_a": peak, "usable": True}

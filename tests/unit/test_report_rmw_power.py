@@ -45,13 +45,15 @@ def test_power_figure_energy_in_mj_and_budget_line_at_m_peak_times_rail():
 
 
 def test_captions_use_the_archives_time_reference():
-    from charz.archive import Capture, Channel, Scaling
+    from charz.archive import Capture, Channel
+    from charz.waveform import Waveform
     from charz.report import build_report
     from charz.report._evidence import Measured
 
-    ch = Channel("current", np.zeros(10, np.int8), Scaling(0.01, 0, 0.0, "A"), "CH1", -128, 127)
-    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, sample_interval_s=1e-6,
-                  t_first_sample_s=0.0, time_reference="trigger", channels=[ch])
+    ch = Channel("current", Waveform(np.zeros(10, np.int8), 0.01, 0, 0.0, 1e-6, 0.0, unit="A", source="CH1",
+                                     code_min=-128, code_max=127))
+    cap = Capture(step=0, op="write", size_bytes=4096, offset_bytes=0, repeat=0, time_reference="trigger",
+                  channels=[ch])
     report = build_report({"results": {}}, Measured.of(op=[]), [cap])
     captions = " ".join(s.caption for s in report.sections)
     assert "time from the trigger" in captions and "from the request" not in captions and "{t0}" not in captions

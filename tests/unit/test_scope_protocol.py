@@ -133,9 +133,9 @@ def test_tek_single_capture_uses_every_pair(header):
         scope.arm()
         scope.wait(timeout_s=1.0)
         record = scope.fetch()
-    assert record.codes.dtype == np.int16 and record.n_points == 1000
+    assert record.codes.dtype == np.int16 and record.n_samples == 1000
     assert np.array_equal(record.codes, CODES)
-    assert (record.x_incr_s, record.x_zero_s, record.y_unit, record.source) == (2e-6, -200e-6, "A", "CH1")
+    assert (record.sample_interval_s, record.t_first_s, record.unit, record.source) == (2e-6, -200e-6, "A", "CH1")
     values = record.values()
     assert values[0] == pytest.approx((-125 / 25 + 3) * 0.1)  # (code8/25 - position) x scale
     assert record.code_min == -32768 and record.code_max == 32512

@@ -33,9 +33,8 @@ def pulse(start: int = 400, stop: int = 900, idle: int = 10, active: int = 60, s
     codes = np.full(N, idle, dtype=np.int16)
     codes[start:stop] = active
     codes = np.clip(codes + rng.integers(-1, 2, N), -128, 127).astype(np.int8)
-    return Record.from_codes(codes, y_mult=4e-3, y_offset_codes=0.0, y_zero=0.0, y_unit="A", x_incr_s=DT,
-                             x_zero_s=-0.2 * N * DT, source="CH1", code_min=-128, code_max=127,
-                             description="hand-made pulse")
+    return Record(codes, 4e-3, 0.0, 0.0, DT, -0.2 * N * DT, unit="A", source="CH1", code_min=-128,
+                  code_max=127, description="hand-made pulse")
 
 
 CLIPPED = pulse(active=127)

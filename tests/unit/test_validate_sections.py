@@ -83,9 +83,8 @@ class FakeScope:
             raise ClippedWaveform("CH1: 3 % of the points at the ADC limits")
         level = self.levels.pop(0)
         codes = np.full(self.settings.record_length, int(round(level / 0.001)), dtype=np.int16)
-        return Record.from_codes(codes, y_mult=0.001, y_offset_codes=0.0, y_zero=0.0, y_unit="A",
-                                 x_incr_s=self.settings.sample_interval_s, x_zero_s=0.0, source="CH1",
-                                 code_min=-32768, code_max=32767, description="fake")
+        return Record(codes, 0.001, 0.0, 0.0, self.settings.sample_interval_s, 0.0, unit="A", source="CH1",
+                      code_min=-32768, code_max=32767, description="fake")
 
 
 def running_for(n_checks: int):

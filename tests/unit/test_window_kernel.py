@@ -10,6 +10,7 @@ from hypothesis.extra import numpy as hnp
 
 from charz.analysis import W_PEAK, measure_window, moving_average
 from charz.analysis._window_kernel import SORT_MAX, _median, _median_abs_diff, _median_mad
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -120,7 +121,7 @@ def test_views_of_one_array_are_measured_as_their_own_samples(name):
     views = _views()[name]
 
     def traces(rows):
-        return [Trace("write", 4096, r, 1e-4, 0, 0, 2e-6, -1e-3, index=i) for i, r in enumerate(rows)]
+        return [Trace("write", 4096, Waveform(r, 1e-4, 0, 0, 2e-6, -1e-3, unit="A"), index=i) for i, r in enumerate(rows)]
 
     in_place = measure_traces(traces(views))
     copied = measure_traces(traces([np.array(v) for v in views]))

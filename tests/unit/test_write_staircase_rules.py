@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from charz.analysis import Given, Trace, characterize, fit_steps
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -92,8 +93,9 @@ def one_page_writes(pages, rng, repeat, gap_us=120.0, prog_us=700.0):
         p0 = 20.0 + i * gap_us
         amps[(t_us >= p0) & (t_us < p0 + prog_us)] += 0.045
     amps += rng.normal(0, 0.003, N)
-    return Trace("write", pages * PAGE, np.round(amps / Y_MULT).astype(np.int16), Y_MULT, 0.0, 0.0, DT, T_FIRST,
-                 repeat=repeat, code_min=-2048, code_max=2047)
+    codes = np.round(amps / Y_MULT).astype(np.int16)
+    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
+                                                 code_max=2047), repeat=repeat)
 
 
 def test_a_one_page_unit_is_one_die_without_the_rise():

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from charz.analysis import Given, Trace, characterize
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -41,8 +42,8 @@ def write_trace(pages: int, busy: int, rounds: int, rng, repeat: int, pkg_a=(PKG
             amps[(t_us >= p0) & (t_us < p0 + PROG_US)] += pkg_a[i]
     amps += rng.normal(0.0, 0.003, N)
     codes = np.round(amps / Y_MULT).astype(np.int16)
-    return Trace("write", pages * PAGE, codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, repeat=repeat,
-                 code_min=-2048, code_max=2047)
+    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
+                                                 code_max=2047), repeat=repeat)
 
 
 def sweep(peak_tread: int, packages: int, duration_tread: int, largest: int = 12, repeats: int = 3,
