@@ -52,6 +52,12 @@ def pytest_configure(config: pytest.Config) -> None:
     from charz.cli._warm import warm_kernels
 
     warm_kernels()
+    # Every kernel is compiled now.  A charz child that still compiles one more
+    # specialisation (a dtype no warm-up call used) would otherwise compile all the others
+    # again as it exits (the first-run warm-up, ~30 s of CPU) and outlast the 10 s a test
+    # gives it to stop — seen in a fresh clone for `charz mock-scope`.  That warm-up has its
+    # own test (test_first_run_notice.py), which clears this.
+    os.environ.setdefault("CHARZ_WARM", "0")
 
 
 class BlockNode(NamedTuple):

@@ -55,12 +55,15 @@ def test_a_run_that_compiled_compiles_the_other_kernels_too(monkeypatch, capsys)
     # The other path's kernels are compiled right after a run that compiled one (a fresh
     # install), and never after a run that found its kernel cached, or that failed.
     import charz.cli._wa_model as wa_model
-    import charz.cli._warm as warm
     from charz.cli import _common
     from tests.system.charz_cli import run
 
+    monkeypatch.delenv("CHARZ_WARM", raising=False)  # tests/conftest.py sets it for the children
     calls = []
-    monkeypatch.setattr(warm, "warm_kernels", lambda: calls.append(1))
+    import charz.cli as cli
+
+    # where the command looks it up (charz.cli imports it at its top)
+    monkeypatch.setattr(cli, "warm_kernels", lambda: calls.append(1))
     assert run(["wa", "model", "--op", "7%"]) == 0 and calls == []  # nothing compiled (cached)
     real = wa_model.format_model
 
