@@ -6,6 +6,7 @@ parse → build → run → pure ``format_*`` → print.
 from __future__ import annotations
 
 import importlib
+import signal
 import textwrap
 
 import json
@@ -158,6 +159,21 @@ def _preset_source(preset: str, seed: int):  # noqa: ANN202 - a CurrentSource
     return SimulatedBench(load_preset(preset), seed=seed)
 
 
+def _stop_on_interrupt_and_term() -> None:
+    """Ctrl-C and SIGTERM both end ``charz mock-scope`` cleanly.
+
+    A process started with SIGINT ignored (a background job of a shell script, a child of
+    a process that ignores it) gets no KeyboardInterrupt from Python, and the mock then ran
+    on after Ctrl-C or ``kill -INT``; SIGTERM (``kill``, the end of a CI step) killed it
+    without closing its ports."""
+
+    def stop(signum, frame):  # noqa: ANN001
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, stop)
+
+
 def register(app: typer.Typer) -> None:
     scope_app = typer.Typer(help="Oscilloscope bring-up.", no_args_is_help=True)
     app.add_typer(scope_app, name="scope")
@@ -221,8 +237,10 @@ def register(app: typer.Typer) -> None:
         realtime: bool = typer.Option(False, help="Acquisitions, commands and transfers take as long as on "
                                       "the modelled scope (instruments/*.toml [timing])."),
     ) -> None:
-        """Run the mock oscilloscope on loopback until Ctrl-C."""
+        """Run the mock oscilloscope on loopback until Ctrl-C (or SIGTERM)."""
         from charz.sim.scope_server import MockScopeServer  # lazy: numba, numpy, pyvisa, scipy, the simulator
+
+        _stop_on_interrupt_and_term()
 
         source = None if preset == "pulse" else _preset_source(preset, seed)  # None: the server's pulse train
         server = MockScopeServer(source, dialect=dialect, port=port, control_port=control_port,

@@ -84,6 +84,24 @@ def test_mock_scope_runs_standalone_until_interrupted():
     assert "stopped" in out
 
 
+@pytest.mark.parametrize("how", ["SIGINT, started with SIGINT ignored", "SIGTERM"])
+def test_mock_scope_stops_on_ctrl_c_even_when_started_ignoring_it_and_on_sigterm(how):
+    # A background job of a shell script starts with SIGINT ignored, and Python then raises no
+    # KeyboardInterrupt: the mock ran on after Ctrl-C.  SIGTERM (kill, a CI step's end) ends it
+    # the same clean way, saying so.
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if how.startswith("SIGINT") else None
+    proc = subprocess.Popen([sys.executable, "-m", "charz", "mock-scope", "--preset", "pulse"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ignore)
+    try:
+        assert proc.stdout.readline().startswith("mock scope tek")
+        proc.send_signal(signal.SIGINT if how.startswith("SIGINT") else signal.SIGTERM)
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0 and out.rstrip().endswith("stopped") and "Traceback" not in err, err
+
+
 def test_a_usb_resource_without_pyusb_says_what_to_install():
     # Issue 15 (2): pyvisa-py without PyUSB (hidden from this child; tm_devices brings it
     # with the test extras) said "is not a VISA resource string" and showed the format typed.
