@@ -52,13 +52,6 @@ def pytest_configure(config: pytest.Config) -> None:
     from charz.cli._warm import warm_kernels
 
     warm_kernels()
-    # Every kernel is compiled now.  A charz child that still compiles one more
-    # specialisation (a dtype no warm-up call used) would otherwise load all the others
-    # again as it exits (the first-run warm-up) while a test waits for it to stop: a
-    # precaution (the mock-scope children that once outlasted their 10 s stop had SIGINT
-    # ignored instead; see charz/cli/_scope.py).  That warm-up has its own test
-    # (test_first_run_notice.py), which clears this.
-    os.environ.setdefault("CHARZ_WARM", "0")
 
 
 class BlockNode(NamedTuple):

@@ -58,7 +58,6 @@ def test_a_run_that_compiled_compiles_the_other_kernels_too(monkeypatch, capsys)
     from charz.cli import _common
     from tests.system.charz_cli import run
 
-    monkeypatch.delenv("CHARZ_WARM", raising=False)  # tests/conftest.py sets it for the children
     calls = []
     import charz.cli as cli
 
