@@ -10,7 +10,7 @@ a real bench the physics does that).
 from __future__ import annotations
 
 import contextlib
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from typing import Any, Callable, ClassVar, Union
 
 from charz.errors import UsageError
@@ -45,13 +45,16 @@ class _Bench:
     scope_timeout_s: float = DEFAULT_SCOPE_TIMEOUT_S
     standby: bool = True
 
+    def __post_init__(self) -> None:
+        check_scope_timeout(self.scope_timeout_s)
+
     def to_dict(self) -> dict[str, Any]:
         """The stored form: every field of both benches, the other's at its default, in the
         order archives have always held them (readers of older archives see no change)."""
         mine = asdict(self)
         stored = {"kind": self.kind}
-        for name, default in _STORED_FIELDS.items():
-            stored[name] = mine.get(name, default)
+        for name in STORED_ORDER:
+            stored[name] = mine.get(name, _other_kinds_default(name))
         stored["mock_faults"] = list(stored["mock_faults"])
         return stored
 
@@ -66,7 +69,7 @@ class RealBench(_Bench):
     def __post_init__(self) -> None:
         if not self.scope_resource:
             raise UsageError("a real bench needs a scope", hint="give --scope RESOURCE (see charz scope check)")
-        check_scope_timeout(self.scope_timeout_s)
+        super().__post_init__()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,21 +87,29 @@ class MockBench(_Bench):
     def __post_init__(self) -> None:
         if not self.preset:
             raise UsageError("a mock bench needs a preset", hint="give --preset NAME (charz simulate --list)")
-        check_scope_timeout(self.scope_timeout_s)
+        super().__post_init__()
 
 
 #: Either bench, as a session holds it.
 BenchConfig = Union[RealBench, MockBench]
 
-#: The stored fields in the order archives hold them, with the value a bench of the other
-#: kind stores for them (a real bench's seed 0, a mock bench's scope_resource None).
-_STORED_FIELDS: dict[str, Any] = {
-    "target": None, "target_is_scratch": False, "scope_resource": None, "visa_library": "@auto",
-    "channel": "CH1", "rail_v": 5.0, "rail_v_origin": _RAIL_V_ASSUMED, "write_sample_interval_s": 2e-6,
-    "read_sample_interval_s": 4e-6, "record_length": 10_000, "pretrigger_fraction": 0.1,
-    "trigger_timeout_s": 2.0, "scope_timeout_s": DEFAULT_SCOPE_TIMEOUT_S, "preset": None, "seed": 0,
-    "standby": True, "write_cache": False, "dialect": "tek", "mock_faults": (), "mock_time_scale": 0.0,
-}
+#: The stored fields in the order archives hold them; a field of the other kind of bench is
+#: stored at its default (a real bench's seed 0, a mock bench's scope_resource None).
+STORED_ORDER = (
+    "target", "target_is_scratch", "scope_resource", "visa_library", "channel", "rail_v", "rail_v_origin",
+    "write_sample_interval_s", "read_sample_interval_s", "record_length", "pretrigger_fraction",
+    "trigger_timeout_s", "scope_timeout_s", "preset", "seed", "standby", "write_cache", "dialect",
+    "mock_faults", "mock_time_scale",
+)
+
+
+def _other_kinds_default(name: str) -> Any:
+    """The default the bench that has field ``name`` gives it (the defaults live in one place)."""
+    for cls in (RealBench, MockBench):
+        for f in fields(cls):
+            if f.name == name and f.default is not MISSING:
+                return f.default
+    return None
 
 
 def bench_from_dict(d: dict[str, Any]) -> BenchConfig:

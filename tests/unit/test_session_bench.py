@@ -7,12 +7,13 @@ they must still read, and a bench must store itself the same way again."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import pytest
 
 from charz.errors import UsageError
 from charz.session import MockBench, RealBench, bench_from_dict
+from charz.session._bench import STORED_ORDER
 
 pytestmark = pytest.mark.unit
 
@@ -79,3 +80,9 @@ def test_the_benches_refuse_what_they_cannot_run_with():
         MockBench(target="x", preset="")
     with pytest.raises(UsageError, match="a real bench needs a scope"):
         RealBench(target="/dev/sdb", scope_resource="")
+
+
+def test_every_field_of_both_benches_is_stored_once_and_nothing_else():
+    # A field added to either bench but not to the stored order would be lost on resume.
+    names = {f.name for cls in (RealBench, MockBench) for f in fields(cls)}
+    assert sorted(STORED_ORDER) == sorted(names) and len(set(STORED_ORDER)) == len(STORED_ORDER)
