@@ -28,8 +28,8 @@ from charz.analysis._quantity import (
     Quantity,
     combine_confidence,
 )
-from charz.analysis._steps import StepResult, fit_steps
-from charz.analysis._units import UnitFromDurations, next_unit_beside, peaks_flat_inside, unit_from_durations
+from charz.analysis._steps import StepResult, fit_steps, fit_steps_to_top
+from charz.analysis._units import UnitFromDurations, first_wait, next_unit_beside, peaks_flat_inside, unit_from_durations
 from charz.analysis._window import (
     FLAG_CLIPPED,
     FLAG_NAMES,
@@ -448,6 +448,16 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
     """The peak staircase (003 §4.1): N_step and D_step as the peaks show them, and the levels."""
     q = w.q
     steps = w.steps = fit_steps(sweep.size_pages, sweep.peaks, n_package=w.given.packages, idle_a=0.0)
+    unsure = steps.n_step is None or not steps.count_sure
+    top_pages = first_wait(sweep.size_pages, sweep.durations) if unsure else None
+    if top_pages is not None:
+        # No clean staircase over the whole sweep (or its count in doubt); below the top the
+        # durations show (the first write that waits for a busy package) the peaks may still
+        # be one (cache program lifts what lies past it).  A tread that stood alone must be
+        # the same.
+        to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top_pages, n_package=w.given.packages)
+        if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages):
+            steps = w.steps = replace(to_top, reason=f"{to_top.reason} (over the whole sweep: {steps.reason})")
     cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
     steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED
     if steps.best is not None:

@@ -166,3 +166,31 @@ def next_unit_beside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: int
         return True, (f"a write of {int(u[j])} pages peaks {rise * 1e3:.0f} mA above every write of one unit: the "
                       "next unit programs beside the first")
     return False, f"no write of two units or less peaks clearly above one unit's ({rise * 1e3:+.0f} mA)"
+
+
+WAIT_SHARE = 0.25  # a wait for a busy package adds at least this share of the smallest request
+
+
+def first_wait(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
+    """The largest size before the first write that waits for a busy package (003 §5.3): the
+    first place where one more page adds at least :data:`WAIT_SHARE` of the smallest
+    request's duration and 6 standard errors (a 3 µs floor for edge placement).  Where units
+    overlap, each unit before it adds only its transfers; where they do not, it is the first
+    unit's end.  None when no size shows such a jump.
+
+    Example
+    -------
+    Four units of 2 pages side by side (20 µs each), then a program time of 900 µs:
+
+    >>> u = np.repeat(np.arange(1, 13), 3)
+    >>> d = (1000 + 20 * np.minimum((u + 1) // 2, 4) + 900 * (u > 8)) * 1e-6
+    >>> first_wait(u, d + np.tile([1e-6, 0, -1e-6], 12))
+    8
+    """
+    s = summarize_sizes(np.asarray(size_pages), np.asarray(duration_s, dtype=np.float64) * 1e6)
+    if s.size_pages.size < 2:
+        return None
+    se = np.hypot(s.stderr, 3.0)
+    jump = np.diff(s.median)
+    big = (jump >= WAIT_SHARE * s.median[0]) & (jump >= 6 * np.hypot(se[1:], se[:-1]))
+    return int(s.size_pages[np.flatnonzero(big)[0]]) if big.any() else None
