@@ -590,8 +590,11 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
     it is the staircase alone, so only the sizes up to ``top_pages`` are fitted, with
     staircases whose last tread ends there (N × D = top; N ≥ 2, no more levels than
     packages).  The best must be clean with significant steps (as in :func:`fit_steps`), lead
-    every other tread by :data:`SUGGESTIVE`, and rule out finer steps; it is **medium** at
-    most (the peaks' tread, the durations' top).  Undetermined otherwise.
+    every other tread by :data:`SUGGESTIVE`, rule out finer steps (by the test inside the
+    treads, or because the finer staircase's levels do not all rise), and the peak one tread
+    past the top must climb less than its smallest step (a further unit would climb a whole
+    one; transfers creep).  It is **medium** at most (the peaks' tread, the durations' top).
+    Undetermined otherwise.
 
     Example
     -------
@@ -635,6 +638,17 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
     if margin < SUGGESTIVE:
         return replace(none, reason=(f"{top}; {best.n_levels} × {best.tread_pages} and {runner.n_levels} × "
                                      f"{runner.tread_pages} pages fit the peaks up to it almost equally well"),
+                       best=best, runner_up=runner, candidates=tuple(valid[:6]))
+    past = (size_pages > top_pages) & (size_pages <= top_pages + best.tread_pages)
+    step = float(np.diff(best.levels).min())
+    if not past.any():
+        return replace(none, reason=f"{top}, but the sweep stops there: nothing shows that the peak stops climbing",
+                       best=best, runner_up=runner, candidates=tuple(valid[:6]))
+    climb = float(np.median(peak_a[past])) - float(best.levels[-1])
+    if climb >= step:
+        # A further unit of packages would climb a whole step; transfers creep.
+        return replace(none, reason=(f"{top}, but the peak climbs {climb * 1e3:.0f} mA past it, as much as the "
+                                     f"smallest step of {best.n_levels} × {best.tread_pages} pages"),
                        best=best, runner_up=runner, candidates=tuple(valid[:6]))
     if best.tread_pages > 1:
         ruled_out, detail, _ = _finer_ruled_out(sizes, y, se, best)
