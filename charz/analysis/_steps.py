@@ -590,8 +590,8 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
     it is the staircase alone, so only the sizes up to ``top_pages`` are fitted, with
     staircases whose last tread ends there (N × D = top; N ≥ 2, no more levels than
     packages).  The best must be clean with significant steps (as in :func:`fit_steps`), lead
-    every other tread by :data:`SUGGESTIVE`, rule out finer steps (by the test inside the
-    treads, or because the finer staircase's levels do not all rise), and the peak one tread
+    every other tread by :data:`SUGGESTIVE` (and no clean staircase with steps of 2–4 σ may fit
+    clearly better), rule out finer steps (the test inside the treads), and the peak one tread
     past the top must climb less than its smallest step (a further unit would climb a whole
     one; transfers creep).  It is **medium** at most (the peaks' tread, the durations' top).
     Undetermined otherwise.
@@ -633,6 +633,11 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
         return replace(none, reason=f"{top}, but no clean staircase with significant steps ends there",
                        best=cands[0], candidates=tuple(cands[:6]))
     best = valid[0]
+    hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z and c.clean), None)
+    if hidden is not None and hidden.score < best.score - SUGGESTIVE:
+        return replace(none, reason=(f"{top}; {hidden.n_levels} steps of {hidden.tread_pages} pages fit better than "
+                                     f"{best.n_levels} × {best.tread_pages}, but its smallest step is only "
+                                     f"{hidden.min_rise_z:.1f} σ"), best=best, candidates=tuple(valid[:6]))
     runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z), None)
     margin = np.inf if runner is None else runner.score - best.score
     if margin < SUGGESTIVE:
@@ -652,14 +657,6 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
                        best=best, runner_up=runner, candidates=tuple(valid[:6]))
     if best.tread_pages > 1:
         ruled_out, detail, _ = _finer_ruled_out(sizes, y, se, best)
-        p = _smallest_prime_factor(best.tread_pages)
-        finer = _fit(sizes, y, se, best.tread_pages // p, best.n_levels * p)
-        if not ruled_out and (finer is None or not bool(np.all(np.diff(finer.levels) > 0))):
-            # The finer staircase would rise at every one of its boundaries; where its levels
-            # do not (the peak falls back, or sizes sit far from any such levels), the shape
-            # inside the treads is the unit's own pattern, not steps (die-major dispatch and
-            # page types lift a unit's last pages alike in every tread).
-            ruled_out = True
         if not ruled_out:
             return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but {detail}",
                            best=best, runner_up=runner, candidates=tuple(valid[:6]))

@@ -169,14 +169,17 @@ def next_unit_beside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: int
 
 
 WAIT_SHARE = 0.25  # a wait for a busy package adds at least this share of the smallest request
+WAIT_OVER_EARLIER = 3.0  # ... and this many times what any smaller size added (transfers, switches)
 
 
 def first_wait(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
     """The largest size before the first write that waits for a busy package (003 §5.3): the
     first place where one more page adds at least :data:`WAIT_SHARE` of the smallest
-    request's duration and 6 standard errors (a 3 µs floor for edge placement).  Where units
+    request's duration, 6 standard errors (a 3 µs floor for edge placement), and
+    :data:`WAIT_OVER_EARLIER` times as much as any one page added before it.  Where units
     overlap, each unit before it adds only its transfers; where they do not, it is the first
-    unit's end.  None when no size shows such a jump.
+    unit's end.  None when no size shows such a jump (durations that climb by a host
+    transfer per page, or by a unit's transfers every few pages, have none).
 
     Example
     -------
@@ -192,5 +195,7 @@ def first_wait(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
         return None
     se = np.hypot(s.stderr, 3.0)
     jump = np.diff(s.median)
-    big = (jump >= WAIT_SHARE * s.median[0]) & (jump >= 6 * np.hypot(se[1:], se[:-1]))
+    before = np.maximum.accumulate(np.r_[0.0, np.maximum(jump[:-1], 0.0)])
+    big = ((jump >= WAIT_SHARE * s.median[0]) & (jump >= 6 * np.hypot(se[1:], se[:-1]))
+           & (jump >= WAIT_OVER_EARLIER * before))
     return int(s.size_pages[np.flatnonzero(big)[0]]) if big.any() else None

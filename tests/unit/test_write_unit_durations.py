@@ -108,10 +108,10 @@ def test_the_staircase_up_to_the_durations_top():
     assert (r.n_step, r.step_pages, r.confidence) == (4, 2, "medium"), r.reason
 
 
-def test_a_units_own_pattern_inside_each_tread_is_not_finer_steps():
-    # Four 4-page units of two packages; die-major dispatch with cache program lifts each
-    # unit's last page by a transfer current.  Half-steps would rise at every 2-page boundary;
-    # here the peak falls back at the start of each tread's second half, so 4 × 4 stands.
+def test_a_units_last_page_lift_is_not_finer_steps():
+    # Four 4-page units of two packages (60 mA a step); cache program lifts each unit's last
+    # page by a transfer current (12 mA).  2-page steps would put 30 mA between the halves of
+    # every tread; the data put 6 mA there, so 4 × 4 stands.
     rng = np.random.default_rng(6)
     sizes = np.repeat(np.arange(1, 21), 5)
     unit = np.minimum(-(-sizes // 4), 4)
