@@ -449,10 +449,13 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
     q = w.q
     steps = w.steps = fit_steps(sweep.size_pages, sweep.peaks, n_package=w.given.packages, idle_a=0.0)
     top_pages = first_wait(sweep.size_pages, sweep.durations)
-    past_wait = top_pages is not None and steps.n_step is not None and steps.n_step * steps.step_pages > top_pages
+    past_wait = (top_pages is not None and steps.n_step is not None and steps.n_step * steps.step_pages > top_pages
+                 and check_top(sweep.size_pages, sweep.durations, steps.n_step, steps.step_pages, w.given.packages,
+                               steps.best.levels).all_busy is not True)
     if top_pages is not None and (steps.n_step is None or not steps.count_sure or past_wait):
         # No clean staircase over the whole sweep, its count in doubt, or levels past the first
-        # write that waits for a busy package (no more packages can start after it): below
+        # write that waits for a busy package (no more packages can start after it) with a top
+        # the durations do not show as every package busy: below
         # that top the peaks may still be a staircase (cache program lifts what lies past
         # it).  A tread the whole sweep showed must be the same.
         to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top_pages, n_package=w.given.packages)
