@@ -591,7 +591,8 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
     staircases whose last tread ends there (N × D = top; N ≥ 2, no more levels than
     packages).  The best must be clean with significant steps (as in :func:`fit_steps`), lead
     every other tread by :data:`SUGGESTIVE` (and no clean staircase with steps of 2–4 σ may fit
-    clearly better), rule out finer steps (the test inside the treads), and the peak one tread
+    clearly better), rule out finer steps and not show them inside every tread where a
+    staircase of them fits (the test inside the treads, ≥ 4 σ), and the peak one tread
     past the top must climb less than its smallest step (a further unit would climb a whole
     one; transfers creep).  It is **medium** at most (the peaks' tread, the durations' top).
     Undetermined otherwise.
@@ -656,10 +657,13 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
                                      f"smallest step of {best.n_levels} × {best.tread_pages} pages"),
                        best=best, runner_up=runner, candidates=tuple(valid[:6]))
     if best.tread_pages > 1:
-        ruled_out, detail, _ = _finer_ruled_out(sizes, y, se, best)
-        if not ruled_out:
-            return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but {detail}",
-                           best=best, runner_up=runner, candidates=tuple(valid[:6]))
+        ruled_out, detail, shown = _finer_ruled_out(sizes, y, se, best)
+        if not ruled_out or (shown >= MIN_RISE_Z and _finer_candidate(cands, best) is not None):
+            # Finer steps possible, or seen inside every tread where a staircase of them fits
+            # (a tread that straddles steps), as in fit_steps.
+            seen = f", {shown:.0f} σ in every tread" if ruled_out else ""
+            return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but "
+                                        f"{detail}{seen}", best=best, runner_up=runner, candidates=tuple(valid[:6]))
     rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
     why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages up to the top the durations show "
            f"({top_pages} pages; what the peak does past it is transfers while every package programs); "

@@ -173,3 +173,16 @@ def test_the_write_unit_from_the_durations_alone_where_the_peaks_are_flat():
     assert unit.confidence == "medium" and unit.details["decided_by"] == "durations"
     assert "one unit at a time" in unit.evidence
     assert c["dies_per_package"].value is None
+
+
+def test_a_wide_tread_with_a_step_inside_every_tread_is_not_read():
+    # Four 4-page units whose packages differ (steps of 30, 6 and 34 mA) and whose last page is
+    # lifted by 12 mA: the only clean staircase to the top at 16 pages is 2 × 8, with a step
+    # of 30 mA inside each of its treads — it straddles the units' boundaries: undetermined.
+    rng = np.random.default_rng(9)
+    sizes = np.repeat(np.arange(1, 21), 5)
+    levels = np.array([0.0, 0.030, 0.036, 0.070, 0.073])
+    y = (0.08 + levels[np.minimum((sizes - 1) // 4, 4)] + 0.012 * ((sizes % 4 == 0) & (sizes <= 16))
+         + rng.normal(0, 0.001, sizes.size))
+    r = fit_steps_to_top(sizes, y, 16, n_package=8)
+    assert r.n_step is None and "inside each tread" in r.reason, r.reason
