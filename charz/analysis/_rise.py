@@ -167,6 +167,24 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
     prog = np.empty(t0.shape + (P,))
     xs = np.empty(t0.shape + (P, dies))
     steps = np.arange(dies) * t_xfer
+    if lead == 1 and dies > 1:
+        # die-major: page q goes to package q mod P, die q div P — one page to each package
+        # in turn, round after round; each page waits for the host, its channel and the
+        # controller's next selection (the switch delay, paid at every page: each changes
+        # package).  A package programs from its first page's end; later rounds' transfers
+        # land while it programs (their current is a channel's, not a program start).
+        for q in range(P * dies):
+            k, d = q % P, q // P
+            c = channels_of_unit[k]
+            start = np.maximum(cursor, t0 + (q + 1) * host_page_us)
+            if c in chan_free:
+                start = np.maximum(start, chan_free[c])
+            xs[..., k, d] = start
+            chan_free[c] = start + t_xfer
+            cursor = start + s
+            if d == 0:
+                prog[..., k] = start + t_xfer
+        return prog, xs
     for k, c in enumerate(channels_of_unit):
         first = (k * dies + 1) if lead == PAGE_GATED else (k + 1) * lead
         start = np.maximum(cursor, t0 + first * host_page_us)
@@ -466,7 +484,7 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
                                  t_xfer_page_us, data.host_page_us, lead)
         xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
-                                contiguous=lead != PAGE_GATED or dies == 1)
+                                contiguous=lead not in (PAGE_GATED, 1) or dies == 1)
         G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                      inv.ravel())
         _, rss_k = _fit_batch(G_k, b_k, float(y @ y))

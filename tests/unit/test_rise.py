@@ -133,3 +133,59 @@ def test_pages_sent_as_they_arrive_from_a_slow_host():
     r = unit_rise(np.array(rows), t, np.array(ends), unit_pages=8, page_size_bytes=16384, channels=2, packages=8,
                   t_xfer_page_us=xfer_us, t_prog_us=prog_us, host_rate_bytes_per_s=16384 / host * 1e6)
     assert r.packages_per_unit == 4, r.reason
+
+
+def draw_die_major(packages, dies, channel_of, *, host_us, xfer_us, select_us, prog_us, prog_a, xfer_a,
+                   busy=0.06, noise=0.003, repeats=4, seed=5):
+    """A controller that deals one page to each package in turn (die-major): page q goes to
+    package q mod P, die q div P, over its package's channel, once it is in from the host and
+    a selection delay after the previous page.  A package draws one program current (its dies
+    share a charge pump) from its first page's end to its last page's end plus tPROG."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(-200e-6, 3.2e-3, DT)
+    rows, ends = [], []
+    for _ in range(repeats):
+        u = t * 1e6 - rng.uniform(-3, 3)
+        w = np.zeros(u.size)
+        free: dict[int, float] = {}
+        cursor, first, last = 10.0, {}, {}
+        for q in range(packages * dies):
+            k = q % packages
+            start = max(cursor, host_us * (q + 1), free.get(channel_of[k], 0.0))
+            w += xfer_a * ((u >= start) & (u < start + xfer_us))
+            free[channel_of[k]] = start + xfer_us
+            cursor = start + select_us
+            first.setdefault(k, start + xfer_us)
+            last[k] = start + xfer_us
+        end = 0.0
+        for k in range(packages):
+            stop = last[k] + prog_us * rng.uniform(0.9, 1.1)
+            w += prog_a * rng.uniform(0.9, 1.1) * ((u >= first[k]) & (u < stop))
+            end = max(end, stop)
+        w += busy * ((u >= 5) & (u < end + 10))
+        rows.append(w + rng.normal(0, noise, u.size))
+        ends.append((end + 10) * 1e-6)
+    return np.array(rows), t, np.array(ends)
+
+
+def test_die_major_pages_from_a_slow_host_are_two_packages_not_one():
+    # Two packages on one channel, four dies each, pages dealt in turn as a slow host delivers
+    # them (55 µs a page, 34 µs over the channel): the second package starts one host page
+    # after the first, and every later page is a transfer bump while both program.  Modelled
+    # as a package's pages in a row, this read as one package of 8 dies (datasheet seed 158).
+    w, t, e = draw_die_major(2, 4, [0, 0], host_us=55.0, xfer_us=34.0, select_us=30.0, prog_us=1500.0,
+                             prog_a=0.03, xfer_a=0.017)
+    r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=8192, channels=2, packages=16, t_xfer_page_us=34.0,
+                  t_prog_us=1500.0, host_rate_bytes_per_s=8192 / 55.0 * 1e6)
+    assert r.packages_per_unit == 2, r.reason
+
+
+def test_die_major_on_separate_channels_counts_each_package_once():
+    # Four packages on four channels, two dies each, a fast host: starts a selection delay
+    # apart (35 µs), then a second round of transfers while all four program — four packages,
+    # not eight.
+    w, t, e = draw_die_major(4, 2, [0, 1, 2, 3], host_us=5.0, xfer_us=50.0, select_us=35.0, prog_us=900.0,
+                             prog_a=0.035, xfer_a=0.02)
+    r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=8192, channels=4, packages=8, t_xfer_page_us=50.0,
+                  t_prog_us=900.0, host_rate_bytes_per_s=8192 / 5.0 * 1e6)
+    assert r.packages_per_unit == 4, r.reason
