@@ -153,8 +153,9 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
 
     * ``dies`` (the default; 003's T_reg = dies × t_xfer): a package gets all its pages in a
       row, once they are all in from the host;
-    * ``1`` (die-major): one page to each package in turn — a package starts programming
-      after one host page and holds its channel for one transfer;
+    * ``1`` (die-major): one page to each package in turn, round after round — page q to
+      package q mod P, die q div P, each after its host page, its channel and the switch
+      delay since the previous page; a package programs from its first page's end;
     * :data:`PAGE_GATED`: a package's pages in a row, each sent as it arrives from the host
       (a slow host link spreads them, and the package's last die starts late).
     """
