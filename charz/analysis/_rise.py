@@ -409,10 +409,11 @@ def unit_rise(
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
-        # page-gated only where the host is slower than a channel: else it is package-major
+        # page-gated where waiting for the whole package from the host would take longer than
+        # a page over the channel: else the two predict the same starts up to the fitted gap
         # (die-major for one package only shifts its start, which the fitted gap absorbs)
         leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
-            (PAGE_GATED,) if data.host_page_us > t_xfer_page_us else ())
+            (PAGE_GATED,) if dies * data.host_page_us > t_xfer_page_us else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
                                          for ld in leads):
             _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us)
