@@ -490,6 +490,16 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                      inv.ravel())
         _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
+        # Only timings that reach the measured end compete (the plausibility test of
+        # :func:`_hypothesis`): a switch delay that fits the first starts but would end the
+        # unit's last program long before the write ended is not this drive's (die-major units
+        # of 32 pages: a delay 14 µs short per page ends 700 µs early).  Where none does, the
+        # best fit stands and is judged implausible.
+        last = np.max(xs[..., -1], axis=-1) + t_xfer_page_us + t_prog_us - data.end
+        reach = ((last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width)
+                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))[inv.ravel()]
+        if reach.any():
+            rss_k = np.where(reach, rss_k, np.inf)
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
