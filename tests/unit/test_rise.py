@@ -136,13 +136,13 @@ def test_pages_sent_as_they_arrive_from_a_slow_host():
 
 
 def draw_die_major(packages, dies, channel_of, *, host_us, xfer_us, select_us, prog_us, prog_a, xfer_a,
-                   busy=0.06, noise=0.003, repeats=4, seed=5):
+                   busy=0.06, noise=0.003, repeats=4, seed=5, page_type=None):
     """A controller that deals one page to each package in turn (die-major): page q goes to
     package q mod P, die q div P, over its package's channel, once it is in from the host and
     a selection delay after the previous page.  A package draws one program current (its dies
     share a charge pump) from its first page's end to its last page's end plus tPROG."""
     rng = np.random.default_rng(seed)
-    t = np.arange(-200e-6, 3.2e-3, DT)
+    t = np.arange(-200e-6, 4.0e-3, DT)
     rows, ends = [], []
     for _ in range(repeats):
         u = t * 1e6 - rng.uniform(-3, 3)
@@ -159,7 +159,8 @@ def draw_die_major(packages, dies, channel_of, *, host_us, xfer_us, select_us, p
             last[k] = start + xfer_us
         end = 0.0
         for k in range(packages):
-            stop = last[k] + prog_us * rng.uniform(0.9, 1.1)
+            kind = 1.0 if page_type is None else page_type[k]  # lower / upper page: × tPROG
+            stop = last[k] + prog_us * kind * rng.uniform(0.97, 1.03)
             w += prog_a * rng.uniform(0.9, 1.1) * ((u >= first[k]) & (u < stop))
             end = max(end, stop)
         w += busy * ((u >= 5) & (u < end + 10))
@@ -189,3 +190,16 @@ def test_die_major_on_separate_channels_counts_each_package_once():
     r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=8192, channels=4, packages=8, t_xfer_page_us=50.0,
                   t_prog_us=900.0, host_rate_bytes_per_s=8192 / 5.0 * 1e6)
     assert r.packages_per_unit == 4, r.reason
+
+
+def test_a_long_die_major_unit_is_timed_to_its_end():
+    # Four packages on four channels, eight dies each: 32 pages dealt one at a time, 52 µs
+    # apart (a selection delay longer than a page transfer), MLC programs of 0.6 / 1.4 × tPROG.
+    # A shorter delay fits the first starts about as well but would end the last program
+    # ~700 µs before the write ends; only delays that reach the end compete.
+    w, t, e = draw_die_major(4, 8, [0, 1, 2, 3], host_us=16.0, xfer_us=50.0, select_us=52.0, prog_us=1000.0,
+                             prog_a=0.045, xfer_a=0.017, page_type=[0.6, 1.4, 0.6, 1.4])
+    r = unit_rise(w, t, e, unit_pages=32, page_size_bytes=8192, channels=4, packages=8, t_xfer_page_us=50.0,
+                  t_prog_us=1000.0, host_rate_bytes_per_s=8192 / 16.0 * 1e6)
+    assert r.packages_per_unit == 4, r.reason
+
