@@ -64,3 +64,43 @@ def test_a_wait_right_past_the_top_is_not_a_wait_below_it():
     s, d = durations(packages=4, ppu=2, dies=1, host_us=20.0, xfer_us=40.0, prog_us=900.0, max_pages=6)
     assert first_wait(s, d, 2, 2)[0] is None
     assert check_top(s, d, 2, 2, 4, np.array([0.1, 0.16])).all_busy is True
+
+
+def test_characterize_puts_the_top_where_a_unit_waited():
+    # Four packages of one die, units of 2 pages; the host sends a page every 25 µs, each takes
+    # 50 µs over its own channel (35 mA while it moves) and programs 900 µs (45 mA per package).
+    # With cache program the third unit's two pages cross their channels at once while all four
+    # packages still program: the peaks climb a third step of 70 mA against 90 mA for a unit —
+    # too large to be trimmed as transfers — and then the unit waits ~850 µs for its packages.
+    # The durations put the top at 2 units: N_step = 2, Eq. 1 gives 2 × 2 / 4 = 1 die.
+    from charz.analysis import Given, Trace, characterize
+    from charz.waveform import Waveform
+
+    dt, t_first, n = 2e-6, -0.4e-3, 1600
+    rng = np.random.default_rng(7)
+    t_us = (t_first + dt * np.arange(n)) * 1e6
+    traces = []
+    for pages in range(1, 9):
+        padded = -(-pages // 2) * 2
+        for rep in range(3):
+            amps = np.full(n, 0.04)
+            free = np.zeros(4)
+            ends = []
+            for i in range(padded):
+                s = 20.0 + 25.0 * i  # a padding page follows at the same pace
+                amps += 0.035 * ((t_us >= s) & (t_us < s + 50.0))
+                p0 = max(s + 50.0, free[i % 4])
+                free[i % 4] = p0 + 900.0 * rng.uniform(0.98, 1.02)
+                amps += 0.045 * ((t_us >= p0) & (t_us < free[i % 4]))
+                ends.append(free[i % 4])
+            amps += 0.06 * ((t_us >= 0) & (t_us < max(ends) + 10.0))
+            amps += rng.normal(0, 0.002, n)
+            codes = np.round(amps / 0.25e-3).astype(np.int16)
+            traces.append(Trace("write", pages * 8192, Waveform(codes, 0.25e-3, 0.0, 0.0, dt, t_first, unit="A",
+                                                                code_min=-2048, code_max=2047), repeat=rep))
+    c = characterize(traces, Given(channels=4, packages=4, page_size_bytes=8192))  # no timing: no rise
+    assert c["n_step"].value == 2, c["n_step"].evidence
+    assert "waited for a busy package" in c["n_step"].evidence
+    dies = c["dies_per_package"]
+    assert dies.value == 1, dies.evidence
+    assert dies.confidence == "medium"
