@@ -445,6 +445,12 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     # Up to where programs may start to end: what lies beyond is the program-time spread,
     # which no hypothesis predicts better than another.
     t_end = max(onset + 0.6 * t_prog_us, end - (1.0 - PROG_SPREAD) * t_prog_us)
+    # ... but no more than 0.6 tPROG past the moment the current first reaches its top: every
+    # start lies before or near it (a start raises the current), while a long unit's lower
+    # pages (MLC/TLC: ~0.6× tPROG) may end their packages' programs well before the write
+    # ends — falls no hypothesis models, which a hypothesis with spare packages fits best
+    t_top = float(t_us[np.argmax(sm >= peak - max(0.03 * peak, 6 * sigma))])
+    t_end = min(t_end, max(onset, t_top) + 0.6 * t_prog_us)
     step = max(1, int(round(GRID_US / dt)))
     sel = np.flatnonzero((t_us >= onset - 3 * width) & (t_us <= t_end))[::step]
     t, y = t_us[sel], sm[sel]

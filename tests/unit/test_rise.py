@@ -203,3 +203,16 @@ def test_a_long_die_major_unit_is_timed_to_its_end():
                   t_prog_us=1000.0, host_rate_bytes_per_s=8192 / 16.0 * 1e6)
     assert r.packages_per_unit == 4, r.reason
 
+
+
+def test_lower_pages_that_end_early_are_not_read_as_more_packages():
+    # Eight packages on eight channels, four dies each, dealt die-major 25 µs apart; packages
+    # alternate lower pages (0.6 × tPROG) and upper pages (1.4 ×).  The lower-page packages
+    # stop programming ~1.3 ms before the write ends, falls no hypothesis models; the fit
+    # stops 0.6 tPROG after the current first reaches its top (every start lies before), and
+    # the count stays 8 — 16 packages of 2 dies fitted the falls better.
+    w, t, e = draw_die_major(8, 4, list(range(8)), host_us=4.0, xfer_us=32.0, select_us=25.0, prog_us=1350.0,
+                             prog_a=0.021, xfer_a=0.009, busy=0.015, page_type=[0.6, 1.4] * 4)
+    r = unit_rise(w, t, e, unit_pages=32, page_size_bytes=16384, channels=8, packages=16, t_xfer_page_us=32.0,
+                  t_prog_us=1350.0, host_rate_bytes_per_s=16384 / 4.0 * 1e6)
+    assert r.packages_per_unit == 8, r.reason
