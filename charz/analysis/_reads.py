@@ -37,6 +37,9 @@ BURSTS_UNREADABLE = 0.5
 # run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
 # burst by well under this).
 RUN_TOGETHER = 3.0
+# The largest read holds the most units: its count must be within this share (or one burst)
+# of what the bursts' best unit predicts, or the small reads' counts are no evidence of it.
+LARGEST_TOLERANCE = 0.1
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,27 @@ def pattern_window(one_unit_duration_s: float, sample_interval_s: float) -> int:
     """
     eighth = int(one_unit_duration_s / sample_interval_s / 8)
     return int(max(3, min(W_PATTERN, eighth)))
+
+
+def one_unit_duration(sizes_bytes: np.ndarray, durations_s: np.ndarray) -> float:
+    """The one-unit read time: the median duration of the smallest read, or of one of the
+    next two sizes where that is shorter.  A read of more data takes no less time, so a
+    smallest read slower than a larger one was slowed by background work (a block erase
+    lasts milliseconds): two slowed repeats out of four once made the averaging window four
+    times too long to count any read below 160 KiB.
+
+    >>> s = np.array([4096] * 4 + [8192] * 4 + [12288] * 4)
+    >>> d = np.array([272, 3236, 1140, 1088, 274, 272, 274, 1440, 270, 272, 270, 272]) * 1e-6
+    >>> round(one_unit_duration(s, d) * 1e6)
+    271
+    """
+    sizes_bytes = np.asarray(sizes_bytes)
+    d = np.asarray(durations_s, dtype=np.float64)
+    ok = np.isfinite(d)
+    smallest = np.unique(sizes_bytes[ok])[:3]
+    if smallest.size == 0:
+        return float("nan")
+    return float(min(np.median(d[ok & (sizes_bytes == v)]) for v in smallest))
 
 
 def _median5(a, b, c, d, e):
@@ -369,6 +393,13 @@ def fit_read_unit(
         agree = 1.0 - mismatch[burst_best] / sizes.size
         # Ties (e.g. R and R+page both fit when no size lies between) go to the smaller unit.
         burst_clear = agree >= 0.8 and mismatch[order[1]] > mismatch[burst_best]
+        # The largest read holds the most units, so its count is the burst rate over a long
+        # read; the small reads' one or two bursts cannot tell a large unit from bursts that
+        # ran into a transfer shoulder or the host DMA.  A unit whose prediction misses the
+        # largest read's count by more than a tenth (and more than one burst) is no reading
+        # of the bursts: the view abstains.
+        predicted = per_unit[units.index(burst_best), -1]
+        largest_off = abs(b.median[-1] - predicted) > max(1.0, LARGEST_TOLERANCE * predicted)
 
     def name(r):
         return f"larger than {largest} B" if r is None else f"{r} B"
@@ -379,6 +410,10 @@ def fit_read_unit(
         why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
     if hidden:
         why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
+    if bursts is not None and largest_off and merged <= RUN_TOGETHER:
+        why = why.replace("bursts: ", f"bursts (the largest read shows {b.median[-1]:g}, not the {predicted:.0f} "
+                          f"{name(burst_best)} predicts: that view abstains): ", 1)
+        bursts = None
     if merged > RUN_TOGETHER:
         # the counts are kept as evidence, but they are not a view
         why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
