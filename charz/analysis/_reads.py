@@ -249,6 +249,33 @@ def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarr
     return counts
 
 
+def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: int):
+    """The unit the largest read's burst count names on its own, or None.
+
+    Each whole-page unit ``R`` predicts ``ceil(largest / R)`` bursts.  The count is a
+    reading only where every repeat gives it (each within a tenth, or one burst, of their
+    median: an array read happens on every repeat) and exactly one unit predicts it within
+    that tolerance (a count of 2 or 3 fits many units and names none).
+
+    >>> largest_read_unit(np.array([30, 30, 30, 29]), 524288, 16384)
+    (16384, array([30, 30, 30, 29]))
+    >>> largest_read_unit(np.array([9, 10, 5]), 524288, 16384)[0] is None   # repeats disagree
+    True
+    >>> largest_read_unit(np.array([2, 2, 2]), 524288, 16384)[0] is None    # fits many units
+    True
+    """
+    counts = np.asarray(counts)
+    if counts.size < 2:
+        return None, counts
+    m = float(np.median(counts))
+    if np.any(np.abs(counts - m) > max(1.0, LARGEST_TOLERANCE * m)):
+        return None, counts
+    units = np.arange(page_size_bytes, largest_bytes, page_size_bytes)
+    pred = np.ceil(largest_bytes / units)
+    fits = units[np.abs(m - pred) <= np.maximum(1.0, LARGEST_TOLERANCE * pred)]
+    return (int(fits[0]) if fits.size == 1 else None), counts
+
+
 def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
     """BIC of every candidate unit on the per-size median durations, and the sizes left out.
 
@@ -371,6 +398,7 @@ def fit_read_unit(
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best = None
+    rate_unit = None
     agree = 0.0
     merged = 0.0
     if bursts is not None:
@@ -400,6 +428,8 @@ def fit_read_unit(
         # of the bursts: the view abstains.
         predicted = per_unit[units.index(burst_best), -1]
         largest_off = abs(b.median[-1] - predicted) > max(1.0, LARGEST_TOLERANCE * predicted)
+        rate_unit, rate_counts = largest_read_unit(
+            np.asarray(bursts, dtype=np.float64)[ok][size_bytes[ok] == largest], largest, page_size_bytes)
 
     def name(r):
         return f"larger than {largest} B" if r is None else f"{r} B"
@@ -434,6 +464,12 @@ def fit_read_unit(
         # 128 KiB on drives the simulator did not draw).
         unit, conf = dur_best, MEDIUM
         why += " (the bursts are not countable: that view abstains)" if bursts is not None else ""
+    elif hidden and rate_unit is not None and merged <= RUN_TOGETHER:
+        # Host-bound reads hide the unit in the durations, not in the array reads: the
+        # largest read's bursts, the same on every repeat, fit one unit only.
+        unit, conf = rate_unit, MEDIUM
+        why += (f"; the largest read shows {'/'.join(str(int(c)) for c in rate_counts)} bursts "
+                f"(every repeat), which only {name(rate_unit)} predicts")
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
         tail = " — the two views do not agree" if decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides) \
