@@ -40,6 +40,9 @@ RUN_TOGETHER = 3.0
 # The largest read holds the most units: its count must be within this share (or one burst)
 # of what the bursts' best unit predicts, or the small reads' counts are no evidence of it.
 LARGEST_TOLERANCE = 0.1
+# Above this share of the sizes that show bursts at all, repeats that disagree (by more than
+# the tolerance above) make the counts noise: an array read happens on every repeat.
+REPEATS_DISAGREE = 0.5
 
 
 @dataclass(frozen=True)
@@ -249,6 +252,25 @@ def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarr
     return counts
 
 
+def repeats_disagree(size_bytes: np.ndarray, counts: np.ndarray) -> float:
+    """The share of the sizes showing more than one burst on some repeat whose repeats do not
+    all give the same count (each within a tenth, or one burst, of their median).
+
+    >>> repeats_disagree(np.repeat([1, 2, 3, 4], 3), np.array([1, 1, 1, 2, 2, 3, 5, 1, 1, 4, 4, 4]))
+    0.3333333333333333
+    """
+    size_bytes, counts = np.asarray(size_bytes), np.asarray(counts, dtype=np.float64)
+    shown = off = 0
+    for v in np.unique(size_bytes):
+        c = counts[size_bytes == v]
+        if c.max() < 2:
+            continue
+        m = float(np.median(c))
+        shown += 1
+        off += bool(np.any(np.abs(c - m) > max(1.0, LARGEST_TOLERANCE * m)))
+    return off / shown if shown else 0.0
+
+
 def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: int):
     """The unit the largest read's burst count names on its own, or None.
 
@@ -399,6 +421,7 @@ def fit_read_unit(
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best = None
     rate_unit = None
+    disagree = 0.0
     agree = 0.0
     merged = 0.0
     if bursts is not None:
@@ -428,6 +451,7 @@ def fit_read_unit(
         # of the bursts: the view abstains.
         predicted = per_unit[units.index(burst_best), -1]
         largest_off = abs(b.median[-1] - predicted) > max(1.0, LARGEST_TOLERANCE * predicted)
+        disagree = repeats_disagree(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok])
         rate_unit, rate_counts = largest_read_unit(
             np.asarray(bursts, dtype=np.float64)[ok][size_bytes[ok] == largest], largest, page_size_bytes)
 
@@ -440,7 +464,12 @@ def fit_read_unit(
         why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
     if hidden:
         why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
-    if bursts is not None and largest_off and merged <= RUN_TOGETHER:
+    if bursts is not None and disagree > REPEATS_DISAGREE and merged <= RUN_TOGETHER:
+        why = why.replace("bursts: ", f"bursts (repeats of one read count differently on {disagree:.0%} of the sizes "
+                          "with bursts: noise, that view abstains): ", 1)
+        bursts = None
+        rate_unit = None
+    elif bursts is not None and largest_off and merged <= RUN_TOGETHER:
         why = why.replace("bursts: ", f"bursts (the largest read shows {b.median[-1]:g}, not the {predicted:.0f} "
                           f"{name(burst_best)} predicts: that view abstains): ", 1)
         bursts = None

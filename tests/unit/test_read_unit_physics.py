@@ -237,3 +237,32 @@ def test_a_smallest_read_slowed_by_an_erase_does_not_widen_the_averaging():
     q, r = read_stage(traces, measure_traces(traces), PAGE)
     assert np.median(r.bursts[r.sizes_bytes == 20 * PAGE]) == 5, r.reason
     assert q.value == 4 * PAGE, q.evidence
+
+
+def test_counts_that_differ_between_repeats_are_no_view():
+    # An array read happens on every repeat.  Here each size's repeats count 1, 2·n/7 and up
+    # to n bursts (prominences at the noise's level): no count is a reading, even where their
+    # median leans to a larger unit, so the one-page step of the durations decides alone, at
+    # medium.
+    rng = np.random.default_rng(13)
+    pages = SIZES / PAGE
+    lean = np.ceil(pages / 7)
+    noisy = np.stack([np.ones_like(pages), lean, np.maximum(lean, pages)], axis=1)
+    bursts = noisy[np.arange(pages.size), np.arange(pages.size) % 4 % 3]
+    bursts[pages == 64] = [10, 10, 10, 10]  # the largest read agrees with a 7-page unit
+    r = fit_read_unit(SIZES, _one_page_durations(rng), bursts, PAGE, 2000e6, burst_width=np.full(SIZES.size, 45.0))
+    assert (r.unit_bytes, r.confidence) == (PAGE, "medium"), r.reason
+    assert "count differently" in r.reason
+
+
+
+def test_counts_whose_median_agrees_but_whose_repeats_do_not_give_no_high():
+    # Each size's four repeats count n, n, 2n and 1 bursts: the medians fit a one-page unit on
+    # every size, largest read included, yet no repeat's count can be trusted.  The durations'
+    # one-page step decides alone: medium, not high.
+    rng = np.random.default_rng(14)
+    pages = SIZES / PAGE
+    bursts = np.stack([pages, pages, 2 * pages, np.ones_like(pages)], axis=1)[np.arange(pages.size), np.arange(pages.size) % 4]
+    r = fit_read_unit(SIZES, _one_page_durations(rng), bursts, PAGE, 2000e6, burst_width=np.full(SIZES.size, 45.0))
+    assert (r.unit_bytes, r.confidence) == (PAGE, "medium"), r.reason
+    assert "count differently" in r.reason
