@@ -480,8 +480,12 @@ def fit_read_unit(
         bursts = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
-    elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < SUGGESTIVE):
+    elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < DECISIVE):
+        # Clear counts (most sizes, the largest read, every repeat) are overruled only by
+        # durations that decide against them; a lean is named, not followed.
         unit, conf = burst_best, MEDIUM
+        if dur_decides and dur_best != burst_best:
+            why += f" (the durations' lean to {name(dur_best)} is not decisive)"
     elif dur_decides and bursts is not None and burst_best == dur_best:
         # the bursts lean the same way without deciding: the durations decide, one view
         unit, conf = dur_best, MEDIUM
