@@ -260,15 +260,18 @@ def repeats_disagree(size_bytes: np.ndarray, counts: np.ndarray) -> float:
     0.3333333333333333
     """
     size_bytes, counts = np.asarray(size_bytes), np.asarray(counts, dtype=np.float64)
-    shown = off = 0
-    for v in np.unique(size_bytes):
-        c = counts[size_bytes == v]
-        if c.max() < 2:
-            continue
-        m = float(np.median(c))
-        shown += 1
-        off += bool(np.any(np.abs(c - m) > max(1.0, LARGEST_TOLERANCE * m)))
-    return off / shown if shown else 0.0
+    if counts.size == 0:
+        return 0.0
+    # Every size's median at once: sort by size then count, take each group's middle.
+    order = np.lexsort((counts, size_bytes))
+    sz, c = size_bytes[order], counts[order]
+    _, first, n = np.unique(sz, return_index=True, return_counts=True)
+    med = 0.5 * (c[first + (n - 1) // 2] + c[first + n // 2])
+    group = np.repeat(np.arange(first.size), n)
+    off = np.abs(c - med[group]) > np.maximum(1.0, LARGEST_TOLERANCE * med[group])
+    shown = np.maximum.reduceat(c, first) >= 2
+    bad = np.logical_or.reduceat(off, first) & shown
+    return float(bad.sum() / shown.sum()) if shown.any() else 0.0
 
 
 def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: int):
