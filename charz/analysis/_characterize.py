@@ -29,7 +29,7 @@ from charz.analysis._quantity import (
     combine_confidence,
 )
 from charz.analysis._steps import StepResult, fit_steps, fit_steps_to_top
-from charz.analysis._units import UnitFromDurations, first_wait, next_unit_beside, peaks_flat_inside, unit_from_durations
+from charz.analysis._units import UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, unit_from_durations
 from charz.analysis._window import (
     FLAG_CLIPPED,
     FLAG_NAMES,
@@ -448,19 +448,14 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
     """The peak staircase (003 §4.1): N_step and D_step as the peaks show them, and the levels."""
     q = w.q
     steps = w.steps = fit_steps(sweep.size_pages, sweep.peaks, n_package=w.given.packages, idle_a=0.0)
-    top_pages = first_wait(sweep.size_pages, sweep.durations)
-    past_wait = (top_pages is not None and steps.n_step is not None and steps.n_step * steps.step_pages > top_pages
-                 and check_top(sweep.size_pages, sweep.durations, steps.n_step, steps.step_pages, w.given.packages,
-                               steps.best.levels).all_busy is not True)
-    if top_pages is not None and (steps.n_step is None or not steps.count_sure or past_wait):
-        # No clean staircase over the whole sweep, its count in doubt, or levels past the first
-        # write that waits for a busy package (no more packages can start after it) with a top
-        # the durations do not show as every package busy: below
-        # that top the peaks may still be a staircase (cache program lifts what lies past
-        # it).  A tread the whole sweep showed must be the same.
+    top_pages = durations_top(sweep.size_pages, sweep.durations) if steps.n_step is None or not steps.count_sure else None
+    if top_pages is not None:
+        # No clean staircase over the whole sweep, or its count in doubt: below the top the
+        # durations show (the first write that waits for a busy package) the peaks may still
+        # be one (cache program lifts what lies past it).  A tread the whole sweep showed
+        # must be the same.  (A sure count past that wait is _judge_top's, with first_wait.)
         to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top_pages, n_package=w.given.packages)
-        same = (to_top.n_step, to_top.step_pages) == (steps.n_step, steps.step_pages) and steps.count_sure
-        if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages) and not same:
+        if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages):
             steps = w.steps = replace(to_top, reason=f"{to_top.reason} (over the whole sweep: {steps.reason})")
     cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
     steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED

@@ -582,7 +582,7 @@ def _still_rising(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, min_rise: fl
 
 def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int, *,
                      n_package: int | None = None) -> StepResult:
-    """The staircase up to a top the request durations show (:func:`~charz.analysis._units.first_wait`).
+    """The staircase up to a top the request durations show (:func:`~charz.analysis._units.durations_top`).
 
     Past the top every package programs, yet the peak may still move: the next pages move over
     the channels while the top's packages program (cache program: transfer current, a creep

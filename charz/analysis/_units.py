@@ -172,7 +172,7 @@ WAIT_SHARE = 0.25  # a wait for a busy package adds at least this share of the s
 WAIT_OVER_EARLIER = 3.0  # ... and this many times what any smaller size added (transfers, switches)
 
 
-def first_wait(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
+def durations_top(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
     """The largest size before the first write that waits for a busy package (003 §5.3): the
     first place where one more page adds at least :data:`WAIT_SHARE` of the smallest
     request's duration, 6 standard errors (a 3 µs floor for edge placement), and
@@ -187,7 +187,7 @@ def first_wait(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
 
     >>> u = np.repeat(np.arange(1, 13), 3)
     >>> d = (1000 + 20 * np.minimum((u + 1) // 2, 4) + 900 * (u > 8)) * 1e-6
-    >>> first_wait(u, d + np.tile([1e-6, 0, -1e-6], 12))
+    >>> durations_top(u, d + np.tile([1e-6, 0, -1e-6], 12))
     8
     """
     s = summarize_sizes(np.asarray(size_pages), np.asarray(duration_s, dtype=np.float64) * 1e6)

@@ -17,7 +17,7 @@ import pytest
 
 from charz.analysis import Given, Trace, characterize, fit_steps
 from charz.analysis._steps import fit_steps_to_top
-from charz.analysis._units import first_wait, next_unit_beside, peaks_flat_inside, unit_from_durations
+from charz.analysis._units import durations_top, next_unit_beside, peaks_flat_inside, unit_from_durations
 from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
@@ -102,7 +102,7 @@ def test_the_staircase_up_to_the_durations_top():
     assert (whole.n_step, whole.step_pages) != (4, 2) or whole.confidence == "undetermined", whole.reason
     # Durations: 20 µs per unit while units overlap, then each wave of four waits a program time.
     d = 500 + 20 * np.minimum(-(-sizes // 2), 4) + 330 * (-(-sizes // 8) - 1) + rng.normal(0, 3.0, sizes.size)
-    top = first_wait(sizes, d * 1e-6)
+    top = durations_top(sizes, d * 1e-6)
     assert top == 8
     r = fit_steps_to_top(sizes, y, top, n_package=4)
     assert (r.n_step, r.step_pages, r.confidence) == (4, 2, "medium"), r.reason
