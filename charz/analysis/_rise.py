@@ -32,6 +32,7 @@ import numpy as np
 from charz.analysis._allocation import enumerate_walks
 from charz.analysis._smooth import moving_average
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._rise_kernel import grid_columns, grid_rss
 
 SMOOTH_US = 22.0  # one ISPP period: the sawtooth averages out, steps only widen
 GRID_US = 6.0  # the fitted curve is compared every 6 µs, a quarter of the averaging
@@ -465,11 +466,10 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
         prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
                                  t_xfer_page_us, data.host_page_us, lead)
-        xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
-                                contiguous=lead != PAGE_GATED or dies == 1)
-        G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
-                                     inv.ravel())
-        _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
+        # compiled (_rise_kernel): _columns_batch's float32 columns, _fit_batch's bounded fits
+        xf, on = grid_columns(t, prog, xs, t_xfer_page_us, t_prog_us, width, 2 * PROG_SPREAD * t_prog_us,
+                              lead != PAGE_GATED or dies == 1)
+        rss_k = grid_rss(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size), inv.ravel())
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
