@@ -294,29 +294,6 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     return best_c, best_r
 
 
-def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray,
-                      which_busy: np.ndarray, which_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Gram matrices and Xᵀy of every grid point, from the products of the distinct busy
-    columns (one per busy start) and the distinct transfer/program columns (one per set of
-    program starts): the K designs are never formed."""
-    bb = np.einsum("it,it->i", busy_of, busy_of)
-    # einsum, not @: products this small run fastest in one thread, and a BLAS that wakes its
-    # threads for each of them loses more than it gains on a busy machine
-    bx, bo = np.einsum("it,ut->iu", busy_of, xf), np.einsum("it,ut->iu", busy_of, on)
-    xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
-    i, u = which_busy, which_starts
-    G = np.empty((i.size, 3, 3))
-    G[:, 0, 0] = bb[i]
-    G[:, 0, 1] = G[:, 1, 0] = bx[i, u]
-    G[:, 0, 2] = G[:, 2, 0] = bo[i, u]
-    G[:, 1, 1] = xx[u]
-    G[:, 1, 2] = G[:, 2, 1] = xo[u]
-    G[:, 2, 2] = oo[u]
-    b = np.column_stack([np.einsum("it,t->i", busy_of, y)[i], np.einsum("ut,t->u", xf, y)[u],
-                         np.einsum("ut,t->u", on, y)[u]])
-    return G, b
-
-
 def _inverse_diagonal(G: np.ndarray) -> np.ndarray:
     """Diagonal of the inverse of a symmetric 3 × 3 matrix by its cofactors (inf where singular);
     LAPACK's inv costs milliseconds here on a busy machine, the closed form microseconds."""
@@ -469,7 +446,9 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         # compiled (_rise_kernel): _columns_batch's float32 columns, _fit_batch's bounded fits
         xf, on = grid_columns(t, prog, xs, t_xfer_page_us, t_prog_us, width, 2 * PROG_SPREAD * t_prog_us,
                               lead != PAGE_GATED or dies == 1)
-        rss_k = grid_rss(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size), inv.ravel())
+        rss_k, G_k, b_k = grid_rss(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size), inv.ravel())
+        if np.isnan(rss_k).any():  # a singular system: numpy's least-norm answer
+            rss_k[np.isnan(rss_k)] = _fit_batch(G_k[np.isnan(rss_k)], b_k[np.isnan(rss_k)], float(y @ y))[1]
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))

@@ -82,22 +82,20 @@ def grid_columns(t, prog, xs, t_xfer, t_prog, width, fall_width, contiguous):
 
 @_jit
 def _solve2(a, b, d, u, v):
-    """[[a, b], [b, d]] x = (u, v) by cofactors; the least-norm answer when singular
-    (``_rise._solve``'s test: |det| against the largest entry squared)."""
+    """[[a, b], [b, d]] x = (u, v) by cofactors; NaN when singular by ``_rise._solve``'s test
+    (|det| against the largest entry squared), where numpy's least-norm answer takes over."""
     det = a * d - b * b
     scale = max(1.0, max(abs(a), abs(b), abs(d))) ** 2
     if abs(det) > 1e-12 * scale:
         return (d * u - b * v) / det, (a * v - b * u) / det
-    m = np.array([[a, b], [b, d]])
-    x = np.linalg.pinv(m) @ np.array([u, v])
-    return x[0], x[1]
+    return np.nan, np.nan
 
 
 @_jit
 def _solve1(a, u):
     if abs(a) > 1e-12 * max(1.0, abs(a)):
         return u / a
-    return 0.0 if a == 0.0 else u / a  # pinv of a 1 × 1 zero is zero
+    return np.nan
 
 
 @_jit
@@ -115,7 +113,10 @@ def _bounded_rss(g, b, yy):
     """The residual of ``_rise._fit``: the unconstrained least squares where its currents
     can be (busy ≥ 0, 0 ≤ transfer ≤ program), else the best of the fall-back subsets
     (no transfer current; transfer as large as a program; no busy current; programs
-    alone; transfer and program alike) that can; else the unconstrained one."""
+    alone; transfer and program alike) that can; else the unconstrained one.  NaN where a
+    system to solve is singular (a column of zeros): the caller takes numpy's least-norm
+    answer there, as ``_rise._fit_batch`` does (LAPACK's pseudo-inverse would triple the
+    compile time for a case the grid rarely meets)."""
     m = g
     c00 = m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1]
     c01 = m[1, 2] * m[2, 0] - m[1, 0] * m[2, 2]
@@ -136,8 +137,7 @@ def _bounded_rss(g, b, yy):
         x1 = (c01 * b[0] + a11 * b[1] + a12 * b[2]) / det
         x2 = (c02 * b[0] + a21 * b[1] + a22 * b[2]) / det
     else:
-        x = np.linalg.pinv(m) @ b
-        x0, x1, x2 = x[0], x[1], x[2]
+        return np.nan
     best = _rss(x0, x1, x2, g, b, yy)
     if x0 >= 0 and x1 >= 0 and x1 <= x2:
         return best
@@ -157,6 +157,8 @@ def _bounded_rss(g, b, yy):
         else:  # transfer and program alike
             u = _solve1(g[1, 1] + g[1, 2] + g[2, 1] + g[2, 2], b[1] + b[2])
             c0, c1, c2 = 0.0, u, u
+        if np.isnan(c0 + c1 + c2):
+            return np.nan
         if c0 >= 0 and c1 >= 0 and c1 <= c2 + 1e-12:
             r = _rss(c0, c1, c2, g, b, yy)
             if not found or r < best:
@@ -168,7 +170,8 @@ def _bounded_rss(g, b, yy):
 def grid_rss(busy_of, xf, on, y, which_busy, which_starts):
     """The bounded least-squares residual of every grid point k: design (busy column
     ``which_busy[k]``, transfer and program columns ``which_starts[k]``) against ``y``,
-    from the products of the distinct columns (the K designs are never formed)."""
+    from the products of the distinct columns (the K designs are never formed).
+    (residuals, NaN where singular; Gram matrices K × 3 × 3; Xᵀy K × 3)."""
     nb, T = busy_of.shape
     nu = xf.shape[0]
     yy = 0.0
@@ -199,10 +202,11 @@ def grid_rss(busy_of, xf, on, y, which_busy, which_starts):
             bx[j, u], bo[j, u] = sx, so
     K = which_busy.shape[0]
     out = np.empty(K)
-    g = np.empty((3, 3))
-    b = np.empty(3)
+    gram = np.empty((K, 3, 3))
+    xty = np.empty((K, 3))
     for k in range(K):
         j, u = which_busy[k], which_starts[k]
+        g, b = gram[k], xty[k]
         g[0, 0] = bb[j]
         g[0, 1] = g[1, 0] = bx[j, u]
         g[0, 2] = g[2, 0] = bo[j, u]
@@ -211,7 +215,7 @@ def grid_rss(busy_of, xf, on, y, which_busy, which_starts):
         g[2, 2] = oo[u]
         b[0], b[1], b[2] = by[j], xy[u], oy[u]
         out[k] = _bounded_rss(g, b, yy)
-    return out
+    return out, gram, xty
 
 
 __all__ = ["grid_columns", "grid_rss"]
