@@ -109,14 +109,14 @@ def _rss(c0, c1, c2, g, b, yy):
 
 
 @_jit
-def _bounded_rss(g, b, yy):
+def _bounded_fit(g, b, yy, out):
     """The residual of ``_rise._fit``: the unconstrained least squares where its currents
     can be (busy ≥ 0, 0 ≤ transfer ≤ program), else the best of the fall-back subsets
     (no transfer current; transfer as large as a program; no busy current; programs
     alone; transfer and program alike) that can; else the unconstrained one.  NaN where a
     system to solve is singular (a column of zeros): the caller takes numpy's least-norm
     answer there, as ``_rise._fit_batch`` does (LAPACK's pseudo-inverse would triple the
-    compile time for a case the grid rarely meets)."""
+    compile time for a case the grid rarely meets).  The amplitudes go to ``out``."""
     m = g
     c00 = m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1]
     c01 = m[1, 2] * m[2, 0] - m[1, 0] * m[2, 2]
@@ -139,6 +139,7 @@ def _bounded_rss(g, b, yy):
     else:
         return np.nan
     best = _rss(x0, x1, x2, g, b, yy)
+    out[0], out[1], out[2] = x0, x1, x2
     if x0 >= 0 and x1 >= 0 and x1 <= x2:
         return best
     found = False
@@ -163,20 +164,17 @@ def _bounded_rss(g, b, yy):
             r = _rss(c0, c1, c2, g, b, yy)
             if not found or r < best:
                 best, found = r, True
+                out[0], out[1], out[2] = c0, c1, c2
     return best
 
 
 @_jit
-def grid_rss(busy_of, xf, on, y, which_busy, which_starts):
-    """The bounded least-squares residual of every grid point k: design (busy column
-    ``which_busy[k]``, transfer and program columns ``which_starts[k]``) against ``y``,
-    from the products of the distinct columns (the K designs are never formed).
-    (residuals, NaN where singular; Gram matrices K × 3 × 3; Xᵀy K × 3)."""
+def normal_equations(busy_of, xf, on, y, which_busy, which_starts):
+    """Gram matrices (K × 3 × 3) and Xᵀy (K × 3) of every grid point k, whose design is busy
+    column ``which_busy[k]`` and transfer and program columns ``which_starts[k]``: from the
+    products of the distinct columns (the K designs are never formed)."""
     nb, T = busy_of.shape
     nu = xf.shape[0]
-    yy = 0.0
-    for i in range(T):
-        yy += y[i] * y[i]
     bb = np.zeros(nb)
     by = np.zeros(nb)
     for j in range(nb):
@@ -201,21 +199,31 @@ def grid_rss(busy_of, xf, on, y, which_busy, which_starts):
                 so += busy_of[j, i] * on[u, i]
             bx[j, u], bo[j, u] = sx, so
     K = which_busy.shape[0]
-    out = np.empty(K)
     gram = np.empty((K, 3, 3))
     xty = np.empty((K, 3))
     for k in range(K):
         j, u = which_busy[k], which_starts[k]
-        g, b = gram[k], xty[k]
+        g = gram[k]
         g[0, 0] = bb[j]
         g[0, 1] = g[1, 0] = bx[j, u]
         g[0, 2] = g[2, 0] = bo[j, u]
         g[1, 1] = xx[u]
         g[1, 2] = g[2, 1] = xo[u]
         g[2, 2] = oo[u]
-        b[0], b[1], b[2] = by[j], xy[u], oy[u]
-        out[k] = _bounded_rss(g, b, yy)
-    return out, gram, xty
+        xty[k, 0], xty[k, 1], xty[k, 2] = by[j], xy[u], oy[u]
+    return gram, xty
 
 
-__all__ = ["grid_columns", "grid_rss"]
+@_jit
+def bounded_fits(gram, xty, yy):
+    """``_rise._fit_batch`` compiled: amplitudes (K × 3) and residual sums of squares (K) of
+    K designs from their normal equations; NaN residuals where a system is singular."""
+    K = gram.shape[0]
+    coef = np.zeros((K, 3))
+    rss = np.empty(K)
+    for k in range(K):
+        rss[k] = _bounded_fit(gram[k], xty[k], yy, coef[k])
+    return coef, rss
+
+
+__all__ = ["bounded_fits", "grid_columns", "normal_equations"]

@@ -1,15 +1,16 @@
 """The rise's compiled grid (``_rise_kernel``) against the plain numpy it replaces: the
 transfer and program columns bit for bit (float32 ramps, as ``_columns_batch`` draws them),
 and each grid point's bounded fit against an explicit least squares on its own design
-(``_rise._fit``: lstsq, then the fall-back subsets on the bounds that bind)."""
+(``_rise._fit``: lstsq, then the fall-back subsets on the bounds that bind); and ``_fit_batch``
+on a grid (compiled) against its numpy passes."""
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from charz.analysis._rise import PAGE_GATED, PROG_SPREAD, _columns_batch, _fit, _fit_batch, _ramps, _starts_batch
-from charz.analysis._rise_kernel import grid_columns, grid_rss
+from charz.analysis._rise import PAGE_GATED, PROG_SPREAD, _columns_numpy, _fit, _fit_batch, _fit_batch_numpy, _ramps, _starts_batch
+from charz.analysis._rise_kernel import bounded_fits, grid_columns, normal_equations
 
 pytestmark = pytest.mark.unit
 
@@ -34,7 +35,7 @@ def test_columns_equal_numpy_bit_for_bit(pattern, dies, lead, t_xfer, t_prog, se
     host = 40.0 if lead == PAGE_GATED else 0.0
     t, prog, xs = _grid(pattern, dies, lead, t_xfer, host, rng)
     contiguous = lead != PAGE_GATED or dies == 1
-    want_x, want_o = _columns_batch(t, prog, xs, t_xfer, t_prog, WIDTH, np.float32, contiguous)
+    want_x, want_o = _columns_numpy(t, prog, xs, t_xfer, t_prog, WIDTH, np.float32, contiguous)
     got_x, got_o = grid_columns(t, prog, xs, t_xfer, t_prog, WIDTH, 2 * PROG_SPREAD * t_prog, contiguous)
     assert np.array_equal(got_x, want_x)
     assert np.array_equal(got_o, want_o)
@@ -64,10 +65,17 @@ def test_bounded_rss_equals_explicit_least_squares(busy, xfer, prog_a):
     y = busy * busy_of[1] + xfer * truth_x[0] + prog_a * truth_o[0] + rng.normal(0, 0.002, t.size)
     which_busy = np.repeat(np.arange(tb.size), len(xf))
     which_starts = np.tile(np.arange(len(xf)), tb.size)
-    got = grid_rss(busy_of, xf, on, y, which_busy, which_starts)[0]
+    gram, xty = normal_equations(busy_of, xf, on, y, which_busy, which_starts)
+    coef, got = bounded_fits(gram, xty, float(y @ y))
     for k, (i, u) in enumerate(zip(which_busy, which_starts)):
         X = np.column_stack([busy_of[i], xf[u], on[u]])
-        assert got[k] == pytest.approx(_fit(X, y)[1], rel=1e-8, abs=1e-12 * float(y @ y))
+        want_c, want_r = _fit(X, y)
+        assert got[k] == pytest.approx(want_r, rel=1e-8, abs=1e-12 * float(y @ y))
+        assert coef[k] == pytest.approx(want_c, rel=1e-6, abs=1e-9)
+    # the grid's entry point: the compiled fits where numpy's passes would give the same
+    c_np, r_np = _fit_batch_numpy(gram, xty, float(y @ y))
+    c_k, r_k = _fit_batch(gram, xty, float(y @ y))
+    assert np.allclose(r_k, r_np, rtol=1e-8, atol=1e-12 * float(y @ y)) and np.allclose(c_k, c_np, rtol=1e-6, atol=1e-9)
 
 
 def test_singular_design_is_left_to_numpy_least_norm():
@@ -80,8 +88,11 @@ def test_singular_design_is_left_to_numpy_least_norm():
     xf = np.zeros((1, t.size))
     on = _ramps(t, np.array([[400.0]]), WIDTH)[:, :, 0]
     y = 0.03 + 0.05 * on[0] + rng.normal(0, 0.002, t.size)
-    rss, gram, xty = grid_rss(busy_of, xf, on, y, np.array([0]), np.array([0]))
-    assert np.isnan(rss[0])
+    gram, xty = normal_equations(busy_of, xf, on, y, np.array([0]), np.array([0]))
+    assert np.isnan(bounded_fits(gram, xty, float(y @ y))[1][0])
     X = np.column_stack([busy_of[0], xf[0], on[0]])
     assert np.allclose(gram[0], X.T @ X) and np.allclose(xty[0], X.T @ y)
-    assert _fit_batch(gram, xty, float(y @ y))[1][0] == pytest.approx(_fit(X, y)[1], rel=1e-8)
+    assert _fit_batch_numpy(gram, xty, float(y @ y))[1][0] == pytest.approx(_fit(X, y)[1], rel=1e-8)
+    # and _fit_batch, given a grid holding it, answers it so
+    two = _fit_batch(np.repeat(gram, 2, axis=0), np.repeat(xty, 2, axis=0), float(y @ y))[1]
+    assert two == pytest.approx([_fit(X, y)[1]] * 2, rel=1e-8)
