@@ -12,8 +12,9 @@ import numpy as np
 from charz.analysis._energy import PowerBudget, power_budget
 from charz.analysis._quantity import MEASURED, Quantity
 from charz.analysis._reads import ReadUnitResult, burst_windows, count_peaks, fit_read_unit, pattern_window
-from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head, head_span
+from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
 from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_tail, check_write_cache
+from charz.analysis._rmw import head_span
 
 
 def _values(t) -> np.ndarray:
