@@ -225,5 +225,3 @@ def bounded_fits(gram, xty, yy):
         rss[k] = _bounded_fit(gram[k], xty[k], yy, coef[k])
     return coef, rss
 
-
-__all__ = ["bounded_fits", "grid_columns", "normal_equations"]
