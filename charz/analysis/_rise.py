@@ -32,6 +32,7 @@ import numpy as np
 from charz.analysis._allocation import enumerate_walks
 from charz.analysis._smooth import moving_average
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._rise_kernel import bounded_fits, grid_columns, normal_equations
 
 SMOOTH_US = 22.0  # one ISPP period: the sawtooth averages out, steps only widen
 GRID_US = 6.0  # the fitted curve is compared every 6 µs, a quarter of the averaging
@@ -221,10 +222,19 @@ def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.
 def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32, contiguous=None):
     """Transfer and program columns (K × T each) of :func:`_design` for K sets of program
     starts (K × P) and page transfer starts (K × P × dies).  float32 on the grid: it only
-    ranks fits; the chosen point is refitted in float64."""
+    ranks fits; the chosen point is refitted in float64.  The grid's float32 columns are
+    drawn by a compiled loop (``_rise_kernel``), bit for bit those of :func:`_columns_numpy`."""
     dies = xs.shape[-1]
     if contiguous is None:
         contiguous = dies == 1 or bool(np.allclose(np.diff(xs, axis=-1), t_xfer))
+    if f is np.float32:
+        return grid_columns(t, prog, xs, t_xfer, t_prog, width, 2 * PROG_SPREAD * t_prog, contiguous)
+    return _columns_numpy(t, prog, xs, t_xfer, t_prog, width, f, contiguous)
+
+
+def _columns_numpy(t, prog, xs, t_xfer, t_prog, width, f, contiguous):
+    """:func:`_columns_batch` as whole-array passes (K × T × P ramps)."""
+    dies = xs.shape[-1]
     if contiguous:
         # a package's pages back to back: one window from its first transfer to its last
         xf = _ramps(t, xs[..., 0], width, f)
@@ -287,7 +297,22 @@ _SUBSETS = tuple(np.array(E, dtype=np.float64) for E in (
 def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_fit` for K designs at once from their normal equations (Gram matrices G, K × 3 × 3,
     and b = Xᵀy, K × 3; yy = yᵀy): amplitudes (K × 3) and residual sums of squares (K).  The same
-    bounds, the same fall-back subsets, each a smaller set of normal equations."""
+    bounds, the same fall-back subsets, each a smaller set of normal equations.
+
+    A grid's points are solved by a compiled loop (``_rise_kernel``: the same rules; its sums
+    round differently, which only ranks the points), a singular system by numpy's least-norm
+    solve; one design (the refit whose amplitudes are reported) keeps numpy's arithmetic."""
+    if G.shape[0] > 1:
+        coef, r = bounded_fits(G, b, yy)
+        bad = np.isnan(r)
+        if bad.any():
+            coef[bad], r[bad] = _fit_batch_numpy(G[bad], b[bad], yy)
+        return coef, r
+    return _fit_batch_numpy(G, b, yy)
+
+
+def _fit_batch_numpy(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fit_batch` as batched numpy passes."""
 
     def rss(c):
         return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,ki->k", c, np.matmul(G, c[:, :, None])[:, :, 0]), 0.0)
@@ -317,9 +342,13 @@ def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np
     """Gram matrices and Xᵀy of every grid point, from the products of the distinct busy
     columns (one per busy start) and the distinct transfer/program columns (one per set of
     program starts): the K designs are never formed."""
+    return normal_equations(busy_of, xf, on, y, which_busy, which_starts)  # compiled: _rise_kernel
+
+
+def _normal_equations_numpy(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray,
+                            which_busy: np.ndarray, which_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_normal_equations` as numpy passes (the reference the compiled loop is tested against)."""
     bb = np.einsum("it,it->i", busy_of, busy_of)
-    # einsum, not @: products this small run fastest in one thread, and a BLAS that wakes its
-    # threads for each of them loses more than it gains on a busy machine
     bx, bo = np.einsum("it,ut->iu", busy_of, xf), np.einsum("it,ut->iu", busy_of, on)
     xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
     i, u = which_busy, which_starts
