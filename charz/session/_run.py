@@ -28,6 +28,7 @@ from charz.analysis import (
 )
 from charz.archive import Capture, Channel
 from charz.errors import ScopeInstrumentError, TriggerTimeout
+from charz.session._bench import RealBench
 from charz.session._plan import MIB, Step
 
 MAX_ATTEMPTS = 3
@@ -242,7 +243,7 @@ class Runner:
                 continue
             # A scratch file's timing says nothing about the simulated drive: only a real
             # drive's completion time bounds how long the request ran.
-            host_s = io_result.duration_ns * 1e-9 if self.bench.config.kind == "real" else None
+            host_s = io_result.duration_ns * 1e-9 if isinstance(self.bench.config, RealBench) else None
             verdict, warnings, window = judge(record, host_s)
             t5 = time.perf_counter()
             st.scope_s += t4 - t3

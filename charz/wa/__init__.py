@@ -13,6 +13,7 @@ in ``charz.logic``, the drive in ``charz.device``.
 
 Request (``_request``)
     WaRequest, MockOptions             a checked ``charz wa run`` (no Typer needed)
+    WaAnalyzeRequest, volumes_for      a checked ``charz wa analyze`` (no Typer needed)
     parse_window, parse_sizes, settle_notes, die_notes, resolve_geometry
 Settings, steps, records (``_records``)
     WaSettings, WaStep, WaRecord, DieCount, HostVolume
@@ -54,6 +55,7 @@ from charz.wa._records import (
     closed_form_of,
     read_wa,
 )
+from charz.wa._analyze_request import WaAnalyzeRequest, volumes_for
 from charz.wa._request import (
     BENCH_MIN_GAP_US,
     BENCH_SETTLE_S,
@@ -79,7 +81,7 @@ from charz.wa._summary import SteadySeries, steady_series, wa_section
 __all__ = [
     "BENCH_MIN_GAP_US", "BENCH_SETTLE_S", "CALIBRATION_FILE", "SECTOR", "TABLE3_FILES", "TABLE3_SIZES",
     "DeviceWaBench", "DieCount", "FileWaBench", "HostVolume", "MockOptions", "RunSummary", "RunningStep", "WaBench",
-    "SteadySeries", "steady_series", "wa_section", "WaJob", "WaRecord", "WaRequest", "WaSettings", "WaStep", "closed_form_of", "create_archive", "read_wa",
+    "SteadySeries", "steady_series", "wa_section", "WaJob", "WaRecord", "WaRequest", "WaAnalyzeRequest", "volumes_for", "WaSettings", "WaStep", "closed_form_of", "create_archive", "read_wa",
     "step_label",
     "build_plan", "calibration_job", "counters_record", "die_notes", "job_of", "job_params", "parse_size",
     "parse_sizes", "parse_window", "resolve_channels", "resolve_geometry", "run_plan", "sectors_written",

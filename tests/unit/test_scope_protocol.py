@@ -30,6 +30,7 @@ from charz.scope import (
     open_scope,
 )
 from charz.scope._wire import KeysightPreamble, TekPreamble, format_keysight_preamble, format_wfmoutpre
+from tests.unit.scope_scripts import TEK_MSO_CONFIGURE_WRITES
 
 pytestmark = pytest.mark.unit
 
@@ -311,16 +312,7 @@ def test_open_scope_picks_the_driver_from_idn_and_refuses_unknown_instruments():
 
 
 def test_tek_mso_sets_record_length_and_rate_in_manual_mode():
-    writes = [
-        "ACQuire:STATE STOP", "ACQuire:MODe SAMple", "ACQuire:STOPAfter SEQuence",
-        "DISplay:GLObal:CH1:STATE ON", "CH1:COUPling DC", "CH1:PROBEFunc:EXTUnits:STATE ON",
-        'CH1:PROBEFunc:EXTUnits "A"', "CH1:SCAle 0.1", "CH1:POSition -3", "CH1:OFFSet 0",
-        "HORizontal:DELay:MODe OFF", "HORizontal:MODe MANual",
-        "HORizontal:MODe:MANual:CONFIGure RECORDLength", "HORizontal:MODe:SAMPLERate 500000",
-        "HORizontal:MODe:RECOrdlength 1000", "HORizontal:POSition 10", "TRIGger:A:TYPe EDGe",
-        "TRIGger:A:EDGE:SOUrce CH1", "TRIGger:A:EDGE:COUPling DC", "TRIGger:A:EDGE:SLOpe RISe",
-        "TRIGger:A:LEVel:CH1 0.35", "TRIGger:A:MODe NORMal",
-    ]
+    writes = TEK_MSO_CONFIGURE_WRITES
     verify = [
         ("HORizontal:MODe:SAMPLERate?", "500.0000E+3"), ("HORizontal:MODe:RECOrdlength?", "1000"),
         ("CH1:SCAle?", "100.0000E-3"), ("CH1:PROBEFunc:EXTUnits:STATE?", "1"),

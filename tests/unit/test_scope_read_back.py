@@ -11,6 +11,7 @@ import pytest
 from charz.errors import ScopeInstrumentError
 from charz.scope import KeysightInfiniiVision, ReplayTransport, ScopeSettings, TekDPO, TekMSO
 from charz.scope._surface import read_backs
+from tests.unit.scope_scripts import TEK_MSO_CONFIGURE_WRITES
 
 pytestmark = pytest.mark.unit
 
@@ -57,15 +58,7 @@ def test_keysight_lists_every_setting_it_did_not_take_and_only_those():
 def test_tek_mso_reads_volts_when_external_units_are_off_without_asking_for_them():
     # EXTUnits? is asked only while EXTUnits:STATE is on; off, the channel reads volts.
     scope = TekMSO(sleep=lambda s: None, headers=False)
-    writes = [(w, None) for w in [
-        "ACQuire:STATE STOP", "ACQuire:MODe SAMple", "ACQuire:STOPAfter SEQuence",
-        "DISplay:GLObal:CH1:STATE ON", "CH1:COUPling DC", "CH1:PROBEFunc:EXTUnits:STATE ON",
-        'CH1:PROBEFunc:EXTUnits "A"', "CH1:SCAle 0.1", "CH1:POSition -3", "CH1:OFFSet 0",
-        "HORizontal:DELay:MODe OFF", "HORizontal:MODe MANual",
-        "HORizontal:MODe:MANual:CONFIGure RECORDLength", "HORizontal:MODe:SAMPLERate 500000",
-        "HORizontal:MODe:RECOrdlength 1000", "HORizontal:POSition 10", "TRIGger:A:TYPe EDGe",
-        "TRIGger:A:EDGE:SOUrce CH1", "TRIGger:A:EDGE:COUPling DC", "TRIGger:A:EDGE:SLOpe RISe",
-        "TRIGger:A:LEVel:CH1 0.35", "TRIGger:A:MODe NORMal"]]
+    writes = [(w, None) for w in TEK_MSO_CONFIGURE_WRITES]
     replies = [
         ("HORizontal:MODe:SAMPLERate?", "500.0000E+3"), ("HORizontal:MODe:RECOrdlength?", "1000"),
         ("CH1:SCAle?", "100.0000E-3"), ("CH1:PROBEFunc:EXTUnits:STATE?", "0"),

@@ -16,6 +16,7 @@ from charz.archive import ArchiveWriter, read_archive
 from charz.errors import TriggerTimeout
 from charz.scope import ScopeSettings
 from charz.scope._record import Record
+from charz.session import MockBench, RealBench
 from charz.session._plan import MIB, Step
 from charz.session._run import MAX_ATTEMPTS, Runner
 from charz.workload import FreshLbaAllocator
@@ -91,12 +92,15 @@ class RecordingIO:
 
 
 SPARE_START = 64 * MIB
+# The runner tells a real bench from the mock by the bench's type, so the tests hand it the real types.
+BENCHES = {"real": RealBench(target="/dev/null", scope_resource="TCPIP::192.0.2.1::4000::SOCKET", trigger_timeout_s=0.1),
+           "mock": MockBench(target="/tmp/scratch", target_is_scratch=True, preset="any", trigger_timeout_s=0.1)}
 
 
 def run(tmp_path, script, steps, *, kind="mock", durations_s=()):
     told: list[tuple[str, int, int]] = []
     bench = SimpleNamespace(scope=ScriptedScope(script), io=RecordingIO(durations_s),
-                            config=SimpleNamespace(trigger_timeout_s=0.1, kind=kind),
+                            config=BENCHES[kind],
                             notify=lambda op, size, offset: told.append((op, size, offset)))
     with ArchiveWriter.create(tmp_path / "s", {}) as writer:
         runner = Runner(bench, writer, write_settings=SETTINGS, read_settings=replace(SETTINGS, sample_interval_s=4e-6),
