@@ -165,8 +165,10 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
 
     * ``dies`` (the default; 003's T_reg = dies × t_xfer): a package gets all its pages in a
       row, once they are all in from the host;
-    * ``1`` (die-major): one page to each package in turn — a package starts programming
-      after one host page and holds its channel for one transfer;
+    * ``1`` (die-major): one page to each package in turn, round after round (the first
+      die of every package, then the second, …) — each page waits for its channel and the
+      host, a switch delay after the previous page; a package starts programming after its
+      first page, and its later pages come after every other package's page of the round;
     * :data:`PAGE_GATED`: a package's pages in a row, each sent as it arrives from the host
       (a slow host link spreads them, and the package's last die starts late).
     """
@@ -179,6 +181,17 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
     prog = np.empty(t0.shape + (P,))
     xs = np.empty(t0.shape + (P, dies))
     steps = np.arange(dies) * t_xfer
+    if lead == 1 and dies > 1:
+        for n in range(dies * P):
+            d, k = divmod(n, P)
+            c = channels_of_unit[k]
+            start = np.maximum(cursor, t0 + (n + 1) * host_page_us)
+            if c in chan_free:
+                start = np.maximum(start, chan_free[c])
+            xs[..., k, d] = start
+            chan_free[c] = start + t_xfer
+            cursor = start + s
+        return xs[..., 0] + t_xfer, xs
     for k, c in enumerate(channels_of_unit):
         first = (k * dies + 1) if lead == PAGE_GATED else (k + 1) * lead
         start = np.maximum(cursor, t0 + first * host_page_us)
@@ -478,7 +491,7 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
                                  t_xfer_page_us, data.host_page_us, lead)
         xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
-                                contiguous=lead != PAGE_GATED or dies == 1)
+                                contiguous=lead not in (PAGE_GATED, 1) or dies == 1)
         G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                      inv.ravel())
         _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
