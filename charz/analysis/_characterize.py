@@ -16,7 +16,7 @@ import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
 from charz.analysis._rise import RiseResult, unit_rise
-from charz.analysis._saturation import TopCheck, check_top
+from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
     GIVEN,
@@ -485,6 +485,19 @@ def _judge_top(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
     if steps.count_sure:
         top = check_top(sweep.size_pages, sweep.durations, tread.n_step, tread.step_pages, w.given.packages,
                         steps.best.levels)
+        k, why = first_wait(sweep.size_pages, sweep.durations, tread.step_pages, tread.n_step)
+        if (top.all_busy is not True and k is not None and w.given.packages and w.given.packages % k == 0
+                and steps_even(steps.best.levels[:k])[0]):
+            # A unit below the staircase's top waited for a busy package: every package was
+            # busy after k units, so N_step = k and Eq. 1 applies (the k levels' steps alike).  The peaks said more
+            # levels, so the count rests on the durations: medium at most.
+            conf = combine_confidence(tread.conf, MEDIUM)
+            w.q["n_step"] = Quantity(k, "steps", INFERRED, confidence=conf,
+                                     evidence=f"{why} (the peak staircase showed {tread.n_step} levels: {steps.reason})",
+                                     details={"decided_by": "durations"})
+            top = TopCheck(True, True, why)
+            return replace(tread, n_step=k, conf=conf, top=top,
+                           evidence=f"{tread.evidence}; top from the durations: {why}")
     else:
         # The tread is clear, the count is not: treated as uneven, so the durations must
         # show the same tread before the unit stands.

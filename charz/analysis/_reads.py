@@ -37,6 +37,12 @@ BURSTS_UNREADABLE = 0.5
 # run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
 # burst by well under this).
 RUN_TOGETHER = 3.0
+# The largest read holds the most units: its count must be within this share (or one burst)
+# of what the bursts' best unit predicts, or the small reads' counts are no evidence of it.
+LARGEST_TOLERANCE = 0.1
+# Above this share of the sizes that show bursts at all, repeats that disagree (by more than
+# the tolerance above) make the counts noise: an array read happens on every repeat.
+REPEATS_DISAGREE = 0.5
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,27 @@ def pattern_window(one_unit_duration_s: float, sample_interval_s: float) -> int:
     """
     eighth = int(one_unit_duration_s / sample_interval_s / 8)
     return int(max(3, min(W_PATTERN, eighth)))
+
+
+def one_unit_duration(sizes_bytes: np.ndarray, durations_s: np.ndarray) -> float:
+    """The one-unit read time: the median duration of the smallest read, or of one of the
+    next two sizes where that is shorter.  A read of more data takes no less time, so a
+    smallest read slower than a larger one was slowed by background work (a block erase
+    lasts milliseconds): two slowed repeats out of four once made the averaging window four
+    times too long to count any read below 160 KiB.
+
+    >>> s = np.array([4096] * 4 + [8192] * 4 + [12288] * 4)
+    >>> d = np.array([272, 3236, 1140, 1088, 274, 272, 274, 1440, 270, 272, 270, 272]) * 1e-6
+    >>> round(one_unit_duration(s, d) * 1e6)
+    271
+    """
+    sizes_bytes = np.asarray(sizes_bytes)
+    d = np.asarray(durations_s, dtype=np.float64)
+    ok = np.isfinite(d)
+    smallest = np.unique(sizes_bytes[ok])[:3]
+    if smallest.size == 0:
+        return float("nan")
+    return float(min(np.median(d[ok & (sizes_bytes == v)]) for v in smallest))
 
 
 def _median5(a, b, c, d, e):
@@ -225,6 +252,55 @@ def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarr
     return counts
 
 
+def repeats_disagree(size_bytes: np.ndarray, counts: np.ndarray) -> float:
+    """The share of the sizes showing more than one burst on some repeat whose repeats do not
+    all give the same count (each within a tenth, or one burst, of their median).
+
+    >>> repeats_disagree(np.repeat([1, 2, 3, 4], 3), np.array([1, 1, 1, 2, 2, 3, 5, 1, 1, 4, 4, 4]))
+    0.3333333333333333
+    """
+    size_bytes, counts = np.asarray(size_bytes), np.asarray(counts, dtype=np.float64)
+    if counts.size == 0:
+        return 0.0
+    # Every size's median at once: sort by size then count, take each group's middle.
+    order = np.lexsort((counts, size_bytes))
+    sz, c = size_bytes[order], counts[order]
+    _, first, n = np.unique(sz, return_index=True, return_counts=True)
+    med = 0.5 * (c[first + (n - 1) // 2] + c[first + n // 2])
+    group = np.repeat(np.arange(first.size), n)
+    off = np.abs(c - med[group]) > np.maximum(1.0, LARGEST_TOLERANCE * med[group])
+    shown = np.maximum.reduceat(c, first) >= 2
+    bad = np.logical_or.reduceat(off, first) & shown
+    return float(bad.sum() / shown.sum()) if shown.any() else 0.0
+
+
+def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: int):
+    """The unit the largest read's burst count names on its own, or None.
+
+    Each whole-page unit ``R`` predicts ``ceil(largest / R)`` bursts.  The count is a
+    reading only where every repeat gives it (each within a tenth, or one burst, of their
+    median: an array read happens on every repeat) and exactly one unit predicts it within
+    that tolerance (a count of 2 or 3 fits many units and names none).
+
+    >>> largest_read_unit(np.array([30, 30, 30, 29]), 524288, 16384)
+    (16384, array([30, 30, 30, 29]))
+    >>> largest_read_unit(np.array([9, 10, 5]), 524288, 16384)[0] is None   # repeats disagree
+    True
+    >>> largest_read_unit(np.array([2, 2, 2]), 524288, 16384)[0] is None    # fits many units
+    True
+    """
+    counts = np.asarray(counts)
+    if counts.size < 2:
+        return None, counts
+    m = float(np.median(counts))
+    if np.any(np.abs(counts - m) > max(1.0, LARGEST_TOLERANCE * m)):
+        return None, counts
+    units = np.arange(page_size_bytes, largest_bytes, page_size_bytes)
+    pred = np.ceil(largest_bytes / units)
+    fits = units[np.abs(m - pred) <= np.maximum(1.0, LARGEST_TOLERANCE * pred)]
+    return (int(fits[0]) if fits.size == 1 else None), counts
+
+
 def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
     """BIC of every candidate unit on the per-size median durations, and the sizes left out.
 
@@ -347,6 +423,8 @@ def fit_read_unit(
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best = None
+    rate_unit = None
+    disagree = 0.0
     agree = 0.0
     merged = 0.0
     if bursts is not None:
@@ -369,6 +447,16 @@ def fit_read_unit(
         agree = 1.0 - mismatch[burst_best] / sizes.size
         # Ties (e.g. R and R+page both fit when no size lies between) go to the smaller unit.
         burst_clear = agree >= 0.8 and mismatch[order[1]] > mismatch[burst_best]
+        # The largest read holds the most units, so its count is the burst rate over a long
+        # read; the small reads' one or two bursts cannot tell a large unit from bursts that
+        # ran into a transfer shoulder or the host DMA.  A unit whose prediction misses the
+        # largest read's count by more than a tenth (and more than one burst) is no reading
+        # of the bursts: the view abstains.
+        predicted = per_unit[units.index(burst_best), -1]
+        largest_off = abs(b.median[-1] - predicted) > max(1.0, LARGEST_TOLERANCE * predicted)
+        disagree = repeats_disagree(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok])
+        rate_unit, rate_counts = largest_read_unit(
+            np.asarray(bursts, dtype=np.float64)[ok][size_bytes[ok] == largest], largest, page_size_bytes)
 
     def name(r):
         return f"larger than {largest} B" if r is None else f"{r} B"
@@ -379,6 +467,15 @@ def fit_read_unit(
         why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
     if hidden:
         why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
+    if bursts is not None and disagree > REPEATS_DISAGREE and merged <= RUN_TOGETHER:
+        why = why.replace("bursts: ", f"bursts (repeats of one read count differently on {disagree:.0%} of the sizes "
+                          "with bursts: noise, that view abstains): ", 1)
+        bursts = None
+        rate_unit = None
+    elif bursts is not None and largest_off and merged <= RUN_TOGETHER:
+        why = why.replace("bursts: ", f"bursts (the largest read shows {b.median[-1]:g}, not the {predicted:.0f} "
+                          f"{name(burst_best)} predicts: that view abstains): ", 1)
+        bursts = None
     if merged > RUN_TOGETHER:
         # the counts are kept as evidence, but they are not a view
         why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
@@ -386,8 +483,12 @@ def fit_read_unit(
         bursts = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
-    elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < SUGGESTIVE):
+    elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < DECISIVE):
+        # Clear counts (most sizes, the largest read, every repeat) are overruled only by
+        # durations that decide against them; a lean is named, not followed.
         unit, conf = burst_best, MEDIUM
+        if dur_decides and dur_best != burst_best:
+            why += f" (the durations' lean to {name(dur_best)} is not decisive)"
     elif dur_decides and bursts is not None and burst_best == dur_best:
         # the bursts lean the same way without deciding: the durations decide, one view
         unit, conf = dur_best, MEDIUM
@@ -399,6 +500,12 @@ def fit_read_unit(
         # 128 KiB on drives the simulator did not draw).
         unit, conf = dur_best, MEDIUM
         why += " (the bursts are not countable: that view abstains)" if bursts is not None else ""
+    elif hidden and rate_unit is not None and merged <= RUN_TOGETHER:
+        # Host-bound reads hide the unit in the durations, not in the array reads: the
+        # largest read's bursts, the same on every repeat, fit one unit only.
+        unit, conf = rate_unit, MEDIUM
+        why += (f"; the largest read shows {'/'.join(str(int(c)) for c in rate_counts)} bursts "
+                f"(every repeat), which only {name(rate_unit)} predicts")
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
         tail = " — the two views do not agree" if decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides) \

@@ -165,10 +165,9 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
 
     * ``dies`` (the default; 003's T_reg = dies × t_xfer): a package gets all its pages in a
       row, once they are all in from the host;
-    * ``1`` (die-major): one page to each package in turn, round after round (the first
-      die of every package, then the second, …) — each page waits for its channel and the
-      host, a switch delay after the previous page; a package starts programming after its
-      first page, and its later pages come after every other package's page of the round;
+    * ``1`` (die-major): one page to each package in turn, round after round — page q to
+      package q mod P, die q div P, each after its host page, its channel and the switch
+      delay since the previous page; a package programs from its first page's end;
     * :data:`PAGE_GATED`: a package's pages in a row, each sent as it arrives from the host
       (a slow host link spreads them, and the package's last die starts late).
     """
@@ -182,16 +181,23 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
     xs = np.empty(t0.shape + (P, dies))
     steps = np.arange(dies) * t_xfer
     if lead == 1 and dies > 1:
-        for n in range(dies * P):
-            d, k = divmod(n, P)
+        # die-major: page q goes to package q mod P, die q div P — one page to each package
+        # in turn, round after round; each page waits for the host, its channel and the
+        # controller's next selection (the switch delay, paid at every page: each changes
+        # package).  A package programs from its first page's end; later rounds' transfers
+        # land while it programs (their current is a channel's, not a program start).
+        for q in range(P * dies):
+            k, d = q % P, q // P
             c = channels_of_unit[k]
-            start = np.maximum(cursor, t0 + (n + 1) * host_page_us)
+            start = np.maximum(cursor, t0 + (q + 1) * host_page_us)
             if c in chan_free:
                 start = np.maximum(start, chan_free[c])
             xs[..., k, d] = start
             chan_free[c] = start + t_xfer
             cursor = start + s
-        return xs[..., 0] + t_xfer, xs
+            if d == 0:
+                prog[..., k] = start + t_xfer
+        return prog, xs
     for k, c in enumerate(channels_of_unit):
         first = (k * dies + 1) if lead == PAGE_GATED else (k + 1) * lead
         start = np.maximum(cursor, t0 + first * host_page_us)
@@ -415,10 +421,11 @@ def unit_rise(
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
-        # page-gated only where the host is slower than a channel: else it is package-major
+        # page-gated where waiting for the whole package from the host would take longer than
+        # a page over the channel: else the two predict the same starts up to the fitted gap
         # (die-major for one package only shifts its start, which the fitted gap absorbs)
         leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
-            (PAGE_GATED,) if data.host_page_us > t_xfer_page_us else ())
+            (PAGE_GATED,) if dies * data.host_page_us > t_xfer_page_us else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
                                          for ld in leads):
             _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us)
@@ -450,6 +457,12 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     # Up to where programs may start to end: what lies beyond is the program-time spread,
     # which no hypothesis predicts better than another.
     t_end = max(onset + 0.6 * t_prog_us, end - (1.0 - PROG_SPREAD) * t_prog_us)
+    # ... but no more than 0.6 tPROG past the moment the current first reaches its top: every
+    # start lies before or near it (a start raises the current), while a long unit's lower
+    # pages (MLC/TLC: ~0.6× tPROG) may end their packages' programs well before the write
+    # ends — falls no hypothesis models, which a hypothesis with spare packages fits best
+    t_top = float(t_us[np.argmax(sm >= peak - max(0.03 * peak, 6 * sigma))])
+    t_end = min(t_end, max(onset, t_top) + 0.6 * t_prog_us)
     step = max(1, int(round(GRID_US / dt)))
     sel = np.flatnonzero((t_us >= onset - 3 * width) & (t_us <= t_end))[::step]
     t, y = t_us[sel], sm[sel]
@@ -495,6 +508,16 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                      inv.ravel())
         _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
+        # Only timings that reach the measured end compete (the plausibility test of
+        # :func:`_hypothesis`): a switch delay that fits the first starts but would end the
+        # unit's last program long before the write ended is not this drive's (die-major units
+        # of 32 pages: a delay 14 µs short per page ends 700 µs early).  Where none does, the
+        # best fit stands and is judged implausible.
+        last = np.max(xs[..., -1], axis=-1) + t_xfer_page_us + t_prog_us - data.end
+        reach = ((last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width)
+                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))[inv.ravel()]
+        if reach.any():
+            rss_k = np.where(reach, rss_k, np.inf)
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))

@@ -11,7 +11,7 @@ import numpy as np
 
 from charz.analysis._energy import PowerBudget, power_budget
 from charz.analysis._quantity import MEASURED, Quantity
-from charz.analysis._reads import ReadUnitResult, burst_windows, count_peaks, fit_read_unit, pattern_window
+from charz.analysis._reads import ReadUnitResult, burst_windows, count_peaks, fit_read_unit, one_unit_duration, pattern_window
 from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
 from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_tail, check_write_cache
 
@@ -28,7 +28,7 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
         return Quantity.undetermined("B", MEASURED, "the page size is not given"), None
     sizes = table.size_bytes[reads]
     durations = table.duration_s[reads]
-    one_unit = float(np.median(durations[sizes == sizes.min()]))
+    one_unit = one_unit_duration(sizes, durations)
     dt = float(np.median([traces[i].sample_interval_s for i in reads]))
     window = pattern_window(one_unit, dt)
     # Each read's window as codes (the scaling applied after the median and the sums, exactly).
