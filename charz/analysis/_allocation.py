@@ -276,6 +276,30 @@ def _ruled_out(fits: list[CandidateFit], scale: float) -> tuple[tuple[str, ...],
     return tuple(out), why
 
 
+def one_way_note(channels: int | None, packages: int | None, unit_pages: int | None) -> str | None:
+    """What the scheme of a drive with one package per channel can only be, while the
+    packages per unit is not known; ``None`` on drives with several ways.
+
+    A one-way drive has no ways to walk: a unit over several packages has each on its own
+    channel (channel-only), and a unit that fills the dies of one package keeps its pages on
+    one channel, which 003 §5.2 calls way priority (Q Pro).  Which of the two it is, is the
+    packages per unit (the dies' other face), not anything the durations add.
+
+    Example
+    -------
+    >>> one_way_note(4, 4, 2).split(":")[0], "way-priority" in one_way_note(4, 4, 2)
+    ('one package per channel', True)
+    >>> one_way_note(4, 8, 2) is None
+    True
+    """
+    if not channels or packages != channels:
+        return None
+    unit = f"the {unit_pages}-page unit" if unit_pages else "the unit"
+    dies = f"{unit_pages} dies" if unit_pages else "dies"
+    return (f"one package per channel: channel-only if {unit} spans more than one package, way-priority "
+            f"(003 §5.2, Q Pro) if it fills one package's {dies} — it needs the packages per unit")
+
+
 def infer_allocation(
     size_pages: np.ndarray,
     duration_s: np.ndarray,
@@ -383,4 +407,4 @@ def infer_allocation(
     )
 
 
-__all__ = ["Timing", "CandidateFit", "AllocationResult", "enumerate_walks", "infer_allocation", "CHANNEL_ONLY"]
+__all__ = ["Timing", "CandidateFit", "AllocationResult", "enumerate_walks", "infer_allocation", "one_way_note", "CHANNEL_ONLY"]

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from charz.analysis._allocation import AllocationResult, Timing, infer_allocation
+from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
 from charz.analysis._rise import RiseResult, unit_rise
 from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even
 from charz.analysis._equations import dies_and_unit
@@ -323,6 +323,11 @@ class _Writes:
     rise: RiseResult | None = None
 
     def finish(self) -> Characterization:
+        scheme = self.q.get("allocation_scheme")
+        unit = self.q.get("step_pages")
+        note = one_way_note(self.given.channels, self.given.packages, unit.value if unit is not None else None)
+        if scheme is not None and not scheme.known and note and note not in scheme.evidence:
+            self.q["allocation_scheme"] = replace(scheme, evidence=f"{scheme.evidence}; {note}")
         return _finish(self.q, self.steps, self.allocation, self.from_durations, self.table, self.warnings, self.rise)
 
 

@@ -42,6 +42,7 @@ SUGGESTIVE = 9.0
 MIN_STEP_Z = 2.0  # a program step must stand this many standard errors above zero
 MAX_DIES = 8
 SAME_START_US = SMOOTH_US / 2  # program starts closer than this are the same starts to the fit
+MAX_SELECT_US = 62.0  # the longest package-selection delay the fits try (a controller's, not a datasheet's)
 DURATION_SLACK = 0.3  # tPROG as given against as the drive runs it (lower/upper pages, temperature)
 # ... and the other way: the write may end later than the hypothesis' last program, by an
 # upper page's excess — MLC/TLC datasheets give lower pages ~0.6× and upper pages up to ~1.5×
@@ -109,10 +110,21 @@ def _design(t, busy, xs, prog, dies, t_xfer, t_prog, width):
 
 
 def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float, host_page_us: float) -> bool:
-    """Could the rival's channel pattern, with some switch delay, start its packages where
-    the best hypothesis did (each within :data:`SAME_START_US`)?"""
+    """Could the rival's channel pattern, with some switch delay its own dispatch allows,
+    start its packages where the best hypothesis did (each within :data:`SAME_START_US`)?
+
+    The delays are those the rival's fit may take (:func:`_grid_search`): a selection delay
+    of up to :data:`MAX_SELECT_US`, and for a controller that sends a package's pages in a
+    row, also (dies − 1) page transfers more.  A die-major controller switches package at
+    every page, so its packages start a selection delay apart or wait for the shared
+    channel; letting it wait hundreds of µs between packages made a shared channel "alike"
+    to separate channels it can never imitate (dev seed 121: starts 259 µs apart, 4 pages
+    of 81 µs on one channel need 324)."""
     want = np.asarray(best.program_starts_us)
-    s = np.arange(0.0, 2 * t_xfer * best.dies_per_package + 60.0, 1.0)  # every delay at once
+    lead = rival.lead or rival.dies_per_package
+    sel = np.arange(0.0, MAX_SELECT_US + 1.0, 1.0)
+    serial = ((rival.dies_per_package if lead == PAGE_GATED else lead) - 1) * t_xfer
+    s = np.unique(np.r_[sel, serial + sel])  # every delay at once
     prog, _ = _starts_batch(rival.channels_of_unit, rival.dies_per_package, np.full(s.size, best.t_first_us), s,
                             t_xfer, host_page_us, rival.lead or None)
     return bool(np.any(np.max(np.abs(prog - want), axis=1) < SAME_START_US))
