@@ -192,13 +192,14 @@ def measure_window(
     # Blocks wholly before the request (its first sample at t = 0): the idle level's.
     before = np.floor(-t_first / (block * dt)).astype(np.int64) - 1
     n_pre = np.clip(before, 0, nb)
+    pre_samples = np.clip(np.floor(-t_first / dt), 0, n_samples).astype(np.int64)  # samples before the request
     k_trig = np.clip(before, 0, nb - 1)
     code_min = np.broadcast_to(np.asarray(-np.inf if code_min is None else code_min, dtype=np.float64), (n,))
     code_max = np.broadcast_to(np.asarray(np.inf if code_max is None else code_max, dtype=np.float64), (n,))
     codes = np.ascontiguousarray(codes, dtype=_kernel_dtype(codes.dtype))
     fo = np.empty((n, N_F))
     io = np.empty((n, N_I), dtype=np.int64)
-    measure_rows(codes, y_mult, y_off, y_zero, n_pre, k_trig, block, w_peak,
+    measure_rows(codes, y_mult, y_off, y_zero, n_pre, pre_samples, k_trig, block, w_peak,
                  np.ascontiguousarray(code_min), np.ascontiguousarray(code_max), flags, fo, io)
 
     none = (flags & FLAG_NO_ACTIVITY) != 0
