@@ -173,7 +173,7 @@ def _highest_seg4(x, base, lo, hi):
 
 
 @_jit
-def _levels(x, ym, yo, yz, n_pre, pre_samples, block, bm, scratch):
+def _levels(x, ym, yo, yz, n_pre, pre_samples, block, bm, scratch, integer_codes, diffs, counts):
     """Block means (the one pass over every sample), the idle level and its noise, the end level.
 
     Returns ``(flags, n_idle, baseline, sigma_block, post, top, thr_start, thr_end)``;
@@ -199,8 +199,12 @@ def _levels(x, ym, yo, yz, n_pre, pre_samples, block, bm, scratch):
         for k in range(PRE_GROUPS):
             g[k] = (_sum(x[k * sub:(k + 1) * sub]) / sub - yo) * ym + yz
         baseline, sigma_sub = _median_mad(g[:PRE_GROUPS], scratch)
-        sigma_block = sigma_sub * np.sqrt(sub / block)
         n_idle = PRE_GROUPS * sub
+        # A MAD of eight means is itself uncertain (it can read a quarter of the true σ): no
+        # block mean is quieter than white noise of one sample's σ (from first differences).
+        head = min(n_idle, SIGMA_HEAD_SAMPLES)
+        white = 1.4826 * _median_abs_diff(x[:head], integer_codes, diffs, counts) / np.sqrt(2.0) * abs(ym)
+        sigma_block = max(sigma_sub * np.sqrt(sub / block), white / np.sqrt(block))
     else:
         flags |= FLAG_NO_PRETRIGGER
         n_pre = max(4, nb // 10)
@@ -452,7 +456,7 @@ def _row(x, ym, yo, yz, n_pre, pre_samples, k_trig, block, w, code_min, code_max
     nb = bm.shape[0]
     # 1. Levels from the block means.
     flags, n_idle, baseline, sigma_block, post, top, thr_start, thr_end = _levels(
-        x, ym, yo, yz, n_pre, pre_samples, block, bm, scratch)
+        x, ym, yo, yz, n_pre, pre_samples, block, bm, scratch, integer_codes, diffs, counts)
     # 2. Coarse window in blocks, cut short where a hum's plateau follows the request.
     more, none, first_k, k_hi, last_k = _coarse_window(bm, k_trig, thr_start, thr_end, above, nxt)
     flags |= more
