@@ -301,9 +301,15 @@ def _hum_end(bm, k_hi, last_k, post, sigma_block):
             nb = bm.shape[0]
             # Only a stretch clear of the idle level (a tenth of the request's height, as an
             # idle burst must be) counts: an idle level that wanders by a few σ steps too.
+            # And only one that never comes back towards the idle level before its end step
+            # (it holds over half its height): a burst after a return to idle — a background
+            # erase — is other activity, not the request's tail.
             steps_down = False
             height = hi_p - post
-            if last_k + 3 < nb and height >= 0.1 * (bm[k_hi] - post):
+            body_lo = np.inf
+            for j in range(best_j + 1, last_k - 2):
+                body_lo = min(body_lo, bm[j])
+            if last_k + 3 < nb and height >= 0.1 * (bm[k_hi] - post) and body_lo - post >= 0.5 * height:
                 tail_hi = max(bm[last_k], bm[max(last_k - 1, best_j + 1)], bm[max(last_k - 2, best_j + 1)])
                 after = _median3(bm[last_k + 1], bm[last_k + 2], bm[last_k + 3])
                 steps_down = tail_hi - after >= max(6 * sigma_block, 0.6 * height)
