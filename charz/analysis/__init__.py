@@ -19,6 +19,7 @@ summarize_sizes     per-size median, standard error, pooled σ
 dies_and_unit       Eq. 1 and Eq. 2 with consistency checks (``_equations``)
 unit_from_durations the unit from the duration staircase when peaks are flat (``_units``)
 infer_allocation    allocation scheme from durations of every full-unit size (``_allocation``)
+unit_rise           packages per unit and their channels from one-unit writes' rise (``_rise``)
 Layout, visit_sequence, prefix_end_us, request_end_us
                     the latency recurrence of 003 §4.2 (``_latency``)
 Quantity            a number with its provenance (``_quantity``)
@@ -49,6 +50,7 @@ from charz.analysis._latency import (
     request_end_us,
     visit_sequence,
 )
+from charz.analysis._rise import RiseResult, unit_rise
 from charz.analysis._quantity import (
     GIVEN,
     HIGH,
@@ -86,4 +88,5 @@ __all__ = [
     "ModelRow", "greedy_wa_sf", "model_table", "rho_from_sf", "sf_from_rho", "held_spare_factor",
     "agarwal_wa_rho", "count_pulses", "lrw_wa_sf",
     "FLAG_CLIPPED", "FLAG_NO_ACTIVITY", "FLAG_TRUNCATED", "check_idle_peaks", "check_standby_tail", "check_write_cache",
+    "RiseResult", "unit_rise",
 ]

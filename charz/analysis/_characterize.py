@@ -16,7 +16,7 @@ import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation
 from charz.analysis._rise import RiseResult, unit_rise
-from charz.analysis._saturation import TopCheck, check_top
+from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
     GIVEN,
@@ -28,8 +28,8 @@ from charz.analysis._quantity import (
     Quantity,
     combine_confidence,
 )
-from charz.analysis._steps import StepResult, fit_steps
-from charz.analysis._units import UnitFromDurations, unit_from_durations
+from charz.analysis._steps import StepResult, fit_steps, fit_steps_to_top
+from charz.analysis._units import UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, unit_from_durations
 from charz.analysis._window import (
     FLAG_CLIPPED,
     FLAG_NAMES,
@@ -374,6 +374,14 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     tread = _read_staircase(w, sweep)
     if tread.n_step == 1:
         tread = _tread_of_flat_staircase(w, sweep, tread)
+    if tread.n_step is None and tread.step_pages is None:
+        alone = _unit_from_durations_alone(w, sweep)
+        if alone is not None:
+            w.rise = _rise_of_unit(traces, table, alone.step_pages, given) if given.packages else None
+            geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
+            if geometry is not None:
+                _allocation_stage(w, sweep, *geometry)
+            return w.finish()
     if tread.n_step is None or tread.step_pages is None:
         for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
             w.q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
@@ -440,6 +448,15 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
     """The peak staircase (003 §4.1): N_step and D_step as the peaks show them, and the levels."""
     q = w.q
     steps = w.steps = fit_steps(sweep.size_pages, sweep.peaks, n_package=w.given.packages, idle_a=0.0)
+    top_pages = durations_top(sweep.size_pages, sweep.durations) if steps.n_step is None or not steps.count_sure else None
+    if top_pages is not None:
+        # No clean staircase over the whole sweep, or its count in doubt: below the top the
+        # durations show (the first write that waits for a busy package) the peaks may still
+        # be one (cache program lifts what lies past it).  A tread the whole sweep showed
+        # must be the same.  (A sure count past that wait is _judge_top's, with first_wait.)
+        to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top_pages, n_package=w.given.packages)
+        if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages):
+            steps = w.steps = replace(to_top, reason=f"{to_top.reason} (over the whole sweep: {steps.reason})")
     cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
     steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED
     if steps.best is not None:
@@ -474,12 +491,66 @@ def _tread_of_flat_staircase(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
     return _Tread(tread.n_step, from_durations.unit_pages, conf, evidence, "durations")
 
 
+def _unit_from_durations_alone(w: _Writes, sweep: _Sweep) -> _Tread | None:
+    """The peak staircase is unreadable: the duration treads give the unit alone (medium at
+    most) where the peaks do not rise inside them — durations may pair units that run side by
+    side, which would raise the peak (:func:`peaks_flat_inside`).  None: still undetermined."""
+    by_time = w.from_durations = unit_from_durations(sweep.size_pages, sweep.durations)
+    if by_time.unit_pages is None:
+        return None
+    flat, why_flat = peaks_flat_inside(sweep.size_pages, sweep.peaks, by_time.unit_pages)
+    if not flat:
+        w.from_durations = replace(by_time, reason=f"{by_time.reason}; not the unit alone: {why_flat}")
+        return None
+    conf = combine_confidence(by_time.confidence, MEDIUM)
+    evidence = f"duration treads alone ({by_time.reason}; {why_flat}); the peak staircase: {w.steps.reason}"
+    w.q["step_pages"] = Quantity(by_time.unit_pages, "pages", INFERRED, confidence=conf, evidence=evidence,
+                                 details={"decided_by": "durations"})
+    top = TopCheck(False, False, "the peak staircase is unreadable (" + w.steps.reason + ")")
+    return _Tread(None, by_time.unit_pages, conf, evidence, "durations", top)
+
+
+def _rise_spans_drive_beside_next(w: _Writes, sweep: _Sweep, tread: _Tread) -> bool:
+    """The rise puts the unit on every package, but the peaks show the next unit programming
+    beside the first (:func:`next_unit_beside`): the views disagree (True: the write unit
+    stands, N_step, the dies and the allocation are undetermined, both named)."""
+    rise, given = w.rise, w.given
+    if rise is None or rise.packages_per_unit != given.packages:
+        return False
+    beside, why = next_unit_beside(sweep.size_pages, sweep.peaks, tread.step_pages)
+    if not beside:
+        return False
+    why = (f"the views disagree: the rise puts the unit on all {given.packages} packages ({rise.reason}); "
+           f"the peaks: {why}, so it cannot span them all")
+    w.q["write_io_unit_bytes"] = Quantity(tread.step_pages * given.page_size_bytes, "B", INFERRED,
+                                          confidence=tread.conf, evidence=f"D_step = {tread.step_pages} pages "
+                                          f"({tread.evidence})", details={"decided_by": tread.views})
+    w.warnings.append("dies per package: the rise of a one-unit write and the peaks disagree")
+    for key, unit, origin in (("n_step", "steps", MEASURED), ("dies_per_package", "dies", INFERRED),
+                              ("allocation_scheme", "", INFERRED)):
+        w.q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
+    return True
+
+
 def _judge_top(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
     """Whether the staircase's top is every package busy (Eq. 1's premise) and its steps even."""
     steps = w.steps
     if steps.count_sure:
         top = check_top(sweep.size_pages, sweep.durations, tread.n_step, tread.step_pages, w.given.packages,
                         steps.best.levels)
+        k, why = first_wait(sweep.size_pages, sweep.durations, tread.step_pages, tread.n_step)
+        if (top.all_busy is not True and k is not None and w.given.packages and w.given.packages % k == 0
+                and steps_even(steps.best.levels[:k])[0]):
+            # A unit below the staircase's top waited for a busy package: every package was
+            # busy after k units, so N_step = k and Eq. 1 applies (the k levels' steps alike).  The peaks said more
+            # levels, so the count rests on the durations: medium at most.
+            conf = combine_confidence(tread.conf, MEDIUM)
+            w.q["n_step"] = Quantity(k, "steps", INFERRED, confidence=conf,
+                                     evidence=f"{why} (the peak staircase showed {tread.n_step} levels: {steps.reason})",
+                                     details={"decided_by": "durations"})
+            top = TopCheck(True, True, why)
+            return replace(tread, n_step=k, conf=conf, top=top,
+                           evidence=f"{tread.evidence}; top from the durations: {why}")
     else:
         # The tread is clear, the count is not: treated as uneven, so the durations must
         # show the same tread before the unit stands.

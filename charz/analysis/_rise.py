@@ -32,6 +32,7 @@ import numpy as np
 from charz.analysis._allocation import enumerate_walks
 from charz.analysis._smooth import moving_average
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._rise_kernel import bounded_fits, grid_columns, normal_equations
 
 SMOOTH_US = 22.0  # one ISPP period: the sawtooth averages out, steps only widen
 GRID_US = 6.0  # the fitted curve is compared every 6 µs, a quarter of the averaging
@@ -153,8 +154,9 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
 
     * ``dies`` (the default; 003's T_reg = dies × t_xfer): a package gets all its pages in a
       row, once they are all in from the host;
-    * ``1`` (die-major): one page to each package in turn — a package starts programming
-      after one host page and holds its channel for one transfer;
+    * ``1`` (die-major): one page to each package in turn, round after round — page q to
+      package q mod P, die q div P, each after its host page, its channel and the switch
+      delay since the previous page; a package programs from its first page's end;
     * :data:`PAGE_GATED`: a package's pages in a row, each sent as it arrives from the host
       (a slow host link spreads them, and the package's last die starts late).
     """
@@ -167,6 +169,24 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
     prog = np.empty(t0.shape + (P,))
     xs = np.empty(t0.shape + (P, dies))
     steps = np.arange(dies) * t_xfer
+    if lead == 1 and dies > 1:
+        # die-major: page q goes to package q mod P, die q div P — one page to each package
+        # in turn, round after round; each page waits for the host, its channel and the
+        # controller's next selection (the switch delay, paid at every page: each changes
+        # package).  A package programs from its first page's end; later rounds' transfers
+        # land while it programs (their current is a channel's, not a program start).
+        for q in range(P * dies):
+            k, d = q % P, q // P
+            c = channels_of_unit[k]
+            start = np.maximum(cursor, t0 + (q + 1) * host_page_us)
+            if c in chan_free:
+                start = np.maximum(start, chan_free[c])
+            xs[..., k, d] = start
+            chan_free[c] = start + t_xfer
+            cursor = start + s
+            if d == 0:
+                prog[..., k] = start + t_xfer
+        return prog, xs
     for k, c in enumerate(channels_of_unit):
         first = (k * dies + 1) if lead == PAGE_GATED else (k + 1) * lead
         start = np.maximum(cursor, t0 + first * host_page_us)
@@ -202,10 +222,19 @@ def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.
 def _columns_batch(t, prog, xs, t_xfer, t_prog, width, f=np.float32, contiguous=None):
     """Transfer and program columns (K × T each) of :func:`_design` for K sets of program
     starts (K × P) and page transfer starts (K × P × dies).  float32 on the grid: it only
-    ranks fits; the chosen point is refitted in float64."""
+    ranks fits; the chosen point is refitted in float64.  The grid's float32 columns are
+    drawn by a compiled loop (``_rise_kernel``), bit for bit those of :func:`_columns_numpy`."""
     dies = xs.shape[-1]
     if contiguous is None:
         contiguous = dies == 1 or bool(np.allclose(np.diff(xs, axis=-1), t_xfer))
+    if f is np.float32:
+        return grid_columns(t, prog, xs, t_xfer, t_prog, width, 2 * PROG_SPREAD * t_prog, contiguous)
+    return _columns_numpy(t, prog, xs, t_xfer, t_prog, width, f, contiguous)
+
+
+def _columns_numpy(t, prog, xs, t_xfer, t_prog, width, f, contiguous):
+    """:func:`_columns_batch` as whole-array passes (K × T × P ramps)."""
+    dies = xs.shape[-1]
     if contiguous:
         # a package's pages back to back: one window from its first transfer to its last
         xf = _ramps(t, xs[..., 0], width, f)
@@ -268,7 +297,22 @@ _SUBSETS = tuple(np.array(E, dtype=np.float64) for E in (
 def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_fit` for K designs at once from their normal equations (Gram matrices G, K × 3 × 3,
     and b = Xᵀy, K × 3; yy = yᵀy): amplitudes (K × 3) and residual sums of squares (K).  The same
-    bounds, the same fall-back subsets, each a smaller set of normal equations."""
+    bounds, the same fall-back subsets, each a smaller set of normal equations.
+
+    A grid's points are solved by a compiled loop (``_rise_kernel``: the same rules; its sums
+    round differently, which only ranks the points), a singular system by numpy's least-norm
+    solve; one design (the refit whose amplitudes are reported) keeps numpy's arithmetic."""
+    if G.shape[0] > 1:
+        coef, r = bounded_fits(G, b, yy)
+        bad = np.isnan(r)
+        if bad.any():
+            coef[bad], r[bad] = _fit_batch_numpy(G[bad], b[bad], yy)
+        return coef, r
+    return _fit_batch_numpy(G, b, yy)
+
+
+def _fit_batch_numpy(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_fit_batch` as batched numpy passes."""
 
     def rss(c):
         return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,ki->k", c, np.matmul(G, c[:, :, None])[:, :, 0]), 0.0)
@@ -298,9 +342,13 @@ def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np
     """Gram matrices and Xᵀy of every grid point, from the products of the distinct busy
     columns (one per busy start) and the distinct transfer/program columns (one per set of
     program starts): the K designs are never formed."""
+    return normal_equations(busy_of, xf, on, y, which_busy, which_starts)  # compiled: _rise_kernel
+
+
+def _normal_equations_numpy(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray,
+                            which_busy: np.ndarray, which_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_normal_equations` as numpy passes (the reference the compiled loop is tested against)."""
     bb = np.einsum("it,it->i", busy_of, busy_of)
-    # einsum, not @: products this small run fastest in one thread, and a BLAS that wakes its
-    # threads for each of them loses more than it gains on a busy machine
     bx, bo = np.einsum("it,ut->iu", busy_of, xf), np.einsum("it,ut->iu", busy_of, on)
     xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
     i, u = which_busy, which_starts
@@ -390,10 +438,11 @@ def unit_rise(
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
-        # page-gated only where the host is slower than a channel: else it is package-major
+        # page-gated where waiting for the whole package from the host would take longer than
+        # a page over the channel: else the two predict the same starts up to the fitted gap
         # (die-major for one package only shifts its start, which the fitted gap absorbs)
         leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
-            (PAGE_GATED,) if data.host_page_us > t_xfer_page_us else ())
+            (PAGE_GATED,) if dies * data.host_page_us > t_xfer_page_us else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
                                          for ld in leads):
             _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us)
@@ -425,6 +474,12 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     # Up to where programs may start to end: what lies beyond is the program-time spread,
     # which no hypothesis predicts better than another.
     t_end = max(onset + 0.6 * t_prog_us, end - (1.0 - PROG_SPREAD) * t_prog_us)
+    # ... but no more than 0.6 tPROG past the moment the current first reaches its top: every
+    # start lies before or near it (a start raises the current), while a long unit's lower
+    # pages (MLC/TLC: ~0.6× tPROG) may end their packages' programs well before the write
+    # ends — falls no hypothesis models, which a hypothesis with spare packages fits best
+    t_top = float(t_us[np.argmax(sm >= peak - max(0.03 * peak, 6 * sigma))])
+    t_end = min(t_end, max(onset, t_top) + 0.6 * t_prog_us)
     step = max(1, int(round(GRID_US / dt)))
     sel = np.flatnonzero((t_us >= onset - 3 * width) & (t_us <= t_end))[::step]
     t, y = t_us[sel], sm[sel]
@@ -466,10 +521,20 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
                                  t_xfer_page_us, data.host_page_us, lead)
         xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
-                                contiguous=lead != PAGE_GATED or dies == 1)
+                                contiguous=lead not in (PAGE_GATED, 1) or dies == 1)
         G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
                                      inv.ravel())
         _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
+        # Only timings that reach the measured end compete (the plausibility test of
+        # :func:`_hypothesis`): a switch delay that fits the first starts but would end the
+        # unit's last program long before the write ended is not this drive's (die-major units
+        # of 32 pages: a delay 14 µs short per page ends 700 µs early).  Where none does, the
+        # best fit stands and is judged implausible.
+        last = np.max(xs[..., -1], axis=-1) + t_xfer_page_us + t_prog_us - data.end
+        reach = ((last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width)
+                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))[inv.ravel()]
+        if reach.any():
+            rss_k = np.where(reach, rss_k, np.inf)
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))

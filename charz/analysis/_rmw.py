@@ -10,6 +10,7 @@ the read far better than whole-unit writes do are read-modify-writes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,8 +30,34 @@ class RmwResult:
     head_distance_a: np.ndarray = field(default_factory=lambda: np.empty(0))  # per size, median over repeats
 
 
-def head(values_a: np.ndarray, sample_interval_s: float, start_s: float, t_first_s: float, baseline_a: float, head_s: float) -> np.ndarray:
+def _head_index(sample_interval_s: float, start_s: float, t_first_s: float, head_s: float) -> np.ndarray:
+    """The common grid's times as (fractional) sample indices of the capture."""
+    n = int(round(head_s / GRID_S))
+    t = start_s + GRID_S * np.arange(n)
+    return (t - t_first_s) / sample_interval_s
+
+
+def head_span(n_samples: int, sample_interval_s: float, start_s: float, t_first_s: float,
+              head_s: float) -> tuple[int, int]:
+    """The samples ``[lo, hi)`` that :func:`head` interpolates between (each grid time's two
+    neighbours, or the end it is clamped to): ``head(values[lo:hi], …, offset=lo)`` is the
+    head of the whole capture, bit for bit, converting ~1/20 of a record's samples.  The
+    grid's first and last indices are computed as :func:`_head_index` computes them (the
+    grid rises, so they are its least and greatest)."""
+    n = int(round(head_s / GRID_S))
+    first = (start_s + GRID_S * 0 - t_first_s) / sample_interval_s
+    last = (start_s + GRID_S * (n - 1) - t_first_s) / sample_interval_s
+    if n < 1 or n_samples < 1 or not (math.isfinite(first) and math.isfinite(last)):
+        return 0, n_samples
+    lo = min(max(0, math.floor(first)), n_samples - 1)
+    hi = min(max(lo + 1, math.floor(last) + 2), n_samples)
+    return lo, hi
+
+
+def head(values_a: np.ndarray, sample_interval_s: float, start_s: float, t_first_s: float, baseline_a: float, head_s: float,
+         offset: int = 0) -> np.ndarray:
     """The first ``head_s`` of a capture after its start, on the common grid, idle removed.
+    ``values_a`` may be the capture's samples from ``offset`` on (:func:`head_span`).
 
     Example
     -------
@@ -38,10 +65,9 @@ def head(values_a: np.ndarray, sample_interval_s: float, start_s: float, t_first
     >>> head(x, 2e-6, 20e-6, 0.0, 0.0, 16e-6).round(2).tolist()
     [1.0, 1.0, 1.0, 1.0]
     """
-    n = int(round(head_s / GRID_S))
-    t = start_s + GRID_S * np.arange(n)
-    idx = (t - t_first_s) / sample_interval_s
-    x = np.interp(idx, np.arange(values_a.size), values_a)
+    idx = _head_index(sample_interval_s, start_s, t_first_s, head_s)
+    # idx - offset is exact (an integer off a float of at most 2^53): the same interpolation
+    x = np.interp(idx - offset, np.arange(values_a.size), values_a)
     return x - baseline_a
 
 

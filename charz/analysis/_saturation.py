@@ -94,25 +94,13 @@ def check_top(
     if n_step < 2:
         return TopCheck(None, even, "a flat staircase fits a unit over every package (003 Fig. 3c) and units that never "
                         "overlap alike")
-    size_pages = np.asarray(size_pages)
-    d_us = np.asarray(duration_s, dtype=np.float64) * 1e6
-    # Each unit's band of sizes (k−1)·D < size ≤ k·D, pooled over repeats: a median over a
-    # band shrugs off the odd capture whose end was misjudged (hum, a spike in the tail).
-    med, spread = [], []
-    for k in range(1, n_step + 2):
-        sel = (size_pages > (k - 1) * step_pages) & (size_pages <= k * step_pages) & np.isfinite(d_us)
-        if not sel.any():
-            return TopCheck(None, even, f"no write between {(k - 1) * step_pages} and {k * step_pages} pages: the sweep "
-                            "must reach one unit past the top to show whether the next unit waits for a busy package")
-        x = d_us[sel]
-        med.append(float(np.median(x)))
-        spread.append(float(1.4826 * np.median(np.abs(x - np.median(x)))) / np.sqrt(x.size) if x.size > 1 else np.nan)
-    med = np.array(med)
+    bands = _unit_durations(size_pages, duration_s, step_pages, n_step + 1)
+    if isinstance(bands, str):
+        return TopCheck(None, even, bands + ": the sweep must reach one unit past the top to show whether the next "
+                        "unit waits for a busy package")
+    med, need = bands
     incs = np.diff(med)
     typical, jump = float(np.median(incs[:-1])), float(incs[-1])
-    se = np.array(spread)
-    se = float(np.nanmedian(se)) if np.isfinite(se).any() else 0.0
-    need = max(WRAP_SHARE * med[0], WRAP_SIGMAS * np.sqrt(2.0) * se)
     about = f"the unit past the top added {jump:.0f} µs, each unit below it {typical:.0f} µs"
     if jump - typical >= need:
         return TopCheck(True, even, about + ": it waited for a busy package, so every package was busy at the top; " + even_why,
@@ -121,4 +109,64 @@ def check_top(
                     "package was busy", jump, typical)
 
 
-__all__ = ["TopCheck", "check_top", "steps_even"]
+def _unit_durations(size_pages, duration_s, step_pages: int, units: int) -> tuple[np.ndarray, float] | str:
+    """Median duration of each unit's band of sizes, (k−1)·D < size ≤ k·D for k = 1 … units,
+    pooled over repeats (a median over a band shrugs off the odd capture whose end was
+    misjudged: hum, a spike in the tail), and the extra time a wait for a busy package must
+    add to stand out (:data:`WRAP_SHARE` of one unit's request, and 6 σ of a difference of
+    two band medians).  A sentence instead when a band holds no write."""
+    size_pages = np.asarray(size_pages)
+    d_us = np.asarray(duration_s, dtype=np.float64) * 1e6
+    med, spread = [], []
+    for k in range(1, units + 1):
+        sel = (size_pages > (k - 1) * step_pages) & (size_pages <= k * step_pages) & np.isfinite(d_us)
+        if not sel.any():
+            return f"no write between {(k - 1) * step_pages} and {k * step_pages} pages"
+        x = d_us[sel]
+        med.append(float(np.median(x)))
+        spread.append(float(1.4826 * np.median(np.abs(x - np.median(x)))) / np.sqrt(x.size) if x.size > 1 else np.nan)
+    se = np.array(spread)
+    se_med = float(np.nanmedian(se)) if np.isfinite(se).any() else 0.0
+    return np.array(med), max(WRAP_SHARE * med[0], WRAP_SIGMAS * np.sqrt(2.0) * se_med)
+
+
+def first_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int, n_step: int) -> tuple[int | None, str]:
+    """Units before the first unit that waits for a busy package, when that is fewer than the
+    staircase's ``n_step`` levels (and at least two); else None.
+
+    A unit waits for a busy package only when the walk has come back to a package still
+    programming, i.e. once every package was taken by the units before it (003 §5.3).  So a
+    wait at unit k + 1 says every package was busy after k units: the top is level k, and
+    whatever the peaks rose after it is no package's program current — cache program moves
+    the waiting unit's pages over the channels while the packages still program, and that
+    transfer current lifts the peak by a step that can be three quarters of a unit's.
+    Abstains (None) with fewer than two units before the wait (a single unit before it leaves
+    no unit below to compare against) and when no unit before the staircase's top waits.
+
+    Example
+    -------
+    Units of 2 pages that each add 60 µs, then the third waits 900 µs for a program:
+
+    >>> s = np.repeat(np.arange(1, 9), 3)
+    >>> units = (s + 1) // 2
+    >>> d = (1000 + 60 * (units - 1) + 900 * (units >= 3)) * 1e-6
+    >>> first_wait(s, d, 2, 3)[0]
+    2
+    """
+    if n_step < 3:
+        return None, "too few levels for a wait below the top"
+    bands = _unit_durations(size_pages, duration_s, step_pages, n_step)
+    if isinstance(bands, str):
+        return None, bands
+    med, need = bands
+    incs = np.diff(med)  # incs[j]: what unit j + 2 added
+    for k in range(2, n_step):
+        typical, jump = float(np.median(incs[:k - 1])), float(incs[k - 1])
+        if jump - typical >= need:
+            return k, (f"unit {k + 1} added {jump:.0f} µs, each unit below it {typical:.0f} µs: it waited for a busy "
+                       f"package, so every package was busy after {k} units; the peaks' rise past level {k} is the "
+                       "waiting unit's transfers (cache program), not more packages")
+    return None, "no unit below the staircase's top waited for a busy package"
+
+
+__all__ = ["TopCheck", "check_top", "first_wait", "steps_even"]

@@ -25,7 +25,7 @@ line whose flatness the noise could fake.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -578,3 +578,94 @@ def _still_rising(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, min_rise: fl
     hi, lo = y[-k:].mean(), y[-2 * k : -k].mean()
     noise = 4 * np.hypot(se[-k:].mean() / np.sqrt(k), se[-2 * k : -k].mean() / np.sqrt(k))
     return bool(hi - lo > max(noise, min_rise))
+
+
+def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int, *,
+                     n_package: int | None = None) -> StepResult:
+    """The staircase up to a top the request durations show (:func:`~charz.analysis._units.durations_top`).
+
+    Past the top every package programs, yet the peak may still move: the next pages move over
+    the channels while the top's packages program (cache program: transfer current, a creep
+    or a partial step), which leaves no clean staircase over the whole sweep.  Below the top
+    it is the staircase alone, so only the sizes up to ``top_pages`` are fitted, with
+    staircases whose last tread ends there (N × D = top; N ≥ 2, no more levels than
+    packages).  The best must be clean with significant steps (as in :func:`fit_steps`), lead
+    every other tread by :data:`SUGGESTIVE` (and no clean staircase with steps of 2–4 σ may fit
+    clearly better), rule out finer steps and not show them inside every tread where a
+    staircase of them fits (the test inside the treads, ≥ 4 σ), and the peak one tread
+    past the top must climb less than its smallest step (a further unit would climb a whole
+    one; transfers creep).  It is **medium** at most (the peaks' tread, the durations' top).
+    Undetermined otherwise.
+
+    Example
+    -------
+    Four 2-page steps to a top at 8 pages, then a creep of half a step over 32 more pages:
+
+    >>> u = np.repeat(np.arange(1, 41), 3)
+    >>> y = 0.1 + 0.02 * np.minimum((u + 1) // 2, 4) + 0.01 * np.clip(u - 8, 0, 32) / 32
+    >>> r = fit_steps_to_top(u, y + np.tile([0.001, 0.0, -0.001], 40), 8, n_package=4)
+    >>> r.n_step, r.step_pages, r.confidence
+    (4, 2, 'medium')
+    """
+    size_pages, peak_a = np.asarray(size_pages), np.asarray(peak_a, dtype=np.float64)
+    keep = size_pages <= top_pages
+    s = summarize_sizes(size_pages[keep], peak_a[keep])
+    sizes, y, se = s.size_pages.astype(np.int64), s.median, s.stderr
+    none = StepResult(None, None, UNDETERMINED, "", None, None, s)
+    if sizes.size < 3 or int(sizes.max()) != top_pages:
+        return replace(none, reason=f"too few sizes up to the durations' top at {top_pages} pages")
+    penalty = np.log(sizes.size)
+    cands = []
+    for tread in range(1, top_pages // 2 + 1):
+        n = top_pages // tread
+        if top_pages % tread or (n_package and n > n_package):
+            continue
+        c = _fit(sizes, y, se, tread, n)
+        if c is not None:
+            cands.append(c)
+    if not cands:
+        return replace(none, reason=f"no staircase of equal-width steps ends at the durations' top ({top_pages} pages)")
+    plausible = [c for c in cands if c.min_rise_z >= SUGGESTIVE_RISE_Z and c.clean] or cands
+    scale2 = min(max(1.0, (c.chi2 + PRIOR_DOF) / (sizes.size - c.n_levels + PRIOR_DOF)) for c in plausible)
+    cands = sorted((replace(c, score=c.chi2 / scale2 + c.n_levels * penalty) for c in cands), key=lambda c: c.score)
+    valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean and bool(np.all(np.diff(c.levels) > 0))]
+    top = f"the durations show every package busy from {top_pages} pages on"
+    if not valid:
+        return replace(none, reason=f"{top}, but no clean staircase with significant steps ends there",
+                       best=cands[0], candidates=tuple(cands[:6]))
+    best = valid[0]
+    hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z and c.clean), None)
+    if hidden is not None and hidden.score < best.score - SUGGESTIVE:
+        return replace(none, reason=(f"{top}; {hidden.n_levels} steps of {hidden.tread_pages} pages fit better than "
+                                     f"{best.n_levels} × {best.tread_pages}, but its smallest step is only "
+                                     f"{hidden.min_rise_z:.1f} σ"), best=best, candidates=tuple(valid[:6]))
+    runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z), None)
+    margin = np.inf if runner is None else runner.score - best.score
+    if margin < SUGGESTIVE:
+        return replace(none, reason=(f"{top}; {best.n_levels} × {best.tread_pages} and {runner.n_levels} × "
+                                     f"{runner.tread_pages} pages fit the peaks up to it almost equally well"),
+                       best=best, runner_up=runner, candidates=tuple(valid[:6]))
+    past = (size_pages > top_pages) & (size_pages <= top_pages + best.tread_pages)
+    step = float(np.diff(best.levels).min())
+    if not past.any():
+        return replace(none, reason=f"{top}, but the sweep stops there: nothing shows that the peak stops climbing",
+                       best=best, runner_up=runner, candidates=tuple(valid[:6]))
+    climb = float(np.median(peak_a[past])) - float(best.levels[-1])
+    if climb >= step:
+        # A further unit of packages would climb a whole step; transfers creep.
+        return replace(none, reason=(f"{top}, but the peak climbs {climb * 1e3:.0f} mA past it, as much as the "
+                                     f"smallest step of {best.n_levels} × {best.tread_pages} pages"),
+                       best=best, runner_up=runner, candidates=tuple(valid[:6]))
+    if best.tread_pages > 1:
+        ruled_out, detail, shown = _finer_ruled_out(sizes, y, se, best)
+        if not ruled_out or (shown >= MIN_RISE_Z and _finer_candidate(cands, best) is not None):
+            # Finer steps possible, or seen inside every tread where a staircase of them fits
+            # (a tread that straddles steps), as in fit_steps.
+            seen = f", {shown:.0f} σ in every tread" if ruled_out else ""
+            return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but "
+                                        f"{detail}{seen}", best=best, runner_up=runner, candidates=tuple(valid[:6]))
+    rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
+    why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages up to the top the durations show "
+           f"({top_pages} pages; what the peak does past it is transfers while every package programs); "
+           f"smallest rise {best.min_rise_z:.0f} σ; {rival}")
+    return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, tuple(valid[:6]))

@@ -9,7 +9,16 @@ read-modify-write.  Each candidate unit ``D`` is a linear model
     duration(u) = c0 + c1 · ceil(u / D) + c2 · (ceil(u / D) · D - u)
 
 fitted to the per-size medians; the best BIC wins if it wins clearly and the
-per-unit cost ``c1`` is significantly positive.
+per-unit cost ``c1`` is significantly positive.  Where the best candidate leaves more
+scatter than the repeats show (units that overlap until every package is busy add little
+time each, then a whole program time: no single ``c1`` fits both), every χ² is divided by
+its reduced χ² before the margin is taken, so rival treads that fit equally badly do not
+look decisive.
+
+Durations step where units *finish in separate batches*: units that parallel packages
+program together finish together, so the tread may be a whole number of units (pairs, or
+every package's worth).  :func:`peaks_flat_inside` is the condition under which the tread
+is the unit itself.
 """
 
 from __future__ import annotations
@@ -65,12 +74,128 @@ def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitF
     results.sort()
     score, d, per_unit, z = results[0]
     scores = tuple((int(dd), float(sc)) for sc, dd, _, _ in results[:5])
+    # The best fit's own misfit is the yardstick: a reduced χ² of hundreds says the model
+    # misses what the durations do, and then small differences between candidates are noise.
+    n_par = 3 if d > 1 else 2
+    scale = max(1.0, (score - n_par * np.log(u.size)) / max(u.size - n_par, 1))
+    z /= np.sqrt(scale)
     if z < 5 or per_unit <= 0:
         return UnitFromDurations(None, UNDETERMINED, "durations do not jump at any unit size", scores=scores)
-    margin = results[1][0] - score if len(results) > 1 else np.inf
-    why = f"duration jumps by {per_unit:.0f} µs every {d} pages; next best unit ({results[1][1]} pages) scores {margin:.0f} worse"
+    margin = (results[1][0] - score) / scale if len(results) > 1 else np.inf
+    why = (f"duration jumps by {per_unit:.0f} µs every {d} pages; next best unit ({results[1][1]} pages) scores "
+           f"{margin:.0f} worse" + (f" (χ² scaled by the best fit's reduced χ² {scale:.0f})" if scale > 1.5 else ""))
     if margin >= DECISIVE:
         return UnitFromDurations(d, HIGH, why, float(per_unit), scores)
     if margin >= SUGGESTIVE:
         return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores)
     return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores)
+
+
+# A unit beside the first adds its packages' program current: a large share of a one-unit
+# write's peak.  Inside a tread the peak may move by this share at most, and not by a clear step.
+FLAT_INSIDE = 0.1
+FLAT_INSIDE_Z = 6.0
+
+
+def peaks_flat_inside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: int) -> tuple[bool, str]:
+    """Whether the duration tread ``unit_pages`` is one unit, not several that run side by side.
+
+    Durations may pair units that parallel packages program together.  A second unit beside
+    the first would raise the peak by its packages' program current, so for every proper
+    divisor ``d`` of the tread the sizes above ``d`` (up to the tread) must not raise the
+    mean peak over the sizes up to ``d`` by :data:`FLAT_INSIDE` of it or more, nor by
+    :data:`FLAT_INSIDE_Z` standard errors.  (False, why) otherwise, and when the sweep has
+    no size inside the tread to compare.
+
+    Example
+    -------
+    Peaks flat across an 8-page tread, then a unit beside another one every 2 pages:
+
+    >>> u = np.repeat(np.arange(1, 17), 3)
+    >>> flat = 0.2 + np.tile([0.001, 0.0, -0.001], 16)
+    >>> peaks_flat_inside(u, flat, 8)[0], peaks_flat_inside(u, flat + 0.05 * ((u - 1) // 2 % 4), 8)[0]
+    (True, False)
+    """
+    s = summarize_sizes(np.asarray(size_pages), np.asarray(peak_a, dtype=np.float64))
+    u, y, se = s.size_pages, s.median, s.stderr
+    if unit_pages < 2:
+        return True, "a one-page tread has nothing inside it"
+    worst = None
+    for d in range(1, unit_pages):
+        if unit_pages % d:
+            continue
+        lo, hi = u <= d, (u > d) & (u <= unit_pages)
+        if not lo.any() or not hi.any():
+            return False, f"no sizes on both sides of {d} pages inside the {unit_pages}-page tread"
+        below = float(y[lo].mean())
+        rise = float(y[hi].mean()) - below
+        se_rise = float(np.hypot(np.sqrt(np.sum(se[hi] ** 2)) / hi.sum(), np.sqrt(np.sum(se[lo] ** 2)) / lo.sum()))
+        share, z = rise / below if below > 0 else np.inf, rise / se_rise if se_rise > 0 else np.inf
+        if share >= FLAT_INSIDE or z >= FLAT_INSIDE_Z:
+            return False, (f"the peak rises {rise * 1e3:.0f} mA ({share:.0%}, {z:.0f} σ) past {d} of the "
+                           f"{unit_pages} pages: units of {d} pages may run side by side")
+        if worst is None or share > worst[0]:
+            worst = (share, d, rise)
+    share, d, rise = worst
+    return True, (f"the peak moves by {rise * 1e3:+.0f} mA ({share:+.0%}) at most inside the {unit_pages}-page tread "
+                  f"(past {d} pages): one unit at a time")
+
+
+def next_unit_beside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: int) -> tuple[bool, str]:
+    """Whether the next unit programs beside the first, on other packages: some write of
+    more than one unit (up to two) peaks above every write of one unit or less by
+    :data:`FLAT_INSIDE` of that peak and :data:`FLAT_INSIDE_Z` standard errors.  A unit that
+    spans every package cannot: the next one waits for its packages.  (False, why) when the
+    sweep does not show it, which says nothing either way.
+
+    Example
+    -------
+    >>> u = np.repeat(np.arange(1, 17), 3)
+    >>> y = 0.3 + np.tile([0.001, 0.0, -0.001], 16)
+    >>> next_unit_beside(u, y, 8)[0], next_unit_beside(u, y + 0.1 * (u == 9), 8)[0]
+    (False, True)
+    """
+    s = summarize_sizes(np.asarray(size_pages), np.asarray(peak_a, dtype=np.float64))
+    u, y, se = s.size_pages, s.median, s.stderr
+    first, second = u <= unit_pages, (u > unit_pages) & (u <= 2 * unit_pages)
+    if not first.any() or not second.any():
+        return False, "no sizes of one and of two units to compare"
+    i, j = np.flatnonzero(first)[np.argmax(y[first])], np.flatnonzero(second)[np.argmax(y[second])]
+    rise, se_rise = float(y[j] - y[i]), float(np.hypot(se[i], se[j]))
+    if y[i] > 0 and rise >= FLAT_INSIDE * y[i] and rise >= FLAT_INSIDE_Z * se_rise:
+        return True, (f"a write of {int(u[j])} pages peaks {rise * 1e3:.0f} mA above every write of one unit: the "
+                      "next unit programs beside the first")
+    return False, f"no write of two units or less peaks clearly above one unit's ({rise * 1e3:+.0f} mA)"
+
+
+WAIT_SHARE = 0.25  # a wait for a busy package adds at least this share of the smallest request
+WAIT_OVER_EARLIER = 3.0  # ... and this many times what any smaller size added (transfers, switches)
+
+
+def durations_top(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
+    """The largest size before the first write that waits for a busy package (003 §5.3): the
+    first place where one more page adds at least :data:`WAIT_SHARE` of the smallest
+    request's duration, 6 standard errors (a 3 µs floor for edge placement), and
+    :data:`WAIT_OVER_EARLIER` times as much as any one page added before it.  Where units
+    overlap, each unit before it adds only its transfers; where they do not, it is the first
+    unit's end.  None when no size shows such a jump (durations that climb by a host
+    transfer per page, or by a unit's transfers every few pages, have none).
+
+    Example
+    -------
+    Four units of 2 pages side by side (20 µs each), then a program time of 900 µs:
+
+    >>> u = np.repeat(np.arange(1, 13), 3)
+    >>> d = (1000 + 20 * np.minimum((u + 1) // 2, 4) + 900 * (u > 8)) * 1e-6
+    >>> durations_top(u, d + np.tile([1e-6, 0, -1e-6], 12))
+    8
+    """
+    s = summarize_sizes(np.asarray(size_pages), np.asarray(duration_s, dtype=np.float64) * 1e6)
+    if s.size_pages.size < 2:
+        return None
+    se = np.hypot(s.stderr, 3.0)
+    jump = np.diff(s.median)
+    before = np.maximum.accumulate(np.r_[0.0, np.maximum(jump[:-1], 0.0)])
+    big = ((jump >= WAIT_SHARE * s.median[0]) & (jump >= 6 * np.hypot(se[1:], se[:-1]))
+           & (jump >= WAIT_OVER_EARLIER * before))
+    return int(s.size_pages[np.flatnonzero(big)[0]]) if big.any() else None

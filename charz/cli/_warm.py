@@ -19,7 +19,7 @@ def warm_kernels() -> None:
     """Run each of charz's compiled kernels once on tiny inputs (compiling those not cached)."""
     import numpy as np  # lazy: numpy
 
-    from charz.analysis import measure_window  # lazy: numba, numpy, scipy
+    from charz.analysis import measure_window, unit_rise  # lazy: numba, numpy, scipy
     from charz.analysis import PulseCounter, count_pulses  # lazy: numba, numpy, scipy
 
     # the window kernel: one machine code per sample type the scopes send (8- and 16-bit)
@@ -27,6 +27,13 @@ def warm_kernels() -> None:
         codes = np.zeros((2, 600), dtype=dtype)
         codes[:, 300:360] = 40
         measure_window(codes, y_mult=1e-3, y_offset_codes=0, y_zero=0.0, sample_interval_s=2e-6, t_first_s=-6e-4)
+    # the rise's grid of fits: a one-unit write of two packages, 30 µs apart, drawn by hand
+    # (with numbers charz's source holds already: Hypothesis draws the property tests' drives
+    # partly from the constants in charz's modules, so new ones here would change the drives)
+    tu = np.arange(-50, 600) * 2.0
+    w = 0.05 * ((tu > 20) & (tu < 1000)) + 0.04 * ((tu > 100) & (tu < 900.0)) + 0.04 * ((tu > 130) & (tu < 1000))
+    unit_rise(np.tile(w, (3, 1)), tu * 1e-6, np.full(3, 0.001), unit_pages=2, page_size_bytes=8192, channels=2,
+              packages=4, t_xfer_page_us=50.0, t_prog_us=900.0)
     # the R/B pulse counter: on arrays, and on sigrok's stream (read-only views of its bytes,
     # which numba compiles apart)
     line = np.ones(4000, dtype=np.uint8)

@@ -128,9 +128,10 @@ class Waveform:
         """What the record spans: ``n_samples * sample_interval_s``."""
         return self.n_samples * self.sample_interval_s
 
-    def values(self) -> np.ndarray:
-        """The samples in ``unit`` (float64), in the documented order of operations."""
-        return (self.codes.astype(np.float64) - self.y_offset_codes) * self.y_mult + self.y_zero
+    def values(self, start: int = 0, stop: int | None = None) -> np.ndarray:
+        """The samples ``[start:stop]`` in ``unit`` (float64), in the documented order of
+        operations (a slice converts only its own samples, to the same values)."""
+        return (self.codes[start:stop].astype(np.float64) - self.y_offset_codes) * self.y_mult + self.y_zero
 
     def times_s(self) -> np.ndarray:
         """Sample times in seconds from the reference (float64)."""
