@@ -31,17 +31,18 @@ def test_a_short_pre_trigger_still_gives_the_idle_level_its_own_noise():
     clean[(t >= 25e-6) & (t < 225e-6)] += 0.045
     for b in (40e-6, 110e-6):
         clean[(t >= b) & (t < b + 60e-6)] += 0.025
-    starts, ends = [], []
+    starts, ends, flags = [], [], []
     for seed in range(40):
         amps = clean + np.random.default_rng(seed).normal(0, 0.006, n)
         m = _measure(amps, 0.005, dt, pre)
         starts.append(m.start_s[0] * 1e6)
         ends.append(m.end_s[0] * 1e6)
-        assert not m.flags[0] & 4, "125 idle samples are a pre-trigger"
+        flags.append(int(m.flags[0]))
     starts, ends = np.array(starts), np.array(ends)
     # Before: on about one capture in three the start landed 100-300 µs early, on idle noise.
     assert np.all(np.abs(starts - 25) <= 12), starts
     assert np.all(np.abs(ends - 225) <= 16), ends
+    assert not any(f & 4 for f in flags), "125 idle samples are a pre-trigger, not its absence"
 
 
 def test_a_long_read_ends_after_its_shoulder_not_after_its_bursts():
@@ -60,3 +61,21 @@ def test_a_long_read_ends_after_its_shoulder_not_after_its_bursts():
         # Before: the end was put at ~400 µs and the shoulder taken for a hum plateau.
         assert abs(m.end_s[0] * 1e6 - 1420) <= 16, (seed, m.end_s[0])
         assert abs(m.start_s[0] * 1e6 - 30) <= 12, (seed, m.start_s[0])
+
+
+def test_a_burst_after_a_return_to_idle_is_not_the_requests_tail():
+    # 4 µs samples, 40 ms record, 4 ms pre-trigger.  Idle 115 mA, σ 3 mA.  A write: +120 mA
+    # from 0 to 600 µs; back to idle for 400 µs; then the drive erases a block on its own:
+    # +25 mA from 1000 to 2800 µs, ending in a step.  The current came back to idle between
+    # them, so the erase is other activity — the step-down rule for a read's shoulder must
+    # not take it into the window.
+    dt, n, pre = 4e-6, 10_000, 1000
+    t = (np.arange(n) - pre) * dt
+    clean = np.full(n, 0.115)
+    clean[(t >= 0) & (t < 600e-6)] += 0.120
+    clean[(t >= 1000e-6) & (t < 2800e-6)] += 0.025
+    for seed in range(5):
+        amps = clean + np.random.default_rng(seed).normal(0, 0.003, n)
+        m = _measure(amps, 0.002, dt, pre)
+        assert abs(m.end_s[0] * 1e6 - 600) <= 16, (seed, m.end_s[0])
+        assert m.flags[0] & 16, "the erase is reported as another burst of current"
