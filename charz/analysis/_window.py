@@ -10,6 +10,8 @@ inside the window.
    trace in one pass; the idle **baseline** is the median block before the
    request (pre-trigger), its robust spread the **noise**.  Medians ignore
    spikes and idle peaks; a hum shows up as spread, which widens thresholds.
+   A pre-trigger shorter than four blocks gives them from eight shorter means
+   of its own samples (never quieter than one sample's white σ over a block).
 2. The **active window** starts at the first block after the request whose
    mean rises ``6 σ`` (and a few per cent of the range) above the baseline, and
    ends where the current falls back to the level the record ends on — which
