@@ -10,6 +10,8 @@ inside the window.
    trace in one pass; the idle **baseline** is the median block before the
    request (pre-trigger), its robust spread the **noise**.  Medians ignore
    spikes and idle peaks; a hum shows up as spread, which widens thresholds.
+   A pre-trigger shorter than four blocks gives them from eight shorter means
+   of its own samples (never quieter than one sample's white σ over a block).
 2. The **active window** starts at the first block after the request whose
    mean rises ``6 σ`` (and a few per cent of the range) above the baseline, and
    ends where the current falls back to the level the record ends on — which
@@ -192,13 +194,14 @@ def measure_window(
     # Blocks wholly before the request (its first sample at t = 0): the idle level's.
     before = np.floor(-t_first / (block * dt)).astype(np.int64) - 1
     n_pre = np.clip(before, 0, nb)
+    pre_samples = np.clip(np.floor(-t_first / dt), 0, n_samples).astype(np.int64)  # samples before the request
     k_trig = np.clip(before, 0, nb - 1)
     code_min = np.broadcast_to(np.asarray(-np.inf if code_min is None else code_min, dtype=np.float64), (n,))
     code_max = np.broadcast_to(np.asarray(np.inf if code_max is None else code_max, dtype=np.float64), (n,))
     codes = np.ascontiguousarray(codes, dtype=_kernel_dtype(codes.dtype))
     fo = np.empty((n, N_F))
     io = np.empty((n, N_I), dtype=np.int64)
-    measure_rows(codes, y_mult, y_off, y_zero, n_pre, k_trig, block, w_peak,
+    measure_rows(codes, y_mult, y_off, y_zero, n_pre, pre_samples, k_trig, block, w_peak,
                  np.ascontiguousarray(code_min), np.ascontiguousarray(code_max), flags, fo, io)
 
     none = (flags & FLAG_NO_ACTIVITY) != 0

@@ -31,6 +31,8 @@ MAX_GAP_BLOCKS = 4  # a request may dip below the end level this long (waiting f
 SORT_MAX = 64  # medians of at most this many blocks sort by insertion
 SIGMA_HEAD_SAMPLES = 256  # pre-trigger samples for σ of one sample: a few per cent, and cheap
 EDGE_GROUPS = 32  # disjoint 4-sample means for the edge averages' σ: enough for a MAD, cheap to sort
+PRE_GROUPS = 8  # shorter means a pre-trigger too short for four blocks is split into (one more kept back)
+MIN_GROUP = 8  # samples: no shorter means for the idle level (below that one sample's spikes rule them)
 
 # Columns of the float and integer results, one row per capture.
 F_BASELINE, F_LOCAL, F_NOISE, F_LEVEL_NOISE, F_POST, F_PEAK_CODES, F_INNER_SUM, F_IDLE_PEAK, F_IDLE_BLOCKS = range(9)
@@ -171,30 +173,50 @@ def _highest_seg4(x, base, lo, hi):
 
 
 @_jit
-def _levels(x, ym, yo, yz, n_pre, block, bm, scratch):
+def _levels(x, ym, yo, yz, n_pre, pre_samples, block, bm, scratch, integer_codes, diffs, counts):
     """Block means (the one pass over every sample), the idle level and its noise, the end level.
 
-    Returns ``(flags, n_pre, baseline, sigma_block, post, top, thr_start, thr_end)``."""
+    Returns ``(flags, n_idle, baseline, sigma_block, post, top, thr_start, thr_end)``;
+    ``n_idle``: how many leading samples are idle (pre-trigger)."""
     nb = bm.shape[0]
     flags = 0
     for k in range(nb):
         bm[k] = (_sum(x[k * block:(k + 1) * block]) / block - yo) * ym + yz
 
-    # Baseline and its noise from the blocks before the request; without a pre-trigger the
-    # quietest tenth of the record stands in for the idle level.
-    if n_pre < 4:
+    # Baseline and its noise from the blocks before the request.  A pre-trigger shorter than
+    # four blocks (a short record: 125 samples before a 1250-sample read) is still idle
+    # current with the idle level's statistics: its median and spread come from PRE_GROUPS
+    # shorter means of it, the spread scaled to a block's length (σ/√n) — the quietest blocks
+    # of the whole record would sit below the idle level and spread less than it, and a
+    # threshold set from them lets idle noise before the request start the window.  Only
+    # without that much pre-trigger does the quietest tenth of the record stand in.
+    sub = pre_samples // (PRE_GROUPS + 1)  # one group kept back from time zero, as a block is
+    if n_pre >= 4:
+        baseline, sigma_block = _median_mad(bm[:n_pre], scratch)
+        n_idle = n_pre * block
+    elif sub >= MIN_GROUP:
+        g = scratch[SORT_MAX - PRE_GROUPS:]  # the median sorts into the front of scratch
+        for k in range(PRE_GROUPS):
+            g[k] = (_sum(x[k * sub:(k + 1) * sub]) / sub - yo) * ym + yz
+        baseline, sigma_sub = _median_mad(g[:PRE_GROUPS], scratch)
+        n_idle = PRE_GROUPS * sub
+        # A MAD of eight means is itself uncertain (it can read a quarter of the true σ): no
+        # block mean is quieter than white noise of one sample's σ (from first differences).
+        head = min(n_idle, SIGMA_HEAD_SAMPLES)
+        white = 1.4826 * _median_abs_diff(x[:head], integer_codes, diffs, counts) / np.sqrt(2.0) * abs(ym)
+        sigma_block = max(sigma_sub * np.sqrt(sub / block), white / np.sqrt(block))
+    else:
         flags |= FLAG_NO_PRETRIGGER
         n_pre = max(4, nb // 10)
         baseline, sigma_block = _median_mad(np.sort(bm)[: max(n_pre, 1)], scratch)
-    else:
-        baseline, sigma_block = _median_mad(bm[: max(n_pre, 1)], scratch)
+        n_idle = n_pre * block
     sigma_block = max(sigma_block, 0.3 * ym / np.sqrt(block))
     tail_n = max(4, nb // 10)
     post = _median(bm[max(nb - tail_n, 0):], scratch)
     top = bm.max()
     thr_start = baseline + max(6 * sigma_block, 0.01 * (top - baseline))
     thr_end = max(post + max(6 * sigma_block, 0.01 * (top - post)), thr_start)
-    return flags, n_pre, baseline, sigma_block, post, top, thr_start, thr_end
+    return flags, n_idle, baseline, sigma_block, post, top, thr_start, thr_end
 
 
 @_jit
@@ -272,7 +294,26 @@ def _hum_end(bm, k_hi, last_k, post, sigma_block):
                 lo_p = min(lo_p, bm[j])
                 hi_p = max(hi_p, bm[j])
             wander = max(hi_p - lo_p, hi_p - post, 6 * sigma_block)
-            if best_fall >= 2 * wander:
+            # A hum glides: at the stretch's end it has come down to the end level slowly, so
+            # its last blocks sit near the blocks after it.  A request steps down: a read's
+            # controller-busy shoulder (transfers to the host after the bursts) drops at its
+            # end from most of its height to the idle level.  Such a stretch is the request.
+            nb = bm.shape[0]
+            # Only a stretch clear of the idle level (a tenth of the request's height, as an
+            # idle burst must be) counts: an idle level that wanders by a few σ steps too.
+            # And only one that never comes back towards the idle level before its end step
+            # (it holds over half its height): a burst after a return to idle — a background
+            # erase — is other activity, not the request's tail.
+            steps_down = False
+            height = hi_p - post
+            body_lo = np.inf
+            for j in range(best_j + 1, last_k - 2):
+                body_lo = min(body_lo, bm[j])
+            if last_k + 3 < nb and height >= 0.1 * (bm[k_hi] - post) and body_lo - post >= 0.5 * height:
+                tail_hi = max(bm[last_k], bm[max(last_k - 1, best_j + 1)], bm[max(last_k - 2, best_j + 1)])
+                after = _median3(bm[last_k + 1], bm[last_k + 2], bm[last_k + 3])
+                steps_down = tail_hi - after >= max(6 * sigma_block, 0.6 * height)
+            if best_fall >= 2 * wander and not steps_down:
                 last_k = best_j - 1
                 plateau_hi = hi_p
     return last_k, plateau_hi
@@ -303,12 +344,12 @@ def _bursts(bm, none, first_k, last_k, baseline, post, clear):
 
 
 @_jit
-def _edge_margin(x, ym, n_pre, block, integer_codes, diffs, counts, scratch):
+def _edge_margin(x, ym, n_idle, integer_codes, diffs, counts, scratch):
     """The 4-sample average's clearance over a level, and one sample's σ.
 
     σ of one sample from first differences of the pre-trigger (a slow hum does not inflate
     them); the 4-sample average must clear 4.5 of its σ too.  Returns ``(margin, sigma_sample)``."""
-    head = min(max(2, min(n_pre * block, SIGMA_HEAD_SAMPLES)), x.shape[0])
+    head = min(max(2, min(n_idle, SIGMA_HEAD_SAMPLES)), x.shape[0])
     sigma_sample = 1.4826 * _median_abs_diff(x[:head], integer_codes, diffs, counts) / np.sqrt(2.0) * ym
     # The edge averages' own σ, from disjoint 4-sample means of the same head: a bench's
     # noise is correlated over a few samples, which first differences do not see (σ/√3 for
@@ -416,12 +457,12 @@ def _clipped(x, start_idx, end_idx, w, n_idle, code_min, code_max):
 
 
 @_jit
-def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, nxt, integer_codes, diffs, counts, scratch, fo, io):
+def _row(x, ym, yo, yz, n_pre, pre_samples, k_trig, block, w, code_min, code_max, bm, above, nxt, integer_codes, diffs, counts, scratch, fo, io):
     """One capture: fills ``fo`` (N_F floats) and ``io`` (N_I ints); returns its flags."""
     nb = bm.shape[0]
     # 1. Levels from the block means.
-    flags, n_pre, baseline, sigma_block, post, top, thr_start, thr_end = _levels(
-        x, ym, yo, yz, n_pre, block, bm, scratch)
+    flags, n_idle, baseline, sigma_block, post, top, thr_start, thr_end = _levels(
+        x, ym, yo, yz, n_pre, pre_samples, block, bm, scratch, integer_codes, diffs, counts)
     # 2. Coarse window in blocks, cut short where a hum's plateau follows the request.
     more, none, first_k, k_hi, last_k = _coarse_window(bm, k_trig, thr_start, thr_end, above, nxt)
     flags |= more
@@ -443,7 +484,7 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
     idle_blocks = nb if none else max(first_k - 1, 0) + max(nb - last_k - 3, 0)
 
     # 3. Edges to the sample.
-    margin, sigma_sample = _edge_margin(x, ym, n_pre, block, integer_codes, diffs, counts, scratch)
+    margin, sigma_sample = _edge_margin(x, ym, n_idle, integer_codes, diffs, counts, scratch)
     # After the end, the idle level may sit above the record's end level (a hum's crest):
     # the end is where the current reaches the level that follows it.
     after = post
@@ -455,7 +496,7 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
 
     # 4. Peak and charge, and the rails.
     peak_codes, peak_idx, inner = _peak(x, start_idx, end_idx, w)
-    if _clipped(x, start_idx, end_idx, w, n_pre * block, code_min, code_max):
+    if _clipped(x, start_idx, end_idx, w, n_idle, code_min, code_max):
         flags |= FLAG_CLIPPED
 
     fo[F_BASELINE] = baseline
@@ -474,7 +515,7 @@ def _row(x, ym, yo, yz, n_pre, k_trig, block, w, code_min, code_max, bm, above, 
 
 
 @_jit
-def measure_rows(codes, y_mult, y_off, y_zero, n_pre, k_trig, block, w, code_min, code_max, flags, fo, io):
+def measure_rows(codes, y_mult, y_off, y_zero, n_pre, pre_samples, k_trig, block, w, code_min, code_max, flags, fo, io):
     """Run :func:`_row` over every capture (row) of ``codes``; results into ``fo``/``io``, flags OR-ed in."""
     nb = codes.shape[1] // block
     integer_codes = codes.dtype.kind != "f"  # what a scope sends; float samples come from hand-made arrays
@@ -485,5 +526,5 @@ def measure_rows(codes, y_mult, y_off, y_zero, n_pre, k_trig, block, w, code_min
     counts = np.empty(4096, dtype=np.int64)
     scratch = np.empty(SORT_MAX)
     for r in range(codes.shape[0]):
-        flags[r] |= _row(codes[r], y_mult[r], y_off[r], y_zero[r], n_pre[r], k_trig[r], block, w,
+        flags[r] |= _row(codes[r], y_mult[r], y_off[r], y_zero[r], n_pre[r], pre_samples[r], k_trig[r], block, w,
                          code_min[r], code_max[r], bm, above, nxt, integer_codes, diffs, counts, scratch, fo[r], io[r])
