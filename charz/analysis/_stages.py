@@ -73,7 +73,7 @@ def rmw_stage(traces, table, write_unit_bytes: int | None, host_rate_bytes_per_s
         return None
 
     def heads(idx):
-        return np.array([_head(traces[i], table.start_s[i], table.local_baseline_a[i], head_s) for i in idx])
+        return _heads(traces, idx, table.start_s, table.local_baseline_a, head_s)
 
     read_head = np.median(heads(smallest), axis=0)
     noise = float(np.median(table.noise_a[writes]))
@@ -97,6 +97,45 @@ def _head(trace, start_s: float, baseline_a: float, head_s: float) -> np.ndarray
     dt, t_first = trace.sample_interval_s, trace.t_first_s
     lo, hi = head_span(trace.codes.shape[0], dt, start_s, t_first, head_s)
     return head(trace.waveform.values(lo, hi), dt, start_s, t_first, baseline_a, head_s, offset=lo)
+
+
+def _heads(traces, idx, start_s: np.ndarray, baseline_a: np.ndarray, head_s: float) -> np.ndarray:
+    """:func:`_head` of each capture in ``idx`` (rows), bit for bit, in whole-array passes:
+    the grid's sample indices as :func:`~charz.analysis._rmw._head_index` computes them, the
+    spans as :func:`head_span` takes them, and numpy's ``interp`` rule on a unit-spaced grid
+    (left of it the first value, from its last point on the last; on a sample its value;
+    else slope × (x − j) + value at j, the slope divided by the grid's step of 1).  Records
+    whose span :func:`head_span` cannot place keep :func:`_head`."""
+    idx = np.asarray(idx, dtype=np.int64)
+    n = int(round(head_s / GRID_S))
+    if idx.size == 0 or n < 1:
+        return np.array([_head(traces[i], start_s[i], baseline_a[i], head_s) for i in idx])
+    ts = [traces[i] for i in idx]
+    dt = np.array([t.sample_interval_s for t in ts], dtype=np.float64)
+    t_first = np.array([t.t_first_s for t in ts], dtype=np.float64)
+    size = np.array([t.codes.shape[0] for t in ts], dtype=np.int64)
+    x = (start_s[idx][:, None] + GRID_S * np.arange(n)[None, :] - t_first[:, None]) / dt[:, None]
+    if not (np.isfinite(x[:, 0]).all() and np.isfinite(x[:, -1]).all() and (size >= 1).all()):
+        return np.array([_head(traces[i], start_s[i], baseline_a[i], head_s) for i in idx])
+    lo = np.minimum(np.maximum(0, np.floor(x[:, 0])), size - 1).astype(np.int64)
+    hi = np.minimum(np.maximum(lo + 1, np.floor(x[:, -1]) + 2), size).astype(np.int64)
+    codes = np.concatenate([t.codes[a:b] for t, a, b in zip(ts, lo.tolist(), hi.tolist())])
+    m = hi - lo
+    first = np.cumsum(m) - m
+    rep = lambda v: np.repeat(v, m)  # noqa: E731
+    values = (codes.astype(np.float64) - rep(np.array([t.y_offset_codes for t in ts], dtype=np.float64))) \
+        * rep(np.array([t.y_mult for t in ts], dtype=np.float64)) + rep(np.array([t.y_zero for t in ts], dtype=np.float64))
+    x -= lo[:, None]  # exact, as in head()
+    last = (m - 1)[:, None]
+    j = np.clip(np.floor(x), 0, last).astype(np.int64)
+    at = first[:, None] + j
+    y0 = values[at]
+    y1 = values[np.minimum(j + 1, last) + first[:, None]]
+    out = (y1 - y0) * (x - j) + y0
+    out = np.where(x == j, y0, out)
+    out = np.where(x < 0, values[first][:, None], out)
+    out = np.where(x >= last, values[first + m - 1][:, None], out)
+    return out - baseline_a[idx][:, None]
 
 
 def _nanmedian(x: np.ndarray) -> float:
