@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from charz.analysis._groups import medians_by
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
 
 GRID_S = 4e-6
@@ -115,8 +116,8 @@ def detect_rmw(
     """
     sizes = np.asarray(write_sizes_bytes, dtype=np.int64)
     d = np.sqrt(np.mean((np.asarray(write_heads) - read_head[None, :]) ** 2, axis=1))
-    u = np.unique(sizes)
-    per_size = np.array([np.median(d[sizes == s]) for s in u])
+    u, group, counts = np.unique(sizes, return_inverse=True, return_counts=True)
+    per_size = medians_by(group, counts, d, np.median)
     base = dict(sizes_bytes=u, head_distance_a=per_size)
     if unit_bytes is None:
         return RmwResult(None, (), UNDETERMINED, "the write unit is not known, so there is nothing to compare against", **base)

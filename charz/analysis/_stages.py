@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from charz.analysis._energy import PowerBudget, power_budget
+from charz.analysis._groups import medians_by
 from charz.analysis._quantity import MEASURED, Quantity
 from charz.analysis._reads import ReadUnitResult, burst_windows, count_peaks, fit_read_unit, one_unit_duration, pattern_window
 from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
@@ -161,27 +162,12 @@ def energy_stage(traces, table, rail_v: float | None) -> tuple[EnergyRow, ...]:
         energy = volts * mean_active * duration
         excess = volts * table.charge_c[idx]
         sizes, group, counts = np.unique(table.size_bytes[idx], return_inverse=True, return_counts=True)
-        e_med = _medians_by(group, counts, energy, _nanmedian)
-        x_med = _medians_by(group, counts, excess, _nanmedian)
-        d_med = _medians_by(group, counts, duration, np.median)
+        e_med = medians_by(group, counts, energy, _nanmedian)
+        x_med = medians_by(group, counts, excess, _nanmedian)
+        d_med = medians_by(group, counts, duration, np.median)
         for g, size in enumerate(sizes):
             rows.append(EnergyRow(op, int(size), float(e_med[g]), float(x_med[g]), float(d_med[g]), int(counts[g])))
     return tuple(rows)
-
-
-def _medians_by(group: np.ndarray, counts: np.ndarray, x: np.ndarray, median) -> np.ndarray:
-    """``median(x[group == g])`` for every group g (``counts`` of each), from one sort instead
-    of a median call per request size.  numpy's median of n sorted values is the middle one,
-    or the two middle ones' mean ((a + b) / 2, as here): the same bits.  A group holding a
-    NaN (sorted last within it) keeps ``median`` itself, whose NaN rules differ, and so does a
-    group whose middle is a zero (which of 0.0 and -0.0 numpy's partition picks, a sort need not)."""
-    v = x[np.lexsort((x, group))]
-    first = np.cumsum(counts) - counts
-    lo, hi = first + (counts - 1) // 2, first + counts // 2
-    out = np.where(lo == hi, v[lo], (v[lo] + v[hi]) / 2)
-    for g in np.flatnonzero(np.isnan(v[first + counts - 1]) | (v[lo] == 0) | (v[hi] == 0)):
-        out[g] = median(x[group == g])
-    return out
 
 
 def budget_stage(levels_a: np.ndarray | None, packages_per_unit: int | None) -> PowerBudget | None:
