@@ -524,7 +524,6 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
                     np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))
         tbs, gs, ss = grid
         ss = ss if ppu > 1 else ss[:1]
-        TB, G, S = (a.ravel() for a in np.meshgrid(tbs, gs, ss, indexing="ij"))
         busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - data.busy_off
         # the starts depend on the busy start and the gap only through their sum: the
         # transfer and program columns are drawn once per distinct (first start, switch delay)
@@ -549,7 +548,9 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
             rss_k = np.where(reach, rss_k, np.inf)
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
-            best = (float(rss_k[i]), onset + float(TB[i]), float(G[i]), float(S[i]))
+            # point i of the grid, (busy start, gap, switch delay) in C order, without meshgrids
+            i_tb, i_rest = divmod(i, gs.size * ss.size)
+            best = (float(rss_k[i]), onset + float(tbs[i_tb]), float(gs[i_rest // ss.size]), float(ss[i_rest % ss.size]))
     return best
 
 
