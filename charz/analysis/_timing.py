@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
 from charz.analysis._rise import RiseResult, unit_rise
 from charz.analysis._smooth import moving_average
 
@@ -127,15 +127,21 @@ def _best_score(r: RiseResult) -> float:
 
 def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, unit_pages: int,
                               page_size_bytes: int, channels: int, packages: int,
-                              host_rate_bytes_per_s: float | None = None) -> RiseResult:
+                              host_rate_bytes_per_s: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
     """:func:`unit_rise` with tPROG and the page transfer time measured (module doc); at most
-    "medium", and undetermined unless the answer survives the measurement's spread."""
-    def undetermined(why: str) -> RiseResult:
-        return RiseResult(None, None, UNDETERMINED, UNDETERMINED, why, "")
+    "medium", and undetermined unless the answer survives the measurement's spread.
+    Returns the rise and the times it measured (``t_prog_us``, ``t_xfer_page_us``: origin
+    "measured", ``uncertainty`` their spread; only those measured)."""
+    times: dict[str, Quantity] = {}
+
+    def undetermined(why: str) -> tuple[RiseResult, dict[str, Quantity]]:
+        return RiseResult(None, None, UNDETERMINED, UNDETERMINED, why, ""), times
 
     prog = program_time(page_waves_a, page_t_s)
     if prog.value_us is None:
         return undetermined(f"no timing given, and not measured: {prog.reason}")
+    times["t_prog_us"] = Quantity(round(prog.value_us, 1), "µs", MEASURED, uncertainty=round(prog.spread_us, 1),
+                                  confidence=MEDIUM, evidence=prog.reason)
     host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
     grid = transfer_grid(prog.pre_program_us, host_page_us)
     if grid.size < 3:
@@ -155,14 +161,19 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                             f"time inside {grid[0]:.0f}–{grid[-1]:.0f} µs")
     best = runs[k]
     xfer = f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted"
+    times["t_xfer_page_us"] = Quantity(round(float(grid[k]), 1), "µs", MEASURED,
+                                       uncertainty=round(float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
+                                       evidence=f"{xfer}: the rise of a one-unit write fits best there among "
+                                                f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
     checks = [runs[k - 1], runs[k + 1], rise(grid[k], prog.value_us - prog.spread_us),
               rise(grid[k], prog.value_us + prog.spread_us)]
     if best.packages_per_unit is None or any(c.packages_per_unit != best.packages_per_unit for c in checks):
         said = sorted({str(c.packages_per_unit) for c in [best] + checks})
+        times.pop("t_xfer_page_us")  # fitted under a count that is not sure: not reported
         return replace(best, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
                        scheme_confidence=UNDETERMINED,
                        reason=f"no timing given; {prog.reason}, {xfer}; the rise's package count changes within "
-                              f"the measurement's spread ({', '.join(said)}): {best.reason}", scheme_reason="")
+                              f"the measurement's spread ({', '.join(said)}): {best.reason}", scheme_reason=""), times
     conf = MEDIUM if best.confidence in (HIGH, MEDIUM) else UNDETERMINED
     scheme_same = all(c.scheme == best.scheme for c in checks)
     s_conf = MEDIUM if best.scheme_confidence in (HIGH, MEDIUM) and scheme_same and best.scheme else UNDETERMINED
@@ -171,7 +182,7 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                    reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread)",
                    scheme_reason=best.scheme_reason if s_conf != UNDETERMINED else
                    (best.scheme_reason + "; not kept: the walk changes within the measured timing's spread"
-                    if best.scheme_reason else ""))
+                    if best.scheme_reason else "")), times
 
 
 __all__ = ["Measured", "program_time", "transfer_grid", "rise_with_measured_timing"]

@@ -68,9 +68,13 @@ def test_rise_runs_on_measured_timing_and_says_at_most_medium():
     # the datasheet is not given: tPROG 900 µs and a 40 µs page transfer are on the waveforms only
     page, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=900.0, seed=3)
     unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, seed=4)
-    r = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
-                                  packages=8)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
+                                         packages=8)
     assert r.packages_per_unit == 2, r.reason
+    assert times["t_prog_us"].origin == "measured"
+    assert abs(times["t_prog_us"].value - 900.0) <= times["t_prog_us"].uncertainty
+    # the transfer time is one grid step (×1.5) from the stated 40 µs at most
+    assert 40.0 / 1.5 <= times["t_xfer_page_us"].value <= 40.0 * 1.5
     assert r.confidence != HIGH and r.confidence != UNDETERMINED
     assert "measured" in r.reason
 
@@ -78,7 +82,8 @@ def test_rise_runs_on_measured_timing_and_says_at_most_medium():
 def test_no_count_when_the_one_page_write_cannot_be_measured():
     page, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=900.0, amps=[0.002], busy=0.003, xfer_a=0.0, noise=0.02)
     unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, seed=4)
-    r = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
-                                  packages=8)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
+                                         packages=8)
+    assert not times
     assert r.packages_per_unit is None and r.confidence == UNDETERMINED
     assert "not measured" in r.reason
