@@ -16,6 +16,7 @@ import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
 from charz.analysis._rise import RiseResult, unit_rise
+from charz.analysis._timing import rise_with_measured_timing
 from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
@@ -224,12 +225,10 @@ def _flag_warnings(table: CaptureTable) -> list[str]:
     return warnings
 
 
-def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given) -> RiseResult | None:
-    """:func:`unit_rise` on the usable writes of exactly one unit, or None when it cannot run."""
-    page = given.page_size_bytes
-    if not (page and given.channels and given.packages and given.t_xfer_page_us and given.t_prog_us):
-        return None
-    idx = np.flatnonzero((table.op == "write") & table.usable & (table.size_bytes == unit_pages * page))
+def _writes_of(traces, table: CaptureTable, size_bytes: int):
+    """The usable writes of one size on the first one's time axis: (R × N currents above
+    their idle, time axis in s, ends in s), or None."""
+    idx = np.flatnonzero((table.op == "write") & table.usable & (table.size_bytes == size_bytes))
     if idx.size == 0:
         return None
     first = traces[idx[0]]
@@ -242,9 +241,33 @@ def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given) ->
         ti = tr.t_first_s + np.arange(tr.codes.size) * tr.sample_interval_s
         rows.append(v if (tr.codes.size == n and tr.sample_interval_s == dt and tr.t_first_s == first.t_first_s)
                     else np.interp(t, ti, v))
-    return unit_rise(np.array(rows), t, table.end_s[idx], unit_pages=unit_pages, page_size_bytes=page,
-                     channels=given.channels, packages=given.packages, t_xfer_page_us=given.t_xfer_page_us,
-                     t_prog_us=given.t_prog_us, host_rate_bytes_per_s=given.host_rate_bytes_per_s)
+    return np.array(rows), t, table.end_s[idx]
+
+
+def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
+                  measure_into: dict[str, Quantity] | None = None) -> RiseResult | None:
+    """:func:`unit_rise` on the usable writes of exactly one unit, or None when it cannot run.
+    Without tPROG and the page transfer time given, and ``measure_into`` (the answers) given,
+    it takes them from the waveforms (:mod:`charz.analysis._timing`; at most "medium") and
+    reports them there, origin "measured"."""
+    page = given.page_size_bytes
+    if not (page and given.channels and given.packages):
+        return None
+    unit = _writes_of(traces, table, unit_pages * page)
+    if unit is None:
+        return None
+    if given.t_xfer_page_us and given.t_prog_us:
+        return unit_rise(*unit, unit_pages=unit_pages, page_size_bytes=page, channels=given.channels,
+                         packages=given.packages, t_xfer_page_us=given.t_xfer_page_us, t_prog_us=given.t_prog_us,
+                         host_rate_bytes_per_s=given.host_rate_bytes_per_s)
+    one = _writes_of(traces, table, page) if measure_into is not None and unit_pages > 1 else None
+    if one is None:
+        return None
+    rise, times = rise_with_measured_timing(*unit, one[0], one[1], unit_pages=unit_pages, page_size_bytes=page,
+                                            channels=given.channels, packages=given.packages,
+                                            host_rate_bytes_per_s=given.host_rate_bytes_per_s)
+    measure_into.update({k: v for k, v in times.items() if getattr(given, k) is None})
+    return rise
 
 
 def _scheme_quantity(allocation: AllocationResult | None, rise: RiseResult | None, cap: str) -> Quantity:
@@ -382,7 +405,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     if tread.n_step is None and tread.step_pages is None:
         alone = _unit_from_durations_alone(w, sweep)
         if alone is not None:
-            w.rise = _rise_of_unit(traces, table, alone.step_pages, given) if given.packages else None
+            w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q) if given.packages else None
             geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
             if geometry is not None:
                 _allocation_stage(w, sweep, *geometry)
@@ -400,7 +423,10 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         tread = _uneven_tread(w, sweep, tread)
     if tread is None:
         return w.finish()
-    w.rise = _rise_of_unit(traces, table, tread.step_pages, given) if given.packages else None
+    # measured timing only where the staircase alone cannot count (a second, weaker view
+    # beside Eq. 1 would only add disagreements)
+    w.rise = _rise_of_unit(traces, table, tread.step_pages, given,
+                           measure_into=w.q if tread.top.all_busy is not True else None) if given.packages else None
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
@@ -639,7 +665,8 @@ def _dies_below_top(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
     elif rise is None or rise.packages_per_unit is None:
         why = "Eq. 1 needs the top step to be every package busy: " + top.reason
         why += "; the rise of a one-unit write: " + (rise.reason if rise is not None else
-                                                    "needs the channel and package counts and tPROG and page transfer time given")
+                                                    "needs the channel and package counts, and tPROG and the page "
+                                                    "transfer time given or one-page writes to measure them")
         for key, unit in (("dies_per_package", "dies"), ("allocation_scheme", "")):
             q[key] = Quantity.undetermined(unit, INFERRED, why)
         return None

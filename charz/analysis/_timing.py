@@ -1,0 +1,188 @@
+"""Program and page-transfer time measured from the waveforms, for drives whose datasheet
+timing is not given.
+
+The rise of a one-unit write (:mod:`charz.analysis._rise`) needs tPROG and the page
+transfer time.  A bench engineer without the datasheet measures them:
+
+* tPROG from one-page writes: the program current's *equivalent width* — the charge above
+  the level before the program started, divided by the program step's height — is the
+  program's length whatever its ripple (ISPP pulses average out in the charge).  Median
+  over the repeats.  Its spread is at least :data:`PAGE_TYPE_SPREAD` of it: one page is a
+  lower or an upper page, and datasheets put those ±20 % or more from the typical time.
+* the page transfer time from the rise itself: the rise is fitted at transfer times on a
+  geometric grid (×1.5 a step) up to the one-page write's span before its program (the
+  transfer cannot be longer than that), and the best fit's time is the measurement; its
+  spread is one grid step.
+
+The rise then runs with the measured times, and its answer is kept only when it survives
+the measurement being off by its spread: the same package count (and walk) at the grid
+neighbours of the transfer time and at tPROG ± its spread.  Otherwise it abstains.  From
+one view alone it is at most "medium".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
+from charz.analysis._rise import RiseResult, unit_rise
+from charz.analysis._smooth import moving_average
+
+SMOOTH_US = 22.0  # one ISPP period (as the rise averages)
+PAGE_TYPE_SPREAD = 0.2  # lower/upper pages: ±20 % of the typical tPROG at least
+MAX_REPEAT_SPREAD = 0.25  # repeats of one-page writes that disagree more than this: not clean
+MIN_STEP_SIGMAS = 8.0  # a program step must stand this far above the noise of the averaged mean
+XFER_MIN_US = 10.0  # a page at ONFI/Toggle rates (16 KiB at 1.6 GB/s)
+XFER_STEP = 1.5  # the grid's ratio; one step is the transfer time's spread
+
+
+@dataclass(frozen=True)
+class Measured:
+    """A time measured from the waveforms: value, spread (µs), or None and why not."""
+
+    value_us: float | None
+    spread_us: float
+    pre_program_us: float | None
+    reason: str
+
+
+def program_time(waves_a: np.ndarray, t_s: np.ndarray) -> Measured:
+    """tPROG from one-page writes: the median equivalent width of the program current.
+
+    ``waves_a`` (R × N): the repeats' currents above idle on the time axis ``t_s`` (s).
+    Per repeat, on a :data:`SMOOTH_US` average: the onset (first clear rise above the
+    noise), the level just after it (controller busy, host and channel transfer — before
+    any program), the top; the program starts where the current crosses halfway from that
+    level to the top, and its equivalent width is the charge above that level from there
+    on, divided by the step (top − level).  Not clean (value None) when the step does not
+    stand :data:`MIN_STEP_SIGMAS` above the noise, fewer than two repeats measure, or the
+    repeats spread more than :data:`MAX_REPEAT_SPREAD` of their median.
+
+    Example: a 5 mA busy level from 10 µs and a 40 mA program from 100 to 700 µs:
+
+    >>> t = np.arange(-100e-6, 1000e-6, 1e-6); tu = t * 1e6
+    >>> w = 0.005 * ((tu > 10) & (tu < 720)) + 0.04 * ((tu > 100) & (tu < 700))
+    >>> m = program_time(np.tile(w, (3, 1)), t)
+    >>> round(m.value_us), round(m.spread_us)   # the program's length, ±20 % for the page type
+    (600, 120)
+    >>> 80 < m.pre_program_us < 110             # onset to mid-step, through the 22 µs average
+    True
+    """
+    waves = np.atleast_2d(np.asarray(waves_a, dtype=np.float64))
+    t_us = np.asarray(t_s, dtype=np.float64) * 1e6
+    dt = float(np.median(np.diff(t_us)))
+    w = max(1, int(round(SMOOTH_US / dt)))
+    if waves.shape[1] < 4 * w:
+        return Measured(None, 0.0, None, "the one-page writes are too short to measure")
+    widths, pres = [], []
+    for row in waves:
+        sm = moving_average(row, w)
+        tt = t_us[w // 2: w // 2 + sm.size]
+        before = tt < tt[0] + 0.4 * max(0.0, -tt[0])
+        sigma = float(np.std(sm[before])) if before.sum() > 8 else 0.0
+        peak = float(np.max(sm))
+        above = sm > max(0.03 * peak, 8 * sigma)
+        if not above.any():
+            continue
+        t_on = float(tt[np.argmax(above)])
+        near = (tt > t_on + SMOOTH_US) & (tt < t_on + SMOOTH_US + 30.0)
+        if not near.any():
+            continue
+        base = float(np.median(sm[near]))
+        step = peak - base
+        if step <= MIN_STEP_SIGMAS * max(sigma, 1e-12):
+            continue
+        i0 = int(np.argmax(sm > base + 0.5 * step))
+        on = tt >= tt[i0] - SMOOTH_US
+        widths.append(float(np.sum(np.clip(sm[on] - base, 0.0, None)) * dt / step))
+        pres.append(float(tt[i0]) - t_on)
+    if len(widths) < 2:
+        return Measured(None, 0.0, None, "the program step of a one-page write does not stand out of the noise "
+                                         "in two repeats")
+    value = float(np.median(widths))
+    rep = float(np.std(widths))
+    if rep > MAX_REPEAT_SPREAD * value:
+        return Measured(None, rep, None, f"one-page writes' program lengths spread {rep:.0f} µs around {value:.0f} µs")
+    return Measured(value, max(rep, PAGE_TYPE_SPREAD * value), float(np.median(pres)),
+                    f"tPROG {value:.0f} ± {max(rep, PAGE_TYPE_SPREAD * value):.0f} µs measured (program current "
+                    f"of {len(widths)} one-page writes)")
+
+
+def transfer_grid(pre_program_us: float, host_page_us: float) -> np.ndarray:
+    """Candidate page transfer times: :data:`XFER_MIN_US` × 1.5^k up to what the one-page
+    write's span before its program leaves after the host's page."""
+    top = pre_program_us - host_page_us
+    if top < XFER_MIN_US * XFER_STEP ** 2:
+        return np.empty(0)
+    n = int(np.floor(np.log(top / XFER_MIN_US) / np.log(XFER_STEP))) + 1
+    return XFER_MIN_US * XFER_STEP ** np.arange(n)
+
+
+def _best_score(r: RiseResult) -> float:
+    fair = [h.score for h in r.hypotheses if h.plausible]
+    return min(fair) if fair else np.inf
+
+
+def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, unit_pages: int,
+                              page_size_bytes: int, channels: int, packages: int,
+                              host_rate_bytes_per_s: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
+    """:func:`unit_rise` with tPROG and the page transfer time measured (module doc); at most
+    "medium", and undetermined unless the answer survives the measurement's spread.
+    Returns the rise and the times it measured (``t_prog_us``, ``t_xfer_page_us``: origin
+    "measured", ``uncertainty`` their spread; only those measured)."""
+    times: dict[str, Quantity] = {}
+
+    def undetermined(why: str) -> tuple[RiseResult, dict[str, Quantity]]:
+        return RiseResult(None, None, UNDETERMINED, UNDETERMINED, why, ""), times
+
+    prog = program_time(page_waves_a, page_t_s)
+    if prog.value_us is None:
+        return undetermined(f"no timing given, and not measured: {prog.reason}")
+    times["t_prog_us"] = Quantity(round(prog.value_us, 1), "µs", MEASURED, uncertainty=round(prog.spread_us, 1),
+                                  confidence=MEDIUM, evidence=prog.reason)
+    host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
+    grid = transfer_grid(prog.pre_program_us, host_page_us)
+    if grid.size < 3:
+        return undetermined(f"no timing given; {prog.reason}, but the one-page write's "
+                            f"{prog.pre_program_us:.0f} µs before its program leave no room to fit a page transfer")
+
+    def rise(x: float, p: float) -> RiseResult:
+        return unit_rise(waves_a, t_s, end_s, unit_pages=unit_pages, page_size_bytes=page_size_bytes,
+                         channels=channels, packages=packages, t_xfer_page_us=float(x), t_prog_us=float(p),
+                         host_rate_bytes_per_s=host_rate_bytes_per_s)
+
+    runs = [rise(x, prog.value_us) for x in grid]
+    scores = np.array([_best_score(r) for r in runs])
+    k = int(np.argmin(scores))
+    if not np.isfinite(scores[k]) or k in (0, grid.size - 1):
+        return undetermined(f"no timing given; {prog.reason}; the rise's fit does not bound the page transfer "
+                            f"time inside {grid[0]:.0f}–{grid[-1]:.0f} µs")
+    best = runs[k]
+    xfer = f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted"
+    times["t_xfer_page_us"] = Quantity(round(float(grid[k]), 1), "µs", MEASURED,
+                                       uncertainty=round(float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
+                                       evidence=f"{xfer}: the rise of a one-unit write fits best there among "
+                                                f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
+    checks = [runs[k - 1], runs[k + 1], rise(grid[k], prog.value_us - prog.spread_us),
+              rise(grid[k], prog.value_us + prog.spread_us)]
+    if best.packages_per_unit is None or any(c.packages_per_unit != best.packages_per_unit for c in checks):
+        said = sorted({str(c.packages_per_unit) for c in [best] + checks})
+        times.pop("t_xfer_page_us")  # fitted under a count that is not sure: not reported
+        return replace(best, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
+                       scheme_confidence=UNDETERMINED,
+                       reason=f"no timing given; {prog.reason}, {xfer}; the rise's package count changes within "
+                              f"the measurement's spread ({', '.join(said)}): {best.reason}", scheme_reason=""), times
+    conf = MEDIUM if best.confidence in (HIGH, MEDIUM) else UNDETERMINED
+    scheme_same = all(c.scheme == best.scheme for c in checks)
+    s_conf = MEDIUM if best.scheme_confidence in (HIGH, MEDIUM) and scheme_same and best.scheme else UNDETERMINED
+    return replace(best, confidence=conf, scheme=best.scheme if s_conf != UNDETERMINED else None,
+                   scheme_confidence=s_conf,
+                   reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread)",
+                   scheme_reason=best.scheme_reason if s_conf != UNDETERMINED else
+                   (best.scheme_reason + "; not kept: the walk changes within the measured timing's spread"
+                    if best.scheme_reason else "")), times
+
+
+__all__ = ["Measured", "program_time", "transfer_grid", "rise_with_measured_timing"]

@@ -1,0 +1,89 @@
+"""tPROG and the page transfer time measured from waveforms drawn here by hand (003 §4.1–4.2).
+
+A write's current: the controller's busy level from the request, a channel transfer of
+each page, then each package's program current for tPROG, with an ISPP sawtooth ripple
+and noise.  The stated times are the truth; nothing comes from charz's simulator.
+"""
+
+import numpy as np
+import pytest
+
+from charz.analysis._quantity import HIGH, UNDETERMINED
+from charz.analysis._timing import program_time, rise_with_measured_timing
+
+pytestmark = pytest.mark.unit
+
+DT = 2e-6
+T = np.arange(-200e-6, 2.6e-3, DT)
+
+
+def write(first_us, packages, *, xfer_us, prog_us, channels_apart=True, amps=None, busy=0.05, xfer_a=0.012,
+          ripple=0.15, noise=0.002, repeats=4, seed=0, prog_jitter=0.03):
+    """``packages`` packages of one die each: page k crosses the channel from ``first_us``
+    (+ k × 25 µs on separate channels, + k × xfer_us on one), then programs ``prog_us``."""
+    rng = np.random.default_rng(seed)
+    tu = T * 1e6
+    amps = amps or [0.045, 0.052, 0.048, 0.05][:packages]
+    rows, ends = [], []
+    for _ in range(repeats):
+        w = np.zeros_like(tu)
+        last = 0.0
+        for k, a in zip(range(packages), amps):
+            x0 = first_us + k * (25.0 if channels_apart else xfer_us)
+            p0 = x0 + xfer_us
+            p1 = p0 + prog_us * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
+            w += xfer_a * ((tu > x0) & (tu < p0))
+            w += a * ((tu > p0) & (tu < p1)) * (1 + ripple * (((tu - p0) / 22.0) % 1.0 - 0.5) * 2)
+            last = max(last, p1)
+        end = last + 15.0
+        w += busy * ((tu > 0) & (tu < end))
+        rows.append(w + rng.normal(0, noise, tu.size))
+        ends.append(end * 1e-6)
+    return np.array(rows), T, np.array(ends)
+
+
+def test_program_time_is_the_program_currents_length():
+    w, t, _ = write(60.0, 1, xfer_us=40.0, prog_us=700.0)
+    m = program_time(w, t)
+    assert m.value_us == pytest.approx(700.0, rel=0.05), m.reason
+    # one page is a lower or an upper page: the spread admits at least ±20 %
+    assert m.spread_us >= 0.2 * m.value_us
+    assert m.pre_program_us == pytest.approx(100.0, abs=15.0)
+
+
+def test_program_time_abstains_when_the_step_is_lost_in_noise():
+    w, t, _ = write(60.0, 1, xfer_us=40.0, prog_us=700.0, amps=[0.002], busy=0.003, xfer_a=0.0, noise=0.02)
+    m = program_time(w, t)
+    assert m.value_us is None and m.reason
+
+
+def test_program_time_abstains_when_repeats_disagree():
+    a, t, _ = write(60.0, 1, xfer_us=40.0, prog_us=400.0, repeats=2, seed=1)
+    b, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=1200.0, repeats=2, seed=2)
+    m = program_time(np.vstack([a, b]), t)
+    assert m.value_us is None and "spread" in m.reason
+
+
+def test_rise_runs_on_measured_timing_and_says_at_most_medium():
+    # the datasheet is not given: tPROG 900 µs and a 40 µs page transfer are on the waveforms only
+    page, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=900.0, seed=3)
+    unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, seed=4)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
+                                         packages=8)
+    assert r.packages_per_unit == 2, r.reason
+    assert times["t_prog_us"].origin == "measured"
+    assert abs(times["t_prog_us"].value - 900.0) <= times["t_prog_us"].uncertainty
+    # the transfer time is one grid step (×1.5) from the stated 40 µs at most
+    assert 40.0 / 1.5 <= times["t_xfer_page_us"].value <= 40.0 * 1.5
+    assert r.confidence != HIGH and r.confidence != UNDETERMINED
+    assert "measured" in r.reason
+
+
+def test_no_count_when_the_one_page_write_cannot_be_measured():
+    page, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=900.0, amps=[0.002], busy=0.003, xfer_a=0.0, noise=0.02)
+    unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, seed=4)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
+                                         packages=8)
+    assert not times
+    assert r.packages_per_unit is None and r.confidence == UNDETERMINED
+    assert "not measured" in r.reason
