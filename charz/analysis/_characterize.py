@@ -732,8 +732,11 @@ def _dies_by_eq1(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
         q["allocation_scheme"] = Quantity.undetermined("", INFERRED, "needs the dies per package: " + why)
         return None
     agree = rise is not None and rise.packages_per_unit == du.packages_per_unit
+    # Eq. 1 and the rise both divide D_step, so the dies are no surer than the step width:
+    # a width one view read ("medium") caps them, however well the count is confirmed.
+    conf = combine_confidence(tread.conf, q["step_pages"].confidence)
     q["dies_per_package"] = Quantity(
-        du.dies_per_package, "dies", INFERRED, confidence=tread.conf,
+        du.dies_per_package, "dies", INFERRED, confidence=conf,
         evidence=eq1 + (f"; the rise agrees: {rise.reason}" if agree else ""),
         details={"decided_by": "both" if agree else "staircase"},
     )
@@ -742,7 +745,7 @@ def _dies_by_eq1(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
     if agree and q["n_step"].known:
         q["n_step"] = replace(q["n_step"], evidence=q["n_step"].evidence + f"; the rise shows {rise.packages_per_unit} "
                               f"package(s) per unit, {given.packages} / {n_step}", details={"decided_by": "both"})
-    return du.dies_per_package, du.write_io_unit_pages, tread.conf
+    return du.dies_per_package, du.write_io_unit_pages, conf
 
 
 def _allocation_stage(w: _Writes, sweep: _Sweep, dies: int, unit_pages: int, conf: str) -> None:
