@@ -5,17 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 
-def medians_by(group: np.ndarray, counts: np.ndarray, x: np.ndarray, median) -> np.ndarray:
-    """``median(x[group == g])`` for every group g (``counts`` of each), from one sort instead
-    of a median call per request size.  numpy's median of n sorted values is the middle one,
-    or the two middle ones' mean ((a + b) / 2, as here): the same bits.  A group holding a
-    NaN (sorted last within it) keeps ``median`` itself, whose NaN rules differ, and so does a
-    group whose middle is a zero (which of 0.0 and -0.0 numpy's partition picks, a sort need not)."""
-    v = x[np.lexsort((x, group))]
+def medians_by(group: np.ndarray, counts: np.ndarray, x: np.ndarray, median=np.median) -> np.ndarray:
+    """``median(x[group == g])`` for every group g (``counts`` of each), one call per distinct
+    count instead of one per request size: groups with the same number of repeats form one
+    (groups × repeats) block, and ``median(block, axis=1)`` is numpy's own median of each row
+    (the same technique as ``summarize_sizes``; a sweep has one or two distinct counts)."""
+    v = np.asarray(x)[np.argsort(group, kind="stable")]
     first = np.cumsum(counts) - counts
-    lo, hi = first + (counts - 1) // 2, first + counts // 2
-    out = np.where(lo == hi, v[lo], (v[lo] + v[hi]) / 2)
-    for g in np.flatnonzero(np.isnan(v[first + counts - 1]) | (v[lo] == 0) | (v[hi] == 0)):
-        out[g] = median(x[group == g])
+    out = np.empty(counts.size)
+    for c in np.unique(counts):
+        which = np.flatnonzero(counts == c)
+        out[which] = median(v[first[which][:, None] + np.arange(c)], axis=1)
     return out
-

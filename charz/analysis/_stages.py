@@ -139,12 +139,6 @@ def _heads(traces, idx, start_s: np.ndarray, baseline_a: np.ndarray, head_s: flo
     return out - baseline_a[idx][:, None]
 
 
-def _nanmedian(x: np.ndarray) -> float:
-    """numpy's nanmedian; without NaNs (the usual case) it is numpy's median of the same values,
-    which is what nanmedian returns there, at a third of the cost."""
-    return float(np.nanmedian(x)) if np.isnan(x).any() else float(np.median(x))
-
-
 def energy_stage(traces, table, rail_v: float | None) -> tuple[EnergyRow, ...]:
     """Median energy per request size, from a measured voltage when the traces carry one."""
     rows = []
@@ -162,8 +156,8 @@ def energy_stage(traces, table, rail_v: float | None) -> tuple[EnergyRow, ...]:
         energy = volts * mean_active * duration
         excess = volts * table.charge_c[idx]
         sizes, group, counts = np.unique(table.size_bytes[idx], return_inverse=True, return_counts=True)
-        e_med = medians_by(group, counts, energy, _nanmedian)
-        x_med = medians_by(group, counts, excess, _nanmedian)
+        e_med = medians_by(group, counts, energy, np.nanmedian)
+        x_med = medians_by(group, counts, excess, np.nanmedian)
         d_med = medians_by(group, counts, duration, np.median)
         for g, size in enumerate(sizes):
             rows.append(EnergyRow(op, int(size), float(e_med[g]), float(x_med[g]), float(d_med[g]), int(counts[g])))
