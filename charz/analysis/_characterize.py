@@ -405,7 +405,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     if tread.n_step is None and tread.step_pages is None:
         alone = _unit_from_durations_alone(w, sweep)
         if alone is not None:
-            w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q) if given.packages else None
+            w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q)
             geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
             if geometry is not None:
                 _allocation_stage(w, sweep, *geometry)
@@ -426,7 +426,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     # measured timing only where the staircase alone cannot count (a second, weaker view
     # beside Eq. 1 would only add disagreements)
     w.rise = _rise_of_unit(traces, table, tread.step_pages, given,
-                           measure_into=w.q if tread.top.all_busy is not True else None) if given.packages else None
+                           measure_into=w.q if tread.top.all_busy is not True else None)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
