@@ -357,25 +357,6 @@ def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np
     return normal_equations(busy_of, xf, on, y, which_busy, which_starts)  # compiled: _rise_kernel
 
 
-def _normal_equations_numpy(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray,
-                            which_busy: np.ndarray, which_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_normal_equations` as numpy passes (the reference the compiled loop is tested against)."""
-    bb = np.einsum("it,it->i", busy_of, busy_of)
-    bx, bo = np.einsum("it,ut->iu", busy_of, xf), np.einsum("it,ut->iu", busy_of, on)
-    xx, xo, oo = (np.einsum("ut,ut->u", xf, xf), np.einsum("ut,ut->u", xf, on), np.einsum("ut,ut->u", on, on))
-    i, u = which_busy, which_starts
-    G = np.empty((i.size, 3, 3))
-    G[:, 0, 0] = bb[i]
-    G[:, 0, 1] = G[:, 1, 0] = bx[i, u]
-    G[:, 0, 2] = G[:, 2, 0] = bo[i, u]
-    G[:, 1, 1] = xx[u]
-    G[:, 1, 2] = G[:, 2, 1] = xo[u]
-    G[:, 2, 2] = oo[u]
-    b = np.column_stack([np.einsum("it,t->i", busy_of, y)[i], np.einsum("ut,t->u", xf, y)[u],
-                         np.einsum("ut,t->u", on, y)[u]])
-    return G, b
-
-
 def _inverse_diagonal(G: np.ndarray) -> np.ndarray:
     """Diagonal of the inverse of a symmetric 3 × 3 matrix by its cofactors (inf where singular);
     LAPACK's inv costs milliseconds here on a busy machine, the closed form microseconds."""

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from charz.analysis._rise import (PAGE_GATED, PROG_SPREAD, _columns_numpy, _fit, _fit_batch, _fit_batch_numpy,
-                                 _normal_equations_numpy, _ramps, _starts_batch)
+                                 _ramps, _starts_batch)
 from charz.analysis._rise_kernel import bounded_fits, grid_columns, normal_equations
 
 pytestmark = pytest.mark.unit
@@ -67,7 +67,10 @@ def test_bounded_rss_equals_explicit_least_squares(busy, xfer, prog_a):
     which_busy = np.repeat(np.arange(tb.size), len(xf))
     which_starts = np.tile(np.arange(len(xf)), tb.size)
     gram, xty = normal_equations(busy_of, xf, on, y, which_busy, which_starts)
-    want_g, want_b = _normal_equations_numpy(busy_of, xf, on, y, which_busy, which_starts)
+    # XᵀX and Xᵀy of each point's explicitly formed design
+    designs = [np.column_stack([busy_of[i], xf[u], on[u]]) for i, u in zip(which_busy, which_starts)]
+    want_g = np.array([X.T @ X for X in designs])
+    want_b = np.array([X.T @ y for X in designs])
     assert np.allclose(gram, want_g, rtol=1e-12, atol=0) and np.allclose(xty, want_b, rtol=1e-12, atol=1e-15)
     coef, got = bounded_fits(gram, xty, float(y @ y))
     for k, (i, u) in enumerate(zip(which_busy, which_starts)):
