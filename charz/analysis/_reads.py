@@ -37,6 +37,11 @@ BURSTS_UNREADABLE = 0.5
 # run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
 # burst by well under this).
 RUN_TOGETHER = 3.0
+# One burst at every size reads as one array read (a unit larger than every read) only while
+# that burst lasts as long at the largest read as at the smallest: one array read is one tR
+# at every size.  Lasting this many times longer, it is array reads back to back (cache read
+# starts the next as soon as the last ends), and one burst is no count of them.
+ONE_BURST_GROWS = 1.5
 # The largest read holds the most units: its count must be within this share (or one burst)
 # of what the bursts' best unit predicts, or the small reads' counts are no evidence of it.
 LARGEST_TOLERANCE = 0.1
@@ -475,6 +480,10 @@ def fit_read_unit(
     elif bursts is not None and largest_off and merged <= RUN_TOGETHER:
         why = why.replace("bursts: ", f"bursts (the largest read shows {b.median[-1]:g}, not the {predicted:.0f} "
                           f"{name(burst_best)} predicts: that view abstains): ", 1)
+        bursts = None
+    if bursts is not None and burst_best is None and ONE_BURST_GROWS < merged <= RUN_TOGETHER:
+        why = why.replace("bursts: ", f"bursts (one at every size, but the largest read's lasts {merged:.1f}× the "
+                          "smallest's: array reads back to back, not one; that view abstains): ", 1)
         bursts = None
     if merged > RUN_TOGETHER:
         # the counts are kept as evidence, but they are not a view

@@ -1,7 +1,8 @@
 """The read unit's rules, on reads drawn here from stated currents and timings (issue 22).
 
 * a burst is one array read (tR); bursts that last longer the more is read are array reads
-  run together (cache read) and are not counted as one unit;
+  run together (cache read) and are not counted as one unit; one burst at every size that
+  lasts longer the more units are read is no bound "larger than every read";
 * durations that rise no faster than the host link hide the array reads, so they are no
   evidence that the unit is larger than every read: such a bound is never "high";
 * whole units moved to the host leave flat treads in the durations, a unit of R pages;
@@ -105,6 +106,28 @@ def test_a_bound_from_durations_that_hide_behind_the_host_is_never_high():
     assert r.more_than_bytes == 64 * PAGE
     assert r.confidence == "medium", r.reason
     assert "host" in r.reason
+
+
+@pytest.mark.parametrize("unit_pages, t_read_us", [(8, 35.0), (16, 60.0)])
+def test_one_burst_that_lasts_longer_with_the_units_is_no_bound(unit_pages, t_read_us):
+    # Cache read of R-page units sensed on R dies at once: each array read (tR) starts as the
+    # last ends, so a read of n units is one burst of n × tR, seen through an averaging
+    # window of 100 µs (time above half-way ≈ max(burst, window)).  One burst at every
+    # size, but the durations step once per unit (a whole unit per array read) by 200 µs:
+    # a burst that grows with the units is array reads back to back, not one array read.
+    rng = np.random.default_rng(10 + unit_pages)
+    pages = SIZES / PAGE
+    units = np.ceil(pages / unit_pages)
+    d = (380.0 + 200.0 * (units - 1) + pages * PAGE / HOST * 1e6 + rng.normal(0, 1.0, pages.size)) * 1e-6
+    widths = np.maximum(units * t_read_us, 100.0) + rng.normal(0, 2.0, pages.size)
+    r = fit_read_unit(SIZES, d, np.ones(SIZES.size), PAGE, HOST, burst_width=widths)
+    assert r.more_than_bytes is None, r.reason
+    assert (r.unit_bytes, r.confidence) == (unit_pages * PAGE, "medium"), r.reason
+    assert "back to back" in r.reason
+    # the same burst at every size (one tR, one array read) and flat durations: the bound holds
+    flat = (380.0 + pages * PAGE / HOST * 1e6 + rng.normal(0, 1.0, pages.size)) * 1e-6
+    r = fit_read_unit(SIZES, flat, np.ones(SIZES.size), PAGE, HOST, burst_width=np.full(SIZES.size, 100.0))
+    assert r.more_than_bytes == 64 * PAGE, r.reason
 
 
 @pytest.mark.parametrize("unit_pages", [2, 4])
