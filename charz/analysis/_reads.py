@@ -48,6 +48,11 @@ LARGEST_TOLERANCE = 0.1
 # Above this share of the sizes that show bursts at all, repeats that disagree (by more than
 # the tolerance above) make the counts noise: an array read happens on every repeat.
 REPEATS_DISAGREE = 0.5
+# The array's busy time (time above half-way, every burst of a read together) decides alone
+# only this clearly (BIC), and, where the durations rise at the host rate, only while it grows
+# by less than this share of the durations' time per page: the flash then finishes before
+# the host link does, so what is busy is the flash, not the host DMA.
+BUSY_FLASH_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -306,6 +311,63 @@ def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: i
     return (int(fits[0]) if fits.size == 1 else None), counts
 
 
+@dataclass(frozen=True)
+class BusyView:
+    """The read unit as the array's busy time names it (see :func:`busy_time_unit`)."""
+
+    unit_bytes: int | None  # None: no unit ahead (or the busy time does not grow)
+    margin: float  # BIC of the next candidate minus the best's
+    per_page_us: float  # the best unit's busy time per unit, per page of it
+
+
+def busy_time_unit(size_bytes: np.ndarray, busy_us: np.ndarray, page_size_bytes: int) -> BusyView:
+    """The unit whose array reads the busy time counts: ``busy = a + b·ceil(size / R)``.
+
+    Each array read keeps the flash busy for tR (and its transfer), whether or not reads
+    run together: a read of ``n`` units is busy ``n`` times as long, so the busy time steps
+    once per unit — by the same step per page for a one-page unit.  Every whole-page ``R``
+    below the largest read and "no step" (``a`` alone) are fitted to the per-size medians by
+    weighted least squares (closed form, all candidates at once); the χ² are measured in
+    the best's scatter where it exceeds the repeats' (as the durations are).
+
+    >>> s = np.repeat(np.arange(1, 11) * 16384, 3)
+    >>> b = 20 + 48 * np.ceil(s / 16384) + np.tile([-1.0, 0.0, 1.0], 10)
+    >>> v = busy_time_unit(s, b, 16384)
+    >>> v.unit_bytes, round(v.per_page_us)
+    (16384, 48)
+    """
+    ok = np.isfinite(busy_us)
+    size_bytes, busy_us = np.asarray(size_bytes)[ok], np.asarray(busy_us, dtype=np.float64)[ok]
+    if np.unique(size_bytes).size < 3:
+        return BusyView(None, 0.0, float("nan"))
+    s = summarize_sizes(size_bytes, busy_us)
+    sizes, y = s.size_pages.astype(np.float64), s.median
+    w = 1.0 / np.maximum(s.stderr, 1.0) ** 2
+    n = sizes.size
+    units = np.arange(page_size_bytes, int(sizes.max()), page_size_bytes, dtype=np.float64)
+    if units.size == 0:
+        return BusyView(None, 0.0, float("nan"))
+    x = np.ceil(sizes[None, :] / units[:, None])
+    sw, sy = w.sum(), (w * y).sum()
+    sx, sxx, sxy = (w * x).sum(axis=1), (w * x * x).sum(axis=1), (w * x * y).sum(axis=1)
+    den = sw * sxx - sx ** 2
+    b = np.where(den > 0, (sw * sxy - sx * sy) / np.where(den > 0, den, 1.0), 0.0)
+    a = (sy - b * sx) / sw
+    chi = np.sum(w * (y[None, :] - a[:, None] - b[:, None] * x) ** 2, axis=1)
+    chi = np.where((b > 0) & (den > 0), chi, np.inf)
+    chi0 = float(np.sum(w * (y - sy / sw) ** 2))  # no step: a alone
+    bic = np.r_[chi + 2 * np.log(n), chi0 + np.log(n)]
+    k = np.r_[np.full(units.size, 2), 1]
+    best = int(np.argmin(bic))
+    over = max(1.0, float(np.r_[chi, chi0][best]) / max(1, n - int(k[best])))
+    bic = np.r_[chi / over + 2 * np.log(n), chi0 / over + np.log(n)]
+    order = np.argsort(bic)
+    best, margin = int(order[0]), float(bic[order[1]] - bic[order[0]])
+    if best == units.size or not np.isfinite(margin):
+        return BusyView(None, margin if np.isfinite(margin) else 0.0, float("nan"))
+    return BusyView(int(units[best]), margin, float(b[best] * page_size_bytes / units[best]))
+
+
 def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
     """BIC of every candidate unit on the per-size median durations, and the sizes left out.
 
@@ -380,6 +442,7 @@ def fit_read_unit(
     page_size_bytes: int,
     host_rate_bytes_per_s: float | None = None,
     burst_width: np.ndarray | None = None,
+    busy_us: np.ndarray | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -466,6 +529,20 @@ def fit_read_unit(
     def name(r):
         return f"larger than {largest} B" if r is None else f"{r} B"
 
+    busy, busy_decides, busy_why = None, False, ""
+    if busy_us is not None:
+        busy = busy_time_unit(size_bytes[ok], np.asarray(busy_us, dtype=np.float64)[ok], page_size_bytes)
+        busy_decides = busy.unit_bytes is not None and busy.margin >= DECISIVE
+        busy_why = (f"; busy time: {name(busy.unit_bytes)} ({busy.per_page_us:.0f} µs per page) by a margin of "
+                    f"{busy.margin:.0f}" if busy.unit_bytes is not None else "; busy time: no step")
+        if busy_decides and hidden:
+            # Durations at the host rate: the busy time must be the flash's, which ends before
+            # the host link does, not the host DMA's (which grows as the durations do).
+            host_per_page = float(np.polyfit(sizes / page_size_bytes, s.median, 1)[0])
+            if not busy.per_page_us < BUSY_FLASH_SHARE * host_per_page:
+                busy_decides = False
+                busy_why += f" (as long per page as the host link's {host_per_page:.0f} µs: maybe the host DMA, no view)"
+
     why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
     if dropped.size:
@@ -517,9 +594,18 @@ def fit_read_unit(
                 f"(every repeat), which only {name(rate_unit)} predicts")
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
-        tail = " — the two views do not agree" if decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides) \
-            else " — neither view decides"
-        return ReadUnitResult(None, None, UNDETERMINED, why + tail, **base)
+        disputed = decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides)
+        if not disputed and busy is not None and busy_decides:
+            # Neither the counts nor the durations decide (bursts run together, durations at
+            # the host rate): the busy time counts the array reads on its own, at medium.
+            return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + busy_why + "; that view decides", **base)
+        tail = " — the two views do not agree" if disputed else " — neither view decides"
+        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + tail, **base)
+    if busy is not None and busy_decides and unit != busy.unit_bytes:
+        # the busy time counts other array reads than the answer: views that disagree
+        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + f" — it does not agree with {name(unit)}", **base)
+    if busy is not None and busy.unit_bytes is not None and busy_decides:
+        why += busy_why
     if unit is None:
         return ReadUnitResult(None, largest, conf, why, **base)
     return ReadUnitResult(int(unit), None, conf, why, **base)
