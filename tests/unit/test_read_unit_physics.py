@@ -313,3 +313,49 @@ def test_clear_bursts_hold_unless_the_durations_decide_against_them():
             assert (r.unit_bytes, r.confidence) == (4 * PAGE, "medium"), (step, r.reason)
         said.append(r.unit_bytes)
     assert said[0] == 4 * PAGE and said[-1] is None, said
+
+
+def _busy(pages, unit_pages, per_unit_us, rng, lead_us=20.0):
+    """Time above half-way of a read's array reads: ``lead`` (the averaging window's edges)
+    plus one array read and its transfer (``per_unit``) per unit, 2 µs of scatter."""
+    return lead_us + per_unit_us * np.ceil(pages / unit_pages) + rng.normal(0, 2.0, pages.size)
+
+
+@pytest.mark.parametrize("unit_pages", [1, 2])
+def test_host_bound_cache_reads_show_the_unit_in_the_arrays_busy_time(unit_pages):
+    # Cache read, host-bound: each array read (tR 28 µs + 2 µs of command) starts as the last
+    # ends, so the bursts run together into one, and the host (55 µs a page at 150 MB/s)
+    # sets the durations.  The flash is busy 30 µs per unit and then waits for the host:
+    # its busy time steps once per unit, and ends before the host link does.
+    rng = np.random.default_rng(40 + unit_pages)
+    pages = SIZES / PAGE
+    busy = _busy(pages, unit_pages, 30.0, rng)
+    r = fit_read_unit(SIZES, _host_bound(rng), np.ones(SIZES.size), PAGE, 150e6, burst_width=busy, busy_us=busy)
+    assert (r.unit_bytes, r.confidence) == (unit_pages * PAGE, "medium"), r.reason
+    assert "run together" in r.reason and "busy time" in r.reason
+
+
+def test_a_busy_time_as_long_as_the_host_links_decides_nothing():
+    # The host DMA's current above half-way: the "busy" time grows with the host transfer
+    # (55 µs a page), as the durations do, and may be the host's, not the flash's.
+    rng = np.random.default_rng(50)
+    pages = SIZES / PAGE
+    busy = _busy(pages, 1, PAGE / 150e6 * 1e6, rng)
+    r = fit_read_unit(SIZES, _host_bound(rng), np.ones(SIZES.size), PAGE, 150e6, burst_width=busy, busy_us=busy)
+    assert r.unit_bytes is None and r.more_than_bytes is None, r.reason
+    assert "host DMA" in r.reason
+
+
+def test_a_busy_time_that_counts_other_array_reads_than_both_views_leaves_it_undetermined():
+    # Bursts and durations agree on a 4-page unit; a busy time that steps once per page
+    # (an array read per page) contradicts them both: the views disagree.
+    rng = np.random.default_rng(60)
+    pages = SIZES / PAGE
+    units = np.ceil(pages / 4)
+    d = (40.0 + 220.0 * units + pages * PAGE / HOST * 1e6 + rng.normal(0, 1.0, pages.size)) * 1e-6
+    ok = fit_read_unit(SIZES, d, units, PAGE, HOST, burst_width=np.full(SIZES.size, 45.0),
+                       busy_us=_busy(pages, 4, 50.0, rng))
+    assert (ok.unit_bytes, ok.confidence) == (4 * PAGE, "high"), ok.reason
+    r = fit_read_unit(SIZES, d, units, PAGE, HOST, burst_width=np.full(SIZES.size, 45.0),
+                      busy_us=_busy(pages, 1, 50.0, rng))
+    assert r.unit_bytes is None and "does not agree" in r.reason, r.reason
