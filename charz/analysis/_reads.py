@@ -567,6 +567,14 @@ def fit_read_unit(
         why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
                           "that view abstains): ", 1)
         bursts = None
+    if (bursts is not None and busy_decides and dur_decides and busy.unit_bytes == dur_best and burst_best != dur_best
+            and (burst_best is None or busy.unit_bytes < burst_best)):
+        # Fewer bursts than the array reads the busy time counts: bursts that ran together
+        # (running together only ever lowers a count).  The durations name the busy time's
+        # unit, so the counts are the odd reading out: that view abstains.
+        why = why.replace("bursts: ", "bursts (fewer than the array reads the busy time and the durations count: "
+                          "run together, that view abstains): ", 1)
+        bursts = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
     elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < DECISIVE):

@@ -359,3 +359,21 @@ def test_a_busy_time_that_counts_other_array_reads_than_both_views_leaves_it_und
     r = fit_read_unit(SIZES, d, units, PAGE, HOST, burst_width=np.full(SIZES.size, 45.0),
                       busy_us=_busy(pages, 1, 50.0, rng))
     assert r.unit_bytes is None and "does not agree" in r.reason, r.reason
+
+
+def test_counts_fewer_than_the_busy_times_array_reads_are_bursts_run_together():
+    # A 4-page unit: durations step 220 µs per unit and the flash is busy 50 µs per unit, but
+    # every two array reads ran into one burst (cache read): the counts fit an 8-page unit.
+    # Running together only lowers a count, so the counts are the odd reading out.
+    rng = np.random.default_rng(70)
+    pages = SIZES / PAGE
+    units = np.ceil(pages / 4)
+    d = (40.0 + 220.0 * units + pages * PAGE / HOST * 1e6 + rng.normal(0, 1.0, pages.size)) * 1e-6
+    merged = np.ceil(units / 2)
+    busy = _busy(pages, 4, 50.0, rng)
+    r = fit_read_unit(SIZES, d, merged, PAGE, HOST, burst_width=np.full(SIZES.size, 45.0), busy_us=busy)
+    assert (r.unit_bytes, r.confidence) == (4 * PAGE, "medium"), r.reason
+    assert "fewer than the array reads" in r.reason
+    # more bursts than the busy time's array reads are not explained so: the views disagree
+    r = fit_read_unit(SIZES, d, np.ceil(pages / 2), PAGE, HOST, burst_width=np.full(SIZES.size, 45.0), busy_us=busy)
+    assert r.unit_bytes is None, r.reason
