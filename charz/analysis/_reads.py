@@ -139,6 +139,7 @@ class BurstWindows:
     lo: np.ndarray  # each window's floor (5th percentile of its average)
     hi: np.ndarray  # and top
     high: np.ndarray  # samples of each read's average above half-way from floor to top (NaN: not counted)
+    busy: np.ndarray  # samples above half-way from floor to the 95th percentile (NaN: not counted)
 
 
 def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, scale=None) -> np.ndarray:
@@ -174,7 +175,7 @@ def burst_windows(segments, window: int, scale=None) -> BurstWindows:
     if use.size == 0:
         e = np.empty(0)
         return BurstWindows(n_seg, window, use, e, e.astype(np.int64), e.astype(np.int64), e.astype(np.int64), e, e,
-                            np.full(n_seg, np.nan))
+                            np.full(n_seg, np.nan), np.full(n_seg, np.nan))
     n = lengths[use]
     x = np.concatenate([np.ravel(segments[i]) for i in use])
     if not (np.issubdtype(x.dtype, np.integer) or x.dtype == np.float64):
@@ -212,20 +213,32 @@ def burst_windows(segments, window: int, scale=None) -> BurstWindows:
     # float error lets find_peaks see it as one plateau and place its peak mid-way, so the
     # distance between neighbours is measured centre to centre.
     ma = np.round(ma, 9)
-    # The floor: each window's 5th percentile (numpy's linear rule), from one sort of all windows.
+    # The floor: each window's 5th percentile (numpy's linear rule), and a top for the busy
+    # time, the 95th, from one partial sort of each window.
     v = 0.05 * (m - 1)
     below = np.floor(v).astype(np.int64)
     above = np.minimum(below + 1, m - 1)
     gamma = v - below
-    a, b = np.empty(use.size), np.empty(use.size)
-    for j, (o, mj, lo_k, hi_k) in enumerate(zip(m_starts.tolist(), m.tolist(), below.tolist(), above.tolist())):
-        part = np.partition(ma[o:o + mj], (lo_k, hi_k))  # one C call per read, not a sort of all
-        a[j], b[j] = part[lo_k], part[hi_k]
+    v95 = 0.95 * (m - 1)
+    below95 = np.floor(v95).astype(np.int64)
+    above95 = np.minimum(below95 + 1, m - 1)
+    gamma95 = v95 - below95
+    a, b, a95, b95 = (np.empty(use.size) for _ in range(4))
+    for j, (o, mj, lo_k, hi_k, lo95, hi95) in enumerate(zip(m_starts.tolist(), m.tolist(), below.tolist(), above.tolist(),
+                                                             below95.tolist(), above95.tolist())):
+        part = np.partition(ma[o:o + mj], (lo_k, hi_k, lo95, hi95))  # one C call per read, not a sort of all
+        a[j], b[j], a95[j], b95[j] = part[lo_k], part[hi_k], part[lo95], part[hi95]
     lo = np.where(gamma >= 0.5, b - (b - a) * (1 - gamma), a + (b - a) * gamma)
+    top95 = a95 + (b95 - a95) * gamma95
     hi = np.maximum.reduceat(ma, m_starts)
     high = np.full(n_seg, np.nan)
     high[use] = np.add.reduceat((ma > (lo + hi)[m_seg] / 2).astype(np.int64), m_starts)
-    return BurstWindows(n_seg, window, use, ma, m, m_starts, m_seg, lo, hi, high)
+    # The busy time's half-way is taken to the 95th percentile, not the maximum: the maximum
+    # is one extreme of the noise and moves the threshold from repeat to repeat, which
+    # scattered the busy times of noisy 8-bit records by a page's worth.
+    busy = np.full(n_seg, np.nan)
+    busy[use] = np.add.reduceat((ma > (lo + top95)[m_seg] / 2).astype(np.int64), m_starts)
+    return BurstWindows(n_seg, window, use, ma, m, m_starts, m_seg, lo, hi, high, busy)
 
 
 def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarray:
