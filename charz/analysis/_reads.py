@@ -9,7 +9,11 @@ data moves to the host, so a read of ``n`` units draws ``n`` bursts and takes
   to the per-size median durations; the best BIC wins when it wins clearly;
 * **bursts**: the peaks of a moving average of each read's active window,
   counted with scipy's ``find_peaks`` (prominence ≥ 35 % of the window's range);
-  they must agree with ``ceil(size / R)`` for the answer to be confident.
+  they must agree with ``ceil(size / R)`` for the answer to be confident;
+* **busy time**: the time each read's average spends above half-way from its floor to its
+  95th percentile, all bursts together — it steps once per array read even where the reads
+  run together (cache read), so it decides alone (medium) where neither view above does,
+  and a decisive busy time that names another unit leaves the answer undetermined.
 
 003 smooths read patterns with w = 100 samples at 4 µs; a burst shorter than
 that window would vanish, so the window here is 100 samples or an eighth of a
