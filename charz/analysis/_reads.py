@@ -2,7 +2,7 @@
 
 After sensing one read unit the controller lets the flash power drop while the
 data moves to the host, so a read of ``n`` units draws ``n`` bursts and takes
-``n`` times as long, plus the host transfer.  Two views of the same fact:
+``n`` times as long, plus the host transfer.  Three views of the same fact:
 
 * **durations**: each candidate unit ``R`` (whole pages, or larger than every read
   tried) is a linear model ``duration = c0 + c1·ceil(size / R) + c2·size`` fitted
