@@ -272,28 +272,40 @@ def _hum_end(bm, k_hi, last_k, post, sigma_block):
 
     A slow wander of the idle level (mains hum: 20 ms, a few mA) can hold the current just
     above the end level for milliseconds after the request has ended.  The request ended at
-    the largest fall after its busiest block if what follows (two blocks or more) stays
-    flat and near the end level: the fall is twice its wander and twice its height above
-    the end level.  A write's last package (one package's height above idle) never passes that.
+    the last fall after its busiest block that what follows (two blocks or more) cannot
+    match: the fall is twice that stretch's wander and twice its height above the end
+    level.  A write's last package (one package's height above idle) never passes that.
 
     Returns ``(last_k, plateau_hi)``; ``plateau_hi`` is -inf when no plateau was cut off."""
     plateau_hi = -np.inf
     if last_k - k_hi > 2:
+        # The request's last step down, not its largest: a read's first burst or a write's
+        # ramp down falls further than its final step to idle, and the stretch after such an
+        # early fall holds the rest of the request — too tall to pass for a wander, so the
+        # wander after the real end was kept as well.  Scanning back from the window's end,
+        # the first fall that clears twice the wander of what follows it is the end.
         best_fall = 0.0
         best_j = -1
+        wander = 0.0
+        lo_p = np.inf
+        hi_p = -np.inf
         run_max = bm[last_k]
-        for j in range(last_k, k_hi, -1):
+        for j in range(last_k - 1, k_hi, -1):
+            # blocks j+1 … last_k: the stretch after a fall at j (its first block, j, may hold
+            # the fall itself)
+            lo_p = min(lo_p, bm[j + 1])
+            hi_p = max(hi_p, bm[j + 1])
             run_max = max(run_max, bm[j])
-            if bm[j - 1] - run_max > best_fall:
-                best_fall = bm[j - 1] - run_max
+            if j + 2 > last_k:
+                continue
+            fall = bm[j - 1] - run_max
+            w = max(hi_p - lo_p, hi_p - post, 6 * sigma_block)
+            if fall >= 2 * w:
+                best_fall = fall
                 best_j = j
-        if best_j > 0 and best_j + 2 <= last_k:
-            lo_p = np.inf
-            hi_p = -np.inf
-            for j in range(best_j + 1, last_k + 1):  # its first block may hold the fall itself
-                lo_p = min(lo_p, bm[j])
-                hi_p = max(hi_p, bm[j])
-            wander = max(hi_p - lo_p, hi_p - post, 6 * sigma_block)
+                wander = w
+                break
+        if best_j > 0:
             # A hum glides: at the stretch's end it has come down to the end level slowly, so
             # its last blocks sit near the blocks after it.  A request steps down: a read's
             # controller-busy shoulder (transfers to the host after the bursts) drops at its
@@ -367,22 +379,35 @@ def _edge_margin(x, ym, n_idle, integer_codes, diffs, counts, scratch):
 
 
 @_jit
-def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a):
+def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a, thr_sa):
     """Start and end sample of the window, from its first and last block (thresholds in codes)."""
     n = x.shape[0]
     span = min(3 * block + W_EDGE + W_EDGE - 1, n)
     n_seg = span - W_EDGE + 1
 
-    # Start: anchored on the edge block's first average above the threshold (or its highest),
-    # then back to the last average at or below it.
-    s0 = min(max((first_k - 2) * block, 0), n - span)
+    # Start: anchored on the first average above ``thr_sa`` (the start threshold and a margin)
+    # in the edge block or the one after it, then back to the last average at or below the
+    # start threshold.  A slow wander of the idle level can lift the block before the request
+    # just over the start threshold, and noise on it then crosses the threshold early in that
+    # block: anchored there, the start came hundreds of µs before the request.  The request's
+    # own edge clears the margin; the wander does not.  Without such an average, the edge
+    # block's first average above the threshold (or its highest) anchors it as before.
+    s_span = min(4 * block + W_EDGE + W_EDGE - 1, n)
+    s_seg = s_span - W_EDGE + 1
+    s0 = min(max((first_k - 2) * block, 0), n - s_span)
     lo = max(first_k * block - s0, 0)
-    hi = min((first_k + 1) * block - W_EDGE - s0, n_seg - 1)
+    hi = min((first_k + 1) * block - W_EDGE - s0, s_seg - 1)
+    hi2 = min((first_k + 2) * block - W_EDGE - s0, s_seg - 1)
     anchor = -1
-    for j in range(lo, hi + 1):
-        if _seg4(x, s0 + j) > thr_s:
+    for j in range(lo, hi2 + 1):
+        if _seg4(x, s0 + j) > thr_sa:
             anchor = j
             break
+    if anchor < 0:
+        for j in range(lo, hi + 1):
+            if _seg4(x, s0 + j) > thr_s:
+                anchor = j
+                break
     if anchor < 0:
         anchor = _highest_seg4(x, s0, lo, hi)
     last_below = -1
@@ -492,7 +517,8 @@ def _row(x, ym, yo, yz, n_pre, pre_samples, k_trig, block, w, code_min, code_max
         after = _median3(bm[last_k + 2], bm[last_k + 3], bm[last_k + 4])
     thr_s = (max(thr_start, baseline + margin) - yz) / ym + yo
     thr_e = (max(thr_end, post + margin, after + margin, plateau_hi + margin) - yz) / ym + yo
-    start_idx, end_idx = _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_e + margin / ym)
+    start_idx, end_idx = _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_e + margin / ym,
+                                       thr_s + margin / ym)
 
     # 4. Peak and charge, and the rails.
     peak_codes, peak_idx, inner = _peak(x, start_idx, end_idx, w)
