@@ -403,6 +403,12 @@ def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a, thr_sa):
         if _seg4(x, s0 + j) > thr_sa:
             anchor = j
             break
+    thr_back = thr_s
+    if anchor > hi:
+        # Nothing in the edge block cleared the margin: it is idle that wandered over the
+        # threshold, and the edge's foot is where the current leaves that block's level.
+        edge_mean = _sum(x[first_k * block:(first_k + 1) * block]) / block
+        thr_back = max(thr_s, edge_mean + (thr_sa - thr_s))
     if anchor < 0:
         for j in range(lo, hi + 1):
             if _seg4(x, s0 + j) > thr_s:
@@ -412,7 +418,7 @@ def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a, thr_sa):
         anchor = _highest_seg4(x, s0, lo, hi)
     last_below = -1
     for j in range(anchor, -1, -1):
-        if _seg4(x, s0 + j) <= thr_s:
+        if _seg4(x, s0 + j) <= thr_back:
             last_below = j
             break
     start_idx = min(max(s0 + last_below + W_EDGE, 0), n - 1)
