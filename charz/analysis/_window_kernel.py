@@ -379,19 +379,21 @@ def _edge_margin(x, ym, n_idle, integer_codes, diffs, counts, scratch):
 
 
 @_jit
-def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a, thr_sa):
+def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a, thr_sa, pre_edge):
     """Start and end sample of the window, from its first and last block (thresholds in codes)."""
     n = x.shape[0]
     span = min(3 * block + W_EDGE + W_EDGE - 1, n)
     n_seg = span - W_EDGE + 1
 
-    # Start: anchored on the first average above ``thr_sa`` (the start threshold and a margin)
-    # in the edge block or the one after it, then back to the last average at or below the
-    # start threshold.  A slow wander of the idle level can lift the block before the request
-    # just over the start threshold, and noise on it then crosses the threshold early in that
-    # block: anchored there, the start came hundreds of µs before the request.  The request's
-    # own edge clears the margin; the wander does not.  Without such an average, the edge
-    # block's first average above the threshold (or its highest) anchors it as before.
+    # Start: anchored on the edge block's first average above the threshold (or its highest),
+    # then back to the last average at or below it.  An edge block wholly before the request
+    # (``pre_edge``) cannot hold the request's foot: a slow wander of the idle level lifted it
+    # just over the start threshold, and noise on it crossed the threshold early in the
+    # block — the start came hundreds of µs before the request.  Then the anchor is the first
+    # average in that block or the next that clears the threshold by a margin (``thr_sa``:
+    # the request's own edge does, the wander does not), and the foot is where the current
+    # leaves the edge block's own level.  A block after time zero may hold a weak first step
+    # (the controller's current alone, a few σ): there the rule stays the plain one.
     s_span = min(4 * block + W_EDGE + W_EDGE - 1, n)
     s_seg = s_span - W_EDGE + 1
     s0 = min(max((first_k - 2) * block, 0), n - s_span)
@@ -399,16 +401,15 @@ def _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_a, thr_sa):
     hi = min((first_k + 1) * block - W_EDGE - s0, s_seg - 1)
     hi2 = min((first_k + 2) * block - W_EDGE - s0, s_seg - 1)
     anchor = -1
-    for j in range(lo, hi2 + 1):
-        if _seg4(x, s0 + j) > thr_sa:
-            anchor = j
-            break
     thr_back = thr_s
-    if anchor > hi:
-        # Nothing in the edge block cleared the margin: it is idle that wandered over the
-        # threshold, and the edge's foot is where the current leaves that block's level.
-        edge_mean = _sum(x[first_k * block:(first_k + 1) * block]) / block
-        thr_back = max(thr_s, edge_mean + (thr_sa - thr_s))
+    if pre_edge:
+        for j in range(lo, hi2 + 1):
+            if _seg4(x, s0 + j) > thr_sa:
+                anchor = j
+                break
+        if anchor > hi:
+            edge_mean = _sum(x[first_k * block:(first_k + 1) * block]) / block
+            thr_back = max(thr_s, edge_mean + (thr_sa - thr_s))
     if anchor < 0:
         for j in range(lo, hi + 1):
             if _seg4(x, s0 + j) > thr_s:
@@ -524,7 +525,7 @@ def _row(x, ym, yo, yz, n_pre, pre_samples, k_trig, block, w, code_min, code_max
     thr_s = (max(thr_start, baseline + margin) - yz) / ym + yo
     thr_e = (max(thr_end, post + margin, after + margin, plateau_hi + margin) - yz) / ym + yo
     start_idx, end_idx = _sample_edges(x, block, first_k, last_k, thr_s, thr_e, thr_e + margin / ym,
-                                       thr_s + margin / ym)
+                                       thr_s + margin / ym, (first_k + 1) * block <= pre_samples)
 
     # 4. Peak and charge, and the rails.
     peak_codes, peak_idx, inner = _peak(x, start_idx, end_idx, w)
