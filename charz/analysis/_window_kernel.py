@@ -316,12 +316,22 @@ def _hum_end(bm, k_hi, last_k, post, sigma_block):
             # And only one that never comes back towards the idle level before its end step
             # (it holds over half its height): a burst after a return to idle — a background
             # erase — is other activity, not the request's tail.
+            # A stretch under a tenth of the request's height counts too when it is flat — a
+            # body of four blocks or more that spreads by under 0.15 of its height, which
+            # stands 20 σ clear of the end level: a write's last package programming alone
+            # after the others have finished (one package of 16 is a sixteenth of the top).
+            # A drift's bump is not flat over four blocks, and a hum's crest, flat over a few
+            # blocks, glides down instead of stepping (the test below).
             steps_down = False
             height = hi_p - post
             body_lo = np.inf
+            body_hi = -np.inf
             for j in range(best_j + 1, last_k - 2):
                 body_lo = min(body_lo, bm[j])
-            if last_k + 3 < nb and height >= 0.1 * (bm[k_hi] - post) and body_lo - post >= 0.5 * height:
+                body_hi = max(body_hi, bm[j])
+            flat = last_k - 2 - (best_j + 1) >= 4 and height >= 20 * sigma_block and body_hi - body_lo <= 0.15 * height
+            tall = height >= 0.1 * (bm[k_hi] - post)
+            if last_k + 3 < nb and (tall or flat) and body_lo - post >= 0.5 * height:
                 tail_hi = max(bm[last_k], bm[max(last_k - 1, best_j + 1)], bm[max(last_k - 2, best_j + 1)])
                 after = _median3(bm[last_k + 1], bm[last_k + 2], bm[last_k + 3])
                 steps_down = tail_hi - after >= max(6 * sigma_block, 0.6 * height)

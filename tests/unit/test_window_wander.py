@@ -80,3 +80,23 @@ def test_a_wander_lifting_the_block_before_the_request_does_not_start_it():
         # crossing early in it started the window ~150 µs before the request.
         assert abs(start - 10) <= 12, (seed, start)
         assert abs(end - 1500) <= 16, (seed, end)
+
+
+def test_a_write_whose_last_package_programs_alone_ends_after_that_package():
+    # Idle 125 mA, σ 2.8 mA, 2 µs samples.  A write on 16 packages: +815 mA from 20 to
+    # 1100 µs, +470 mA until 1900 µs as packages finish, then the last package programs
+    # alone, +65 mA (under a tenth of the top), flat until 3800 µs, and steps down to idle.
+    # That flat step is the request, not a hum (a hum's crest is a few mA and glides).
+    dt, n, pre = 2e-6, 5000, 500
+    t = (np.arange(n) - pre) * dt * 1e6
+    clean = np.full(n, 0.125)
+    for a, b, h in ((20, 1100, 0.815), (1100, 1900, 0.470), (1900, 3800, 0.065)):
+        clean[(t >= a) & (t < b)] += h
+    for seed in range(10):
+        amps = clean + np.random.default_rng(seed).normal(0, 0.0028, n)
+        codes = np.round(amps / 5e-4).astype(np.int16)
+        m = measure_window(codes[None, :], y_mult=5e-4, y_offset_codes=0, y_zero=0, sample_interval_s=dt,
+                           t_first_s=-pre * dt)
+        # Before: the fall to the last package was taken for the end and the package for a
+        # hum plateau (end ≈ 1.9 ms).
+        assert abs(m.end_s[0] * 1e6 - 3800) <= 16, (seed, m.end_s[0])
