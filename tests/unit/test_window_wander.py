@@ -100,3 +100,23 @@ def test_a_write_whose_last_package_programs_alone_ends_after_that_package():
         # Before: the fall to the last package was taken for the end and the package for a
         # hum plateau (end ≈ 1.9 ms).
         assert abs(m.end_s[0] * 1e6 - 3800) <= 16, (seed, m.end_s[0])
+
+
+def test_a_read_whose_last_step_straddles_two_blocks_ends_there_under_a_hum():
+    # 20 ms record of 2 µs samples (100 µs blocks), 1 ms before the request.  Idle 246 mA,
+    # σ 4.8 mA, a 50 Hz hum of 6 mA rising from zero at the request.  A read keeps the
+    # controller busy, +30 mA from 20 to 1750 µs: its step down falls mid-block, so each of
+    # the two blocks around it holds only half the fall, while the hum's crest (5 ms) stays
+    # above the level the record ends on for about 10 ms.
+    dt, n, pre = 2e-6, 10_000, 500
+    t = (np.arange(n) - pre) * dt
+    clean = 0.246 + 0.006 * np.sin(2 * np.pi * 50 * t)
+    clean[(t >= 20e-6) & (t < 1750e-6)] += 0.030
+    for seed in range(10):
+        amps = clean + np.random.default_rng(seed).normal(0, 0.0048, n)
+        codes = np.round(amps / 5e-4).astype(np.int16)
+        m = measure_window(codes[None, :], y_mult=5e-4, y_offset_codes=0, y_zero=0, sample_interval_s=dt,
+                           t_first_s=-pre * dt)
+        # Before: no single block fell twice the crest's height, and the window ran on
+        # through the crest (end ≈ 10 ms).
+        assert abs(m.end_s[0] * 1e6 - 1750) <= 30, (seed, m.end_s[0])
