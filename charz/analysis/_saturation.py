@@ -87,7 +87,14 @@ def check_top(
     even, even_why = steps_even(levels)
     if n_package is not None and n_step == n_package:
         # A step per package: none merged, none missing, and the top is every package
-        # whatever the overlap did to the heights (a unit that overlapped in part still rose).
+        # whatever the overlap did to the heights (a unit that overlapped in part still rose) —
+        # if every rise can be a package starting.  A channel's transfer current and the host
+        # link's (a slow host still sending while the first packages program) lift the peak
+        # too, by a fraction of a package's program current: with such rises among them the
+        # count of steps is no count of packages, however well it matches.
+        if not even:
+            return TopCheck(None, False, f"{n_step} steps for {n_package} packages, but {even_why}; a rise that is "
+                            "no package's could be a channel's transfer or the host link still sending")
         return TopCheck(True, True, f"{n_step} steps for {n_package} packages: every package has its own step")
     if n_package is not None and n_step > n_package:
         return TopCheck(False, False, f"{n_step} steps for only {n_package} packages: some rises are not packages")
