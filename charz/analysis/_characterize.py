@@ -607,24 +607,6 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
                                   ("allocation_scheme", "", INFERRED)):
             q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
         return None
-    paired = by_time.unit_pages // step_pages if by_time.unit_pages is not None else 1
-    if paired > 1 and w.given.channels is not None and w.given.channels < paired:
-        # Durations pair units only where they program side by side and finish together:
-        # each on channels of its own.  With fewer channels than the units paired, a unit's
-        # pages follow the one before over a shared channel and its end moves by their
-        # transfers — the durations would have stepped at each peak tread.  The finer peak
-        # treads are then no units (a channel's transfer or the host link still sending lifts
-        # the peak part-way through a unit): two views that disagree decide nothing.
-        why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
-               f"the durations' are {by_time.unit_pages} pages ({by_time.reason}), which would pair {paired} units, "
-               f"but {paired} units cannot program side by side on {w.given.channels} channel"
-               f"{'s' if w.given.channels != 1 else ''} without the durations stepping at each")
-        w.warnings.append("write I/O unit: the peak staircase and the request durations disagree")
-        for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
-                                  ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
-                                  ("allocation_scheme", "", INFERRED)):
-            q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
-        return None
     if by_time.unit_pages != step_pages:
         return tread
     evidence = f"peak treads and duration treads agree ({by_time.reason})"

@@ -93,7 +93,7 @@ def check_top(
         # too, by a fraction of a package's program current: with such rises among them the
         # count of steps is no count of packages, however well it matches.
         if not even:
-            return TopCheck(None, False, f"{n_step} steps for {n_package} packages, but {even_why}; a rise that is "
+            return TopCheck(None, False, f"{n_step} steps for {n_package} packages, yet {even_why}; a rise that is "
                             "no package's could be a channel's transfer or the host link still sending")
         return TopCheck(True, True, f"{n_step} steps for {n_package} packages: every package has its own step")
     if n_package is not None and n_step > n_package:
