@@ -428,9 +428,43 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     w.rise = _rise_of_unit(traces, table, tread.step_pages, given,
                            measure_into=w.q if tread.top.all_busy is not True else None)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
+    if _host_bound_tread_alone(w, tread):
+        return w.finish()
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
     return w.finish()
+
+
+def _host_bound_tread_alone(w: _Writes, tread: _Tread) -> bool:
+    """A host link no faster than a channel (page / host rate ≥ the page transfer time, both
+    given) makes the controller send each page as it arrives: the host is still sending, and
+    its link still drawing current, while the unit's first packages program, so the peak
+    rises part-way through a unit by a step the staircase counts like a package's (datasheet
+    seed 245: 2-page steps on a 4-page unit, half of them the host link).  There the peak
+    treads stand only with a second view — the durations' same tread, or the rise agreeing
+    with Eq. 1.  True: they had none, and every answer they carried is undetermined."""
+    given, q = w.given, w.q
+    if not (given.host_rate_bytes_per_s and given.t_xfer_page_us and given.page_size_bytes):
+        return False
+    host_page_us = given.page_size_bytes / given.host_rate_bytes_per_s * 1e6
+    if host_page_us < given.t_xfer_page_us or tread.views != "staircase":
+        return False
+    if any((q[key].details or {}).get("decided_by") == "both" for key in ("step_pages", "dies_per_package") if key in q):
+        return False
+    why = (f"the peak staircase alone ({tread.evidence if tread.evidence != 'peak staircase' else w.steps.reason}), "
+           f"and the host link is no faster than a channel ({host_page_us:.0f} µs a page against "
+           f"{given.t_xfer_page_us:.0f} µs over a channel): it still sends, and draws current, while the first "
+           "packages program, so a step may be the host link's and not a package's; neither the durations nor the "
+           "rise confirm the tread")
+    for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
+                              ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
+                              ("allocation_scheme", "", INFERRED)):
+        if key in q and not q[key].known and key != "write_io_unit_bytes":
+            continue  # already undetermined with its own reason
+        q[key] = Quantity.undetermined(unit, origin, why, best_guess=q[key].value if key in q else None)
+    q.pop("packages_per_unit", None)
+    w.warnings.append("write I/O unit: the peak staircase alone on a host-bound drive decides nothing")
+    return True
 
 
 def _given_and_idle(given: Given, table: CaptureTable) -> dict[str, Quantity]:
