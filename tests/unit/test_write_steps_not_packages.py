@@ -114,3 +114,75 @@ def test_a_host_ramp_below_the_unit_is_not_read_as_steps_to_the_durations_top():
     r = fit_steps_to_top(s, peak, 8, n_package=PACKAGES)
     assert r.n_step is None and r.step_pages is None, r.reason
     assert "climbs" in r.reason and "past it" in r.reason, r.reason
+
+
+# seed-245-like drive, as waveforms: 4 channels × 1 way, 2 dies per package, units of 2
+# packages (4 pages) dealt die-major (page q of a unit to package q mod 2, die q div 2); 16 KiB
+# pages from a 150 MB/s host (109 µs each), 33 µs over a channel, tPROG 1180 µs; each page is
+# sent as it arrives.  Host link 12 mA, packages 15 mA: the rises (12, 18, 12 mA) are alike,
+# so only the host-bound rule can see that half of them are the host link.
+PAGE_245 = 16384
+H_US, X_US, P_US = 109.0, 33.0, 1180.0
+I_CTRL_245, I_HOST_245, I_XFER_245, I_PROG_245 = 0.070, 0.012, 0.0, 0.015  # no I/O current: not this test's point
+
+
+def trace_245(pages: int, rng, repeat: int, host_us: float = H_US):
+    from charz.analysis import Trace
+    from charz.waveform import Waveform
+
+    dt_us, t_first_us = 2.0, -200.0
+    t = t_first_us + dt_us * np.arange(3200)
+    on = lambda a, b: (t >= a) & (t < b)  # noqa: E731
+    i = np.full(t.size, 0.100)
+    i += I_HOST_245 * on(0.0, pages * host_us)
+    units = -(-pages // 4)
+    chan_free, die_free = np.zeros(4), np.zeros((4, 2))
+    busy = np.zeros((4, t.size))
+    for q in range(units * 4):
+        u, r = divmod(q, 4)
+        k, die = (2 * u + r % 2) % 4, r // 2
+        ready = min(q + 1, pages) * host_us  # padding pages need no host data
+        start = max(ready, chan_free[k], die_free[k, die])
+        chan_free[k] = start + X_US
+        i += I_XFER_245 * on(start, start + X_US)
+        end = start + X_US + P_US * rng.uniform(0.98, 1.02)
+        busy[k] += on(start + X_US, end)
+        die_free[k, die] = end
+    i += I_PROG_245 * (busy > 0).sum(axis=0)
+    i += I_CTRL_245 * on(0.0, die_free.max() + 10.0)
+    i += rng.normal(0.0, 0.0008, t.size)
+    codes = np.round(i / 0.2e-3).astype(np.int16)  # 0.2 mA codes, 12 bits: 0.41 A full scale
+    return Trace("write", pages * PAGE_245, Waveform(codes, 0.2e-3, 0.0, 0.0, dt_us * 1e-6, t_first_us * 1e-6,
+                                                     unit="A", code_min=-2048, code_max=2047), repeat=repeat)
+
+
+def test_a_host_bound_drive_needs_a_second_view_of_the_peak_tread():
+    from charz.analysis import Given, characterize
+
+    rng = np.random.default_rng(11)
+    traces = [trace_245(p, rng, rep) for rep in range(3) for p in range(1, 13)]
+    given = Given(channels=4, packages=4, page_size_bytes=PAGE_245, t_xfer_page_us=X_US,
+                  host_rate_bytes_per_s=PAGE_245 / H_US * 1e6)
+    c = characterize(traces, given)
+    unit = c["write_io_unit_bytes"]
+    # the truth is 4 pages; a 2-page unit (the host link's steps read as packages) is wrong
+    assert unit.value != 2 * PAGE_245, unit.evidence
+    if unit.value is None:
+        assert "host link" in unit.evidence, unit.evidence
+    else:
+        assert unit.value == 4 * PAGE_245, unit.evidence
+
+
+def test_the_same_drive_behind_a_fast_host_link_keeps_its_peak_tread():
+    # 2000 MB/s: a page in 8 µs, sent before the first program starts — the host link no
+    # longer lifts the programs' level, the peaks step once per 4-page unit, and the rule
+    # has nothing to say.
+    from charz.analysis import Given, characterize
+
+    rng = np.random.default_rng(12)
+    traces = [trace_245(p, rng, rep, host_us=8.2) for rep in range(3) for p in range(1, 13)]
+    given = Given(channels=4, packages=4, page_size_bytes=PAGE_245, t_xfer_page_us=X_US,
+                  host_rate_bytes_per_s=2000e6)
+    c = characterize(traces, given)
+    assert c["write_io_unit_bytes"].value == 4 * PAGE_245, c["write_io_unit_bytes"].evidence
+    assert not any("host-bound" in w for w in c.warnings)
