@@ -17,7 +17,7 @@ import numpy as np
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
 from charz.analysis._rise import RiseResult, unit_rise
 from charz.analysis._timing import rise_with_measured_timing
-from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even
+from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even, units_share_channels_without_time
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
     GIVEN,
@@ -641,6 +641,23 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
                                   ("allocation_scheme", "", INFERRED)):
             q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
         return None
+    paired = by_time.unit_pages // step_pages if by_time.unit_pages is not None else 1
+    given = w.given
+    if paired > 1 and given.channels and given.t_xfer_page_us:
+        without_time, how = units_share_channels_without_time(sweep.size_pages, sweep.durations, step_pages, paired,
+                                                              given.channels, given.t_xfer_page_us)
+        if without_time:
+            # Durations pair units only where they finish together; units that share a
+            # channel cannot, so the peaks' finer treads are no units (the host link still
+            # sending, or a channel's transfer, lifted the peak inside one).
+            why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
+                   f"the durations' are {by_time.unit_pages} pages ({by_time.reason}), and {how}")
+            w.warnings.append("write I/O unit: the peak staircase and the request durations disagree")
+            for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
+                                      ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
+                                      ("allocation_scheme", "", INFERRED)):
+                q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
+            return None
     if by_time.unit_pages != step_pages:
         return tread
     evidence = f"peak treads and duration treads agree ({by_time.reason})"

@@ -491,23 +491,6 @@ def _tread_stands(why: str, best: Staircase, runner: Staircase, s: SizeLevels, t
                       count_sure=False)
 
 
-def _highest_band_past(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int, tread: int) -> tuple[float, str]:
-    """The highest median peak of the bands of ``tread`` sizes past ``top_pages`` (a band's
-    median, pooled over its sizes and repeats, shrugs off the odd spike), and where it is."""
-    out, where = -np.inf, ""
-    k = 0
-    while True:
-        lo, hi = top_pages + k * tread, top_pages + (k + 1) * tread
-        band = (size_pages > lo) & (size_pages <= hi) & np.isfinite(peak_a)
-        if not (size_pages > lo).any():
-            return out, where
-        if band.any():
-            m = float(np.median(peak_a[band]))
-            if m > out:
-                out, where = m, f"{lo + 1}–{hi} pages" if tread > 1 else f"{hi} pages"
-        k += 1
-
-
 def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> tuple[bool, str, float]:
     """Whether narrower treads are ruled out, why, and how many standard errors the
     narrower steps the data do show stand above zero (every tread's, pooled)."""
@@ -667,16 +650,11 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
     if not past.any():
         return replace(none, reason=f"{top}, but the sweep stops there: nothing shows that the peak stops climbing",
                        best=best, runner_up=runner, candidates=tuple(valid[:6]))
-    climb, where = _highest_band_past(size_pages, peak_a, top_pages, best.tread_pages)
-    climb -= float(best.levels[-1])
+    climb = float(np.median(peak_a[past])) - float(best.levels[-1])
     if climb >= step:
-        # A further unit of packages would climb a whole step; transfers creep.  Anywhere
-        # past the top, not only one tread past it: a host link still sending while the
-        # first packages program lifts the peak below the real top by its own current (a
-        # step of the wrong width that ends early), and the packages the top left out show
-        # later, once their units are big enough to overlap the first.
-        return replace(none, reason=(f"{top}, but the peak climbs {climb * 1e3:.0f} mA past it ({where}), as much "
-                                     f"as the smallest step of {best.n_levels} × {best.tread_pages} pages"),
+        # A further unit of packages would climb a whole step; transfers creep.
+        return replace(none, reason=(f"{top}, but the peak climbs {climb * 1e3:.0f} mA past it, as much as the "
+                                     f"smallest step of {best.n_levels} × {best.tread_pages} pages"),
                        best=best, runner_up=runner, candidates=tuple(valid[:6]))
     if best.tread_pages > 1:
         ruled_out, detail, shown = _finer_ruled_out(sizes, y, se, best)
