@@ -17,9 +17,9 @@ have more steps than units, or steps of the wrong width:
   the host link's current — four steps for four packages, of two kinds (host, packages);
 * seed-205-like: one channel, units of one 8-die package; the host link is still sending
   while the first dies program, and its overlap with the programs grows page by page over
-  the averaging window — a step 4 pages in, below the 8-page unit.  The packages the
-  staircase left out show later, when the third unit's pages arrive while both packages
-  program.
+  the averaging window — a step 4 pages in, below the 8-page unit.  The durations step
+  every 8 pages, which would be two 4-page units finishing together; on one channel the
+  second unit's pages cross after the first's, and would have added their transfers.
 
 The schedule below is written for these tests from the description above; the numbers are
 the datasheet drives' of issue 22 (rounded), not charz's.
