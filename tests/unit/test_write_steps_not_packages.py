@@ -208,3 +208,57 @@ def test_the_same_drive_behind_a_fast_host_link_keeps_its_peak_tread():
     c = characterize(traces, given)
     assert c["write_io_unit_bytes"].value == 4 * PAGE_245, c["write_io_unit_bytes"].evidence
     assert not any("host-bound" in w for w in c.warnings)
+
+
+# A drive with cache program whose I/O current is three quarters of a package's program
+# current: 4 channels × 1 way, 1 die per package, units of 2 packages (2 pages).  Units 1
+# and 2 take every package; the pages of units 3 and 4 cross their channels into the cache
+# registers while every package still programs — two more steps of transfer current, as
+# large as a unit's — and then wait for the dies.  4 steps on 4 packages read as "one step
+# per package" gave 2 dies (truth 1).
+PAGE_C, HOST_C, XFER_C, PROG_C, SELECT_C = 16384, 8.0, 72.0, 1260.0, 5.0  # a 2 GB/s host
+I_CTRL_C, I_XFER_C, I_PROG_C = 0.079, 0.014, 0.019
+
+
+def trace_cache(pages: int, rng, repeat: int):
+    from charz.analysis import Trace
+    from charz.waveform import Waveform
+
+    dt_us = 1.0  # the peak's 20-sample average spans 20 µs: shorter than a transfer
+    t = np.arange(-600.0, 7000.0, dt_us)
+    on = lambda a, b: (t >= a) & (t < b)  # noqa: E731
+    i = np.full(t.size, 0.100)
+    chan_free, die_free = np.zeros(4), np.zeros(4)
+    busy = np.zeros((4, t.size))
+    cursor = -SELECT_C
+    for q in range(-(-pages // 2) * 2):  # a unit programs whole
+        k = q % 4  # unit q // 2 on packages 2u, 2u + 1 (mod 4), each on its own channel
+        # the controller moves to the next package, the page must be in from the host (padding
+        # needs none) and the channel free; the cache register takes it while the die programs
+        start = max(cursor + SELECT_C, min(q + 1, pages) * HOST_C, chan_free[k])
+        cursor = start
+        chan_free[k] = start + XFER_C
+        i += I_XFER_C * on(start, start + XFER_C)
+        p0 = max(start + XFER_C, die_free[k])
+        die_free[k] = p0 + PROG_C * rng.uniform(0.98, 1.02)
+        busy[k] += on(p0, die_free[k])
+    i += I_PROG_C * (busy > 0).sum(axis=0)
+    i += I_CTRL_C * on(0.0, die_free.max() + 10.0)
+    i += rng.normal(0.0, 0.001, t.size)
+    codes = np.round(i / 0.2e-3).astype(np.int16)
+    return Trace("write", pages * PAGE_C, Waveform(codes, 0.2e-3, 0.0, 0.0, dt_us * 1e-6, t[0] * 1e-6, unit="A",
+                                                   code_min=-2048, code_max=2047), repeat=repeat)
+
+
+def test_a_wait_below_the_top_outweighs_one_step_per_package():
+    from charz.analysis import Given, characterize
+
+    rng = np.random.default_rng(21)
+    traces = [trace_cache(p, rng, rep) for rep in range(3) for p in range(1, 13)]
+    c = characterize(traces, Given(channels=4, packages=4, page_size_bytes=PAGE_C, t_xfer_page_us=XFER_C,
+                                   host_rate_bytes_per_s=PAGE_C / HOST_C * 1e6))
+    assert c.steps is not None and (c.steps.n_step, c.steps.step_pages) == (4, 2), c.steps and c.steps.reason
+    dies = c["dies_per_package"]
+    assert dies.value != 2, dies.evidence
+    assert dies.value == 1, dies.evidence  # unit 3 waited: every package busy after 2 units
+    assert c["n_step"].value == 2 and "waited" in c["n_step"].evidence, c["n_step"].evidence
