@@ -604,14 +604,22 @@ def _judge_top(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
         top = check_top(sweep.size_pages, sweep.durations, tread.n_step, tread.step_pages, w.given.packages,
                         steps.best.levels)
         k, why = first_wait(sweep.size_pages, sweep.durations, tread.step_pages, tread.n_step)
-        # A step per package is no proof either: cache program lifts the peak past the real top
-        # by the next units' transfer current, in steps as large as a unit's when I/O draws
-        # three quarters of a package's program current (fresh datasheet drive: 4 steps of 2
-        # pages on 4 packages, the last two the next units' pages crossing 2 channels each).
-        # The wait is the stronger evidence: no unit waits before every package is taken.
-        one_per_package = top.all_busy is True and tread.n_step == w.given.packages
-        if ((top.all_busy is not True or one_per_package) and k is not None and w.given.packages
-                and w.given.packages % k == 0 and steps_even(steps.best.levels[:k])[0]):
+        if (top.all_busy is True and tread.n_step == w.given.packages and k is not None
+                and w.given.packages % k == 0):
+            # A step per package, yet a unit below the top waited — which no unit does before
+            # every package is taken.  Cache program lifts the peak past the real top by the
+            # next units' transfer current, in steps as large as a unit's where I/O draws
+            # three quarters of a package's program current (fresh datasheet drive: 4 steps
+            # of 2 pages on 4 packages, the last two the next units' pages crossing 2 channels
+            # each, read as 2 dies for 1).  Two views that disagree decide no count: the top
+            # is not shown to be every package busy, the tread still stands as the unit.
+            top = TopCheck(False, True, f"{tread.n_step} steps for {w.given.packages} packages, but {why}: the "
+                                        "peaks count a step per package, the durations put every package busy "
+                                        f"after {k} units — the views disagree on the count")
+            w.warnings.append("N_step: the peak staircase and a wait in the durations disagree")
+            return replace(tread, top=top)
+        if (top.all_busy is not True and k is not None and w.given.packages and w.given.packages % k == 0
+                and steps_even(steps.best.levels[:k])[0]):
             # A unit below the staircase's top waited for a busy package: every package was
             # busy after k units, so N_step = k and Eq. 1 applies (the k levels' steps alike).  The peaks said more
             # levels, so the count rests on the durations: medium at most.

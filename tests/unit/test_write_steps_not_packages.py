@@ -250,7 +250,7 @@ def trace_cache(pages: int, rng, repeat: int):
                                                    code_min=-2048, code_max=2047), repeat=repeat)
 
 
-def test_a_wait_below_the_top_outweighs_one_step_per_package():
+def test_a_wait_below_the_top_disputes_one_step_per_package():
     from charz.analysis import Given, characterize
 
     rng = np.random.default_rng(21)
@@ -260,5 +260,11 @@ def test_a_wait_below_the_top_outweighs_one_step_per_package():
     assert c.steps is not None and (c.steps.n_step, c.steps.step_pages) == (4, 2), c.steps and c.steps.reason
     dies = c["dies_per_package"]
     assert dies.value != 2, dies.evidence
-    assert dies.value == 1, dies.evidence  # unit 3 waited: every package busy after 2 units
-    assert c["n_step"].value == 2 and "waited" in c["n_step"].evidence, c["n_step"].evidence
+    # unit 3 waited (every package busy after 2 units) while the peaks count 4: undetermined,
+    # both views named — or 1 die where a further view (the rise) decides
+    if dies.value is None:
+        assert "waited" in dies.evidence and "disagree" in dies.evidence, dies.evidence
+    else:
+        assert dies.value == 1, dies.evidence
+    assert c["n_step"].value in (None, 2), c["n_step"].evidence
+    assert c["write_io_unit_bytes"].value == 2 * PAGE_C, c["write_io_unit_bytes"].evidence
