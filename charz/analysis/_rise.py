@@ -25,7 +25,7 @@ none far from the others.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -48,6 +48,10 @@ DURATION_SLACK = 0.3  # tPROG as given against as the drive runs it (lower/upper
 # upper page's excess — MLC/TLC datasheets give lower pages ~0.6× and upper pages up to ~1.5×
 # the typical tPROG, and the last program of a unit is as often an upper page as not
 UPPER_PAGE_SLACK = 0.6
+# The shortest program a page can take (MLC/TLC lower pages ~0.6× the typical tPROG): before
+# the onset plus this, no package can have stopped programming, so the current there is
+# starts alone — no fall, whose time a multi-die package's upper pages make unknowable
+LOWER_PAGE = 0.6
 
 
 @dataclass(frozen=True)
@@ -407,6 +411,7 @@ def unit_rise(
     t_prog_us: float,
     host_rate_bytes_per_s: float | None = None,
     noise_a: float = 0.0,
+    stretch: str = "auto",
 ) -> RiseResult:
     """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
 
@@ -424,8 +429,25 @@ def unit_rise(
     >>> r.packages_per_unit, r.confidence
     (2, 'high')
     """
-    data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
-                      host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a)
+    before = None
+    for before_falls in {"auto": (True, False), "starts": (True,), "through": (False,)}[stretch]:
+        data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
+                          host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a, before_falls=before_falls)
+        r = _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
+        if before_falls and (r.packages_per_unit is not None or stretch == "starts"):
+            return replace(r, reason=r.reason + f" (read before any program can end, {LOWER_PAGE:g} tPROG from the "
+                                                f"onset)")
+        if before_falls:
+            before = r
+    if before is not None and r.packages_per_unit is not None:
+        r = replace(r, reason=r.reason + " (read through the programs' ends; before any could end, the rise is not "
+                                         "decisive)")
+    return r
+
+
+def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_xfer_page_us: float,
+             t_prog_us: float) -> RiseResult:
+    """Every hypothesis fitted on one stretch of the mean rise, and the decision."""
     hyps: list[RiseHypothesis] = []
     for ppu in (1, 2, 4, 8, 16):
         if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
@@ -444,9 +466,11 @@ def unit_rise(
     return _decide(data, hyps, t_xfer_page_us, t_prog_us)
 
 
-def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a) -> _RiseData:
+def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a,
+               before_falls: bool = False) -> _RiseData:
     """Mean of the repeats, averaged over :data:`SMOOTH_US`, cut to the stretch the
-    hypotheses differ on (from before the onset to where programs may start to end)."""
+    hypotheses differ on (from before the onset to where programs may start to end; with
+    ``before_falls``, to where the first could: :data:`LOWER_PAGE` tPROG past the onset)."""
     waves = np.atleast_2d(np.asarray(waves_a, dtype=np.float64))
     t_us = np.asarray(t_s, dtype=np.float64) * 1e6
     ends_us = np.asarray(end_s, dtype=np.float64) * 1e6
@@ -473,6 +497,8 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     # ends — falls no hypothesis models, which a hypothesis with spare packages fits best
     t_top = float(t_us[np.argmax(sm >= peak - max(0.03 * peak, 6 * sigma))])
     t_end = min(t_end, max(onset, t_top) + 0.6 * t_prog_us)
+    if before_falls:
+        t_end = min(t_end, onset + LOWER_PAGE * t_prog_us)
     step = max(1, int(round(GRID_US / dt)))
     sel = np.flatnonzero((t_us >= onset - 3 * width) & (t_us <= t_end))[::step]
     t, y = t_us[sel], sm[sel]
