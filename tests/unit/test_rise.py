@@ -261,3 +261,13 @@ def test_a_package_programs_until_its_slowest_die_so_falls_do_not_double_the_cou
     r = unit_rise(w, t, e, unit_pages=32, page_size_bytes=16384, channels=8, packages=16, t_xfer_page_us=xfer_us,
                   t_prog_us=prog_us, host_rate_bytes_per_s=300e6)
     assert r.packages_per_unit == 8, r.reason
+
+
+def test_three_packages_on_three_channels_are_not_one():
+    # An 11-channel controller may stripe a unit over 3 packages: three program steps a
+    # select delay (10 µs) apart.  Only counts dividing both the unit and the drive can be
+    # the answer; with 3 among them the one-package fit cannot stand unopposed.
+    w, t, e = draw([60.0, 70.0, 80.0], amps=[0.05, 0.055, 0.047], xfer_us=60.0)
+    r = unit_rise(w, t, e, unit_pages=3, page_size_bytes=16384, channels=11, packages=33,
+                  t_xfer_page_us=60.0, t_prog_us=900.0)
+    assert r.packages_per_unit in (3, None), r.reason
