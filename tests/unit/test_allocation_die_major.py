@@ -70,3 +70,15 @@ def test_package_major_alone_misses_the_second_round_by_a_page_transfer():
     r = fit(40.0 + channel_only_die_major_ends(UNITS))
     package_major = [c for c in r.candidates if not c.layouts[0].endswith("die-major")]
     assert min(c.rms_residual_us for c in package_major) > 10.0
+
+
+def test_a_package_major_shared_channel_is_not_taken_for_a_die_major_walk():
+    # test_allocation_closed_forms' way-priority drive with two dies per package: package-major,
+    # T_reg = 2 t = 100 µs, T_sw = 30 µs given; unit m (1 … 4) ends at 2·T_reg + T_prog +
+    # (m − 1)(T_reg + T_sw), the second round one T_reg + T_prog later.  Dealt die-major, separate
+    # channels end units 120 µs apart (4 pages × 30 µs), not 130: the die-major rivals miss.
+    t_reg, t_sw, t_prog = 100.0, 30.0, 900.0
+    ends = 2 * t_reg + t_prog + ((UNITS - 1) % 4) * (t_reg + t_sw) + np.where(UNITS > 4, t_reg + t_prog, 0.0)
+    r = fit(40.0 + ends, Timing(t_reg / 2, t_sw, t_prog))
+    assert r.scheme == "way-priority", r.reason
+    assert not r.candidates[0].layouts[0].endswith("die-major")
