@@ -142,7 +142,7 @@ def main(argv):
                 continue
             s = r["ssd"]
             f = r["facts"]
-            tags = {n.rsplit("[", 1)[1].rstrip("]") for n in r["notes"]}
+            tags = {note.rsplit("[", 1)[1].rstrip("]") for note in r["notes"]}
             cls = []
             if "walk" in tags:
                 cls.append("GRID")  # the same walk family and dispatch: a select off contrast's 3 µs grid
@@ -154,14 +154,13 @@ def main(argv):
                 cls.append("XFER")
             if f.get("full units alike, sub-unit sizes differ"):
                 cls.append("SUBUNIT")
-            for c in cls or ["knowable"]:
+            # "no imitator": no rival with one more open fact reproduces both views at one select
+            for c in cls or ["no imitator"]:
                 tally[c] += 1
             tally["decidable"] += 1
-            if not cls:
-                tally["knowable"] += 0
             print(f"{seed} {r['truth']:16} D={int(r['D'])} R={int(r['R'])} {s.channels}ch×{s.ways}w d{s.dies} ppu{s.unit_packages} "
                   f"{s.walk[:3]} {s.dispatch} timing {'given' if s.give_timing else 'NOT given'}: "
-                  f"{','.join(cls) or 'knowable'}  {'; '.join(r['notes'][:3])}", flush=True)
+                  f"{','.join(cls) or 'no imitator'}  {'; '.join(r['notes'][:3])}", flush=True)
         print("tally", dict(tally))
 
 

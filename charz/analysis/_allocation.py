@@ -117,7 +117,8 @@ def die_major_walks(walks, packages_per_unit: int, dies: int, units: int):
     (['1×1 channel-priority die-major', '2×1 channel-priority die-major'], [0, 1, 0, 1], [0, 2, 1, 3])
     """
     p, n = packages_per_unit, units * packages_per_unit
-    u, d, j = np.divmod(np.arange(n * dies), p * dies)[0], np.arange(n * dies) % (p * dies) // p, np.arange(n * dies) % p
+    u, q = np.divmod(np.arange(n * dies), p * dies)  # the unit of each page, and the page within it
+    d, j = np.divmod(q, p)  # die-major: page q to the unit's package q mod P, die q div P
     visit = u * p + j  # the package visit of each page
     out = []
     for scheme, names, ch, pkg in walks:
