@@ -273,8 +273,17 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{best.tread_pages}, but its smallest step is only {hidden.min_rise_z:.1f} σ; add repeats or reduce noise"
         )
         if hidden.tread_pages == best.tread_pages and best.n_levels > 1:
+            if hidden.n_levels > best.n_levels and _without_small_top(hidden, cands) is best:
+                # The weak staircase only adds small rises at the top (each under half a unit's
+                # step): transfers while every package of the top programs, not more units.
+                why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; "
+                       f"{_small_top_why(hidden, best)}; smallest rise {best.min_rise_z:.0f} σ")
+                return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top)
             return _tread_stands(f"{why}; both rise every {best.tread_pages} pages", best, runner, s, top)
-        return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+        # A weak staircase of another tread: the peaks may still be a ramp of one-page steps
+        # whose top creeps (the one-page staircase then has a weak last step).
+        return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best,
+                                                                            runner, s, top)
     if best.n_levels == 1:
         # "No steps" is a strong claim (003 Fig. 3c: one unit spans every package); make it only
         # when a step of the smallest plausible height would have stood out of the noise.
