@@ -48,3 +48,47 @@ def test_a_ramp_of_one_page_steps_read_where_a_weak_staircase_fits_better():
     r = fit_steps(sizes, y, n_package=16, idle_a=0.0)
     assert (r.n_step, r.step_pages) == (11, 1), r.reason
     assert r.confidence == "medium" and "with every page" in r.reason
+
+
+def eight_page_units(rng, host_a=0.016, sigma=0.0022, per_unit_a=0.040, tread=8, levels=3):
+    """Peaks of a drive with units of ``tread`` pages on one package each (its dies share the
+    package's pump: one ``per_unit_a`` per unit), ``levels`` units overlapping at most (the
+    transfers of a unit take longer than a third of a program), swept to 72 pages with 4
+    repeats; the host link's DMA current ``host_a`` lifts the first unit's writes of 5
+    pages or more (the request's data still crosses the link while the package programs)."""
+    sizes = np.repeat(np.arange(1, 73), 4)
+    units = np.minimum(-(-sizes // tread), levels)
+    host = host_a * ((sizes >= 5) & (sizes <= 8))
+    return sizes, CTRL_A + per_unit_a * units + host + rng.normal(0, sigma, sizes.size)
+
+
+def test_finer_steps_absent_from_one_tread_are_ruled_out():
+    # The pooled test inside the treads sees the host current in the first tread (16 mA) and
+    # none in the others: 5 ± 5 mA against the 20 mA of 4-page steps, not ruled out.  The
+    # second tread alone rises by nothing where 4-page steps would add 20 mA.
+    sizes, y = eight_page_units(np.random.default_rng(5))
+    r = fit_steps(sizes, y, n_package=8, idle_a=0.0)
+    assert (r.n_step, r.step_pages) == (3, 8), r.reason
+
+
+def test_true_finer_steps_are_not_ruled_out_by_one_tread():
+    # The same drive drawn with 4-page units of 20 mA (6 overlapping): every 8-page tread has
+    # its 4-page step inside, so no tread rules them out and the 8-page tread is not read.
+    for seed in range(5):
+        sizes, y = eight_page_units(np.random.default_rng(seed), per_unit_a=0.020, tread=4, levels=6)
+        r = fit_steps(sizes, y, n_package=8, idle_a=0.0)
+        assert r.step_pages != 8, r.reason
+
+
+def test_an_uneven_staircase_does_not_rule_out_finer_steps_by_one_tread():
+    # Units of 4 pages on 2 packages (30 mA), 2 overlapping; the host link's 9 mA lifts the
+    # last two pages of every unit and every write past the top (slow host: each page waits
+    # for its data).  2-page "steps" then alternate 9 and 21 mA: uneven, not units, so the
+    # first tread's flat inside may not rule out 1-page steps and crown 4 × 2.
+    rng = np.random.default_rng(9)
+    sizes = np.repeat(np.arange(1, 13), 3)
+    units = np.minimum(-(-sizes // 4), 2)
+    host = 0.009 * ((((sizes - 1) % 4) >= 2) | (sizes > 8))
+    y = CTRL_A + 0.030 * units + host + rng.normal(0, 0.002, sizes.size)
+    r = fit_steps(sizes, y, n_package=4, idle_a=0.0)
+    assert r.step_pages != 2, r.reason
