@@ -10,7 +10,8 @@ the top programs, and per-size quirks the repeats do not show.
 import numpy as np
 import pytest
 
-from charz.analysis import fit_steps
+from charz.analysis import Given, Trace, characterize, fit_steps
+from charz.waveform import Waveform
 
 pytestmark = pytest.mark.unit
 
@@ -92,3 +93,64 @@ def test_an_uneven_staircase_does_not_rule_out_finer_steps_by_one_tread():
     y = CTRL_A + 0.030 * units + host + rng.normal(0, 0.002, sizes.size)
     r = fit_steps(sizes, y, n_package=4, idle_a=0.0)
     assert r.step_pages != 2, r.reason
+
+
+# --- the staircase at whole units (read-modify-write) ------------------------------------
+
+DT, T_FIRST, N = 2e-6, -0.5e-3, 3500
+Y_MULT, PAGE = 0.25e-3, 4096
+IDLE_A, ICC2_A = 0.040, 0.045  # idle; one package programming (its 4 dies share the pump)
+UNIT, T_XFER_US, T_PROG_US = 4, 50.0, 700.0  # pages per unit (one package), µs per page, tPROG
+
+
+def rmw_write(pages, rng, repeat):
+    """1 channel × 2 packages of 4 dies, a unit of 4 pages on one package, units in turn on
+    packages 0, 1, 0, …  A partial last unit first reads the pages it lacks (60 µs of array
+    read at 70 mA + 10 mA per page, then 30 µs per page over the channel): that read, not
+    the programs, sets the peak of most partial writes, and it falls as fewer pages lack."""
+    t_us = (T_FIRST + DT * np.arange(N)) * 1e6
+    amps = np.full(N, IDLE_A)
+    missing = -pages % UNIT
+    t = 20.0
+    if missing:
+        amps[(t_us >= t) & (t_us < t + 60.0)] += 0.070 + 0.010 * missing
+        t += 60.0 + 30.0 * missing
+    free = [0.0, 0.0]
+    end = t
+    for k in range(-(-pages // UNIT)):
+        t_in = t + UNIT * T_XFER_US  # the unit's pages over the channel
+        start = max(t_in, free[k % 2])
+        amps[(t_us >= start) & (t_us < start + T_PROG_US)] += ICC2_A
+        free[k % 2] = end = start + T_PROG_US
+        t = t_in
+    amps[(t_us >= 0) & (t_us < end + 10.0)] += 0.030  # the controller
+    amps += rng.normal(0, 0.002, N)
+    codes = np.round(amps / Y_MULT).astype(np.int16)
+    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
+                                                 code_max=2047), repeat=repeat)
+
+
+def test_the_staircase_is_read_at_whole_units_where_partial_units_read_first():
+    rng = np.random.default_rng(2)
+    traces = [rmw_write(p, rng, r) for r in range(3) for p in range(1, 17)]
+    c = characterize(traces, Given(channels=1, packages=2, page_size_bytes=PAGE))
+    assert c["write_io_unit_bytes"].value == UNIT * PAGE, c["write_io_unit_bytes"].evidence
+    assert c["n_step"].value == 2, c["n_step"].evidence
+    assert "whole units" in c["n_step"].evidence
+    dies = c["dies_per_package"]
+    assert dies.value == 4 and dies.confidence == "medium", dies.evidence
+
+
+def test_peaks_flat_inside_a_tread_without_its_first_size():
+    # The one-page writes were clipped (the read of 31 missing pages peaks highest), so the
+    # sizes start at 2; the peak falls inside the 32-page tread (fewer pages to read), which
+    # is one unit at a time — while units of 2 pages side by side would still show.
+    from charz.analysis._units import peaks_flat_inside
+
+    rng = np.random.default_rng(0)
+    sizes = np.repeat(np.arange(2, 65), 3)
+    missing = -sizes % 32
+    y = np.maximum(0.120 + 0.040 * (sizes > 32), 0.120 + 0.006 * missing) + rng.normal(0, 0.002, sizes.size)
+    assert peaks_flat_inside(sizes, y, 32)[0]
+    side_by_side = 0.100 + 0.030 * np.minimum(-(-sizes // 2), 8)
+    assert not peaks_flat_inside(sizes, side_by_side + rng.normal(0, 0.002, sizes.size), 32)[0]
