@@ -427,8 +427,10 @@ def unit_rise(
     data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
                       host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a)
     hyps: list[RiseHypothesis] = []
-    for ppu in (1, 2, 4, 8, 16):
-        if unit_pages % ppu or packages % ppu or ppu > packages or unit_pages // ppu > MAX_DIES:
+    # every count that divides both, not only powers of two: a 3-package unit on an
+    # 11-channel drive had no rival, so its one-package fit stood unopposed ("high")
+    for ppu in range(1, min(unit_pages, packages) + 1):
+        if unit_pages % ppu or packages % ppu or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
         # page-gated where waiting for the whole package from the host would take longer than

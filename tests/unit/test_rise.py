@@ -216,3 +216,13 @@ def test_lower_pages_that_end_early_are_not_read_as_more_packages():
     r = unit_rise(w, t, e, unit_pages=32, page_size_bytes=16384, channels=8, packages=16, t_xfer_page_us=32.0,
                   t_prog_us=1350.0, host_rate_bytes_per_s=16384 / 4.0 * 1e6)
     assert r.packages_per_unit == 8, r.reason
+
+
+def test_three_packages_on_three_channels_are_not_one():
+    # An 11-channel controller may stripe a unit over 3 packages: three program steps a
+    # select delay (10 µs) apart.  Only counts dividing both the unit and the drive can be
+    # the answer; with 3 among them the one-package fit cannot stand unopposed.
+    w, t, e = draw([60.0, 70.0, 80.0], amps=[0.05, 0.055, 0.047], xfer_us=60.0)
+    r = unit_rise(w, t, e, unit_pages=3, page_size_bytes=16384, channels=11, packages=33,
+                  t_xfer_page_us=60.0, t_prog_us=900.0)
+    assert r.packages_per_unit in (3, None), r.reason
