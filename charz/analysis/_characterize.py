@@ -559,7 +559,8 @@ def _count_from_whole_units(w: _Writes, sweep: _Sweep, alone: _Tread) -> _Tread 
     programs and nothing else to read: its peak is the staircase's level k.  So the levels
     are fitted to the writes of whole units (:func:`fit_steps` over k, one unit a tread);
     N_step stands (medium at most: the unit is the durations' alone) when they show two or
-    more even steps with a sure count, and then the top's check and Eq. 1 or the rise
+    more even steps with a sure count (a level per package only where the unit past the top
+    waited for a busy package), and then the top's check and Eq. 1 or the rise
     judge it as any staircase.  None (the unit from the durations alone, the count left to
     the rise) otherwise: a one-page unit (its whole units are the staircase already read),
     fewer than three whole-unit sizes, no clean staircase of one-unit treads, uneven steps."""
@@ -572,6 +573,13 @@ def _count_from_whole_units(w: _Writes, sweep: _Sweep, alone: _Tread) -> _Tread 
         return None
     r = fit_steps(units, sweep.peaks[whole], n_package=packages, idle_a=0.0)
     if r.n_step is None or r.n_step < 2 or r.step_pages != 1 or not r.count_sure:
+        return None
+    if r.n_step >= packages and check_top(sweep.size_pages, sweep.durations, r.n_step, d, None,
+                                          r.best.levels).all_busy is not True:
+        # A level per package would call the top every package busy without a wait; but each
+        # level here is one write, which the host link's current may lift alone (its data
+        # still crossing the link while the packages program): the unit past the top must
+        # also have waited for a busy package.
         return None
     best = replace(r.best, tread_pages=d)
     steps = replace(r, step_pages=d, best=best, runner_up=None, candidates=(best,),

@@ -154,3 +154,40 @@ def test_peaks_flat_inside_a_tread_without_its_first_size():
     assert peaks_flat_inside(sizes, y, 32)[0]
     side_by_side = 0.100 + 0.030 * np.minimum(-(-sizes // 2), 8)
     assert not peaks_flat_inside(sizes, side_by_side + rng.normal(0, 0.002, sizes.size), 32)[0]
+
+
+def striped_write(pages, rng, repeat, host_a=0.015):
+    """The same bench, a unit of 4 pages striped over both packages (2 dies each): every
+    unit waits for the one before.  The host link (slower than the channel) lifts every
+    write of two units or more by ``host_a`` while the first unit programs and the second's
+    data still arrives; partial units first read the pages they lack, as in :func:`rmw_write`
+    (here at 120 mA + 20 mA per page: the read sets every partial write's peak)."""
+    t_us = (T_FIRST + DT * np.arange(N)) * 1e6
+    amps = np.full(N, IDLE_A)
+    t, end = 20.0, 0.0
+    missing = -pages % UNIT
+    if missing:
+        amps[(t_us >= t) & (t_us < t + 60.0)] += 0.120 + 0.020 * missing
+        t += 60.0 + 30.0 * missing
+    for k in range(-(-pages // UNIT)):
+        start = max(t + UNIT * T_XFER_US, end)
+        amps[(t_us >= start) & (t_us < start + T_PROG_US)] += 2 * ICC2_A
+        t, end = start, start + T_PROG_US
+    if pages > UNIT:
+        amps[(t_us >= 20.0) & (t_us < 20.0 + 300.0 * (pages / UNIT))] += host_a
+    amps[(t_us >= 0) & (t_us < end + 10.0)] += 0.030
+    amps += rng.normal(0, 0.002, N)
+    codes = np.round(amps / Y_MULT).astype(np.int16)
+    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
+                                                 code_max=2047), repeat=repeat)
+
+
+def test_a_level_per_package_at_whole_units_needs_the_wait():
+    # The per-page staircase is unreadable (the reads of partial units); whole-unit writes
+    # read 2 levels on 2 packages — the host current, not a second unit beside the first (it
+    # waits for the same packages: every unit adds a whole program).  Without the wait past
+    # the top, Eq. 1 would call that every package busy: 4 dies.
+    rng = np.random.default_rng(2)
+    traces = [striped_write(p, rng, r) for r in range(3) for p in range(1, 17)]
+    c = characterize(traces, Given(channels=1, packages=2, page_size_bytes=PAGE))
+    assert c["dies_per_package"].value != 4, c["dies_per_package"].evidence
