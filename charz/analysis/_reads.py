@@ -2,14 +2,18 @@
 
 After sensing one read unit the controller lets the flash power drop while the
 data moves to the host, so a read of ``n`` units draws ``n`` bursts and takes
-``n`` times as long, plus the host transfer.  Two views of the same fact:
+``n`` times as long, plus the host transfer.  Three views of the same fact:
 
 * **durations**: each candidate unit ``R`` (whole pages, or larger than every read
   tried) is a linear model ``duration = c0 + c1·ceil(size / R) + c2·size`` fitted
   to the per-size median durations; the best BIC wins when it wins clearly;
 * **bursts**: the peaks of a moving average of each read's active window,
   counted with scipy's ``find_peaks`` (prominence ≥ 35 % of the window's range);
-  they must agree with ``ceil(size / R)`` for the answer to be confident.
+  they must agree with ``ceil(size / R)`` for the answer to be confident;
+* **busy time**: the time each read's average spends above half-way from its floor to its
+  95th percentile, all bursts together — it steps once per array read even where the reads
+  run together (cache read), so it decides alone (medium) where neither view above does,
+  and a decisive busy time that names another unit leaves the answer undetermined.
 
 003 smooths read patterns with w = 100 samples at 4 µs; a burst shorter than
 that window would vanish, so the window here is 100 samples or an eighth of a
@@ -37,12 +41,22 @@ BURSTS_UNREADABLE = 0.5
 # run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
 # burst by well under this).
 RUN_TOGETHER = 3.0
+# One burst at every size reads as one array read (a unit larger than every read) only while
+# that burst lasts as long at the largest read as at the smallest: one array read is one tR
+# at every size.  Lasting this many times longer, it is array reads back to back (cache read
+# starts the next as soon as the last ends), and one burst is no count of them.
+ONE_BURST_GROWS = 1.5
 # The largest read holds the most units: its count must be within this share (or one burst)
 # of what the bursts' best unit predicts, or the small reads' counts are no evidence of it.
 LARGEST_TOLERANCE = 0.1
 # Above this share of the sizes that show bursts at all, repeats that disagree (by more than
 # the tolerance above) make the counts noise: an array read happens on every repeat.
 REPEATS_DISAGREE = 0.5
+# The array's busy time (time above half-way, every burst of a read together) decides alone
+# only this clearly (BIC), and, where the durations rise at the host rate, only while it grows
+# by less than this share of the durations' time per page: the flash then finishes before
+# the host link does, so what is busy is the flash, not the host DMA.
+BUSY_FLASH_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -129,6 +143,7 @@ class BurstWindows:
     lo: np.ndarray  # each window's floor (5th percentile of its average)
     hi: np.ndarray  # and top
     high: np.ndarray  # samples of each read's average above half-way from floor to top (NaN: not counted)
+    busy: np.ndarray  # samples above half-way from floor to the 95th percentile (NaN: not counted)
 
 
 def count_bursts_many(segments, window: int, noise=None, min_distance: int = 1, scale=None) -> np.ndarray:
@@ -164,7 +179,7 @@ def burst_windows(segments, window: int, scale=None) -> BurstWindows:
     if use.size == 0:
         e = np.empty(0)
         return BurstWindows(n_seg, window, use, e, e.astype(np.int64), e.astype(np.int64), e.astype(np.int64), e, e,
-                            np.full(n_seg, np.nan))
+                            np.full(n_seg, np.nan), np.full(n_seg, np.nan))
     n = lengths[use]
     x = np.concatenate([np.ravel(segments[i]) for i in use])
     if not (np.issubdtype(x.dtype, np.integer) or x.dtype == np.float64):
@@ -202,20 +217,32 @@ def burst_windows(segments, window: int, scale=None) -> BurstWindows:
     # float error lets find_peaks see it as one plateau and place its peak mid-way, so the
     # distance between neighbours is measured centre to centre.
     ma = np.round(ma, 9)
-    # The floor: each window's 5th percentile (numpy's linear rule), from one sort of all windows.
+    # The floor: each window's 5th percentile (numpy's linear rule), and a top for the busy
+    # time, the 95th, from one partial sort of each window.
     v = 0.05 * (m - 1)
     below = np.floor(v).astype(np.int64)
     above = np.minimum(below + 1, m - 1)
     gamma = v - below
-    a, b = np.empty(use.size), np.empty(use.size)
-    for j, (o, mj, lo_k, hi_k) in enumerate(zip(m_starts.tolist(), m.tolist(), below.tolist(), above.tolist())):
-        part = np.partition(ma[o:o + mj], (lo_k, hi_k))  # one C call per read, not a sort of all
-        a[j], b[j] = part[lo_k], part[hi_k]
+    v95 = 0.95 * (m - 1)
+    below95 = np.floor(v95).astype(np.int64)
+    above95 = np.minimum(below95 + 1, m - 1)
+    gamma95 = v95 - below95
+    a, b, a95, b95 = (np.empty(use.size) for _ in range(4))
+    for j, (o, mj, lo_k, hi_k, lo95, hi95) in enumerate(zip(m_starts.tolist(), m.tolist(), below.tolist(), above.tolist(),
+                                                             below95.tolist(), above95.tolist())):
+        part = np.partition(ma[o:o + mj], (lo_k, hi_k, lo95, hi95))  # one C call per read, not a sort of all
+        a[j], b[j], a95[j], b95[j] = part[lo_k], part[hi_k], part[lo95], part[hi95]
     lo = np.where(gamma >= 0.5, b - (b - a) * (1 - gamma), a + (b - a) * gamma)
+    top95 = a95 + (b95 - a95) * gamma95
     hi = np.maximum.reduceat(ma, m_starts)
     high = np.full(n_seg, np.nan)
     high[use] = np.add.reduceat((ma > (lo + hi)[m_seg] / 2).astype(np.int64), m_starts)
-    return BurstWindows(n_seg, window, use, ma, m, m_starts, m_seg, lo, hi, high)
+    # The busy time's half-way is taken to the 95th percentile, not the maximum: the maximum
+    # is one extreme of the noise and moves the threshold from repeat to repeat, which
+    # scattered the busy times of noisy 8-bit records by a page's worth.
+    busy = np.full(n_seg, np.nan)
+    busy[use] = np.add.reduceat((ma > (lo + top95)[m_seg] / 2).astype(np.int64), m_starts)
+    return BurstWindows(n_seg, window, use, ma, m, m_starts, m_seg, lo, hi, high, busy)
 
 
 def count_peaks(bw: BurstWindows, noise=None, min_distance: int = 1) -> np.ndarray:
@@ -301,6 +328,63 @@ def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: i
     return (int(fits[0]) if fits.size == 1 else None), counts
 
 
+@dataclass(frozen=True)
+class BusyView:
+    """The read unit as the array's busy time names it (see :func:`busy_time_unit`)."""
+
+    unit_bytes: int | None  # None: no unit ahead (or the busy time does not grow)
+    margin: float  # BIC of the next candidate minus the best's
+    per_page_us: float  # the best unit's busy time per unit, per page of it
+
+
+def busy_time_unit(size_bytes: np.ndarray, busy_us: np.ndarray, page_size_bytes: int) -> BusyView:
+    """The unit whose array reads the busy time counts: ``busy = a + b·ceil(size / R)``.
+
+    Each array read keeps the flash busy for tR (and its transfer), whether or not reads
+    run together: a read of ``n`` units is busy ``n`` times as long, so the busy time steps
+    once per unit — by the same step per page for a one-page unit.  Every whole-page ``R``
+    below the largest read and "no step" (``a`` alone) are fitted to the per-size medians by
+    weighted least squares (closed form, all candidates at once); the χ² are measured in
+    the best's scatter where it exceeds the repeats' (as the durations are).
+
+    >>> s = np.repeat(np.arange(1, 11) * 16384, 3)
+    >>> b = 20 + 48 * np.ceil(s / 16384) + np.tile([-1.0, 0.0, 1.0], 10)
+    >>> v = busy_time_unit(s, b, 16384)
+    >>> v.unit_bytes, round(v.per_page_us)
+    (16384, 48)
+    """
+    ok = np.isfinite(busy_us)
+    size_bytes, busy_us = np.asarray(size_bytes)[ok], np.asarray(busy_us, dtype=np.float64)[ok]
+    if np.unique(size_bytes).size < 3:
+        return BusyView(None, 0.0, float("nan"))
+    s = summarize_sizes(size_bytes, busy_us)
+    sizes, y = s.size_pages.astype(np.float64), s.median
+    w = 1.0 / np.maximum(s.stderr, 1.0) ** 2
+    n = sizes.size
+    units = np.arange(page_size_bytes, int(sizes.max()), page_size_bytes, dtype=np.float64)
+    if units.size == 0:
+        return BusyView(None, 0.0, float("nan"))
+    x = np.ceil(sizes[None, :] / units[:, None])
+    sw, sy = w.sum(), (w * y).sum()
+    sx, sxx, sxy = (w * x).sum(axis=1), (w * x * x).sum(axis=1), (w * x * y).sum(axis=1)
+    den = sw * sxx - sx ** 2
+    b = np.where(den > 0, (sw * sxy - sx * sy) / np.where(den > 0, den, 1.0), 0.0)
+    a = (sy - b * sx) / sw
+    chi = np.sum(w * (y[None, :] - a[:, None] - b[:, None] * x) ** 2, axis=1)
+    chi = np.where((b > 0) & (den > 0), chi, np.inf)
+    chi0 = float(np.sum(w * (y - sy / sw) ** 2))  # no step: a alone
+    bic = np.r_[chi + 2 * np.log(n), chi0 + np.log(n)]
+    k = np.r_[np.full(units.size, 2), 1]
+    best = int(np.argmin(bic))
+    over = max(1.0, float(np.r_[chi, chi0][best]) / max(1, n - int(k[best])))
+    bic = np.r_[chi / over + 2 * np.log(n), chi0 / over + np.log(n)]
+    order = np.argsort(bic)
+    best, margin = int(order[0]), float(bic[order[1]] - bic[order[0]])
+    if best == units.size or not np.isfinite(margin):
+        return BusyView(None, margin if np.isfinite(margin) else 0.0, float("nan"))
+    return BusyView(int(units[best]), margin, float(b[best] * page_size_bytes / units[best]))
+
+
 def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
     """BIC of every candidate unit on the per-size median durations, and the sizes left out.
 
@@ -375,6 +459,7 @@ def fit_read_unit(
     page_size_bytes: int,
     host_rate_bytes_per_s: float | None = None,
     burst_width: np.ndarray | None = None,
+    busy_us: np.ndarray | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -461,6 +546,20 @@ def fit_read_unit(
     def name(r):
         return f"larger than {largest} B" if r is None else f"{r} B"
 
+    busy, busy_decides, busy_why = None, False, ""
+    if busy_us is not None:
+        busy = busy_time_unit(size_bytes[ok], np.asarray(busy_us, dtype=np.float64)[ok], page_size_bytes)
+        busy_decides = busy.unit_bytes is not None and busy.margin >= DECISIVE
+        busy_why = (f"; busy time: {name(busy.unit_bytes)} ({busy.per_page_us:.0f} µs per page) by a margin of "
+                    f"{busy.margin:.0f}" if busy.unit_bytes is not None else "; busy time: no step")
+        if busy_decides and hidden:
+            # Durations at the host rate: the busy time must be the flash's, which ends before
+            # the host link does, not the host DMA's (which grows as the durations do).
+            host_per_page = float(np.polyfit(sizes / page_size_bytes, s.median, 1)[0])
+            if not busy.per_page_us < BUSY_FLASH_SHARE * host_per_page:
+                busy_decides = False
+                busy_why += f" (as long per page as the host link's {host_per_page:.0f} µs: maybe the host DMA, no view)"
+
     why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
     if dropped.size:
@@ -476,10 +575,22 @@ def fit_read_unit(
         why = why.replace("bursts: ", f"bursts (the largest read shows {b.median[-1]:g}, not the {predicted:.0f} "
                           f"{name(burst_best)} predicts: that view abstains): ", 1)
         bursts = None
+    if bursts is not None and burst_best is None and ONE_BURST_GROWS < merged <= RUN_TOGETHER:
+        why = why.replace("bursts: ", f"bursts (one at every size, but the largest read's lasts {merged:.1f}× the "
+                          "smallest's: array reads back to back, not one; that view abstains): ", 1)
+        bursts = None
     if merged > RUN_TOGETHER:
         # the counts are kept as evidence, but they are not a view
         why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
                           "that view abstains): ", 1)
+        bursts = None
+    if (bursts is not None and busy_decides and dur_decides and busy.unit_bytes == dur_best and burst_best != dur_best
+            and (burst_best is None or busy.unit_bytes < burst_best)):
+        # Fewer bursts than the array reads the busy time counts: bursts that ran together
+        # (running together only ever lowers a count).  The durations name the busy time's
+        # unit, so the counts are the odd reading out: that view abstains.
+        why = why.replace("bursts: ", "bursts (fewer than the array reads the busy time and the durations count: "
+                          "run together, that view abstains): ", 1)
         bursts = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
@@ -508,9 +619,18 @@ def fit_read_unit(
                 f"(every repeat), which only {name(rate_unit)} predicts")
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
-        tail = " — the two views do not agree" if decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides) \
-            else " — neither view decides"
-        return ReadUnitResult(None, None, UNDETERMINED, why + tail, **base)
+        disputed = decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides)
+        if not disputed and busy is not None and busy_decides:
+            # Neither the counts nor the durations decide (bursts run together, durations at
+            # the host rate): the busy time counts the array reads on its own, at medium.
+            return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + busy_why + "; that view decides", **base)
+        tail = " — the two views do not agree" if disputed else " — neither view decides"
+        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + tail, **base)
+    if busy is not None and busy_decides and unit != busy.unit_bytes:
+        # the busy time counts other array reads than the answer: views that disagree
+        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + f" — it does not agree with {name(unit)}", **base)
+    if busy is not None and busy.unit_bytes is not None and busy_decides:
+        why += busy_why
     if unit is None:
         return ReadUnitResult(None, largest, conf, why, **base)
     return ReadUnitResult(int(unit), None, conf, why, **base)

@@ -51,7 +51,8 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     per_page = (np.median(durations[large]) - one_unit) / max(1.0, (sizes.max() - sizes.min()) / page_size_bytes)
     distance = max(1, int(min(0.5 * one_unit, 0.5 * per_page) / dt)) if per_page > 0 else max(1, int(0.5 * one_unit / dt))
     bursts = count_peaks(bw, table.noise_a[reads], distance).astype(np.float64)
-    r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s, burst_width=bw.high / bursts)
+    r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s, burst_width=bw.high / bursts,
+                      busy_us=bw.busy * dt * 1e6)
     evidence = f"{r.reason} (bursts counted on a {window}-sample moving average)"
     if r.unit_bytes is not None:
         return Quantity(r.unit_bytes, "B", MEASURED, confidence=r.confidence, evidence=evidence), r
