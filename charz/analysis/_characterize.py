@@ -647,11 +647,21 @@ def _judge_top(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
     return replace(tread, top=top, views="staircase" if tread.n_step != 1 else "durations")
 
 
+VETO_SCATTER = 0.25  # durations straying from their tread by this share of its jump veto nothing
+
+
 def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
     """Even steps: the duration treads confirm the peak treads, or veto them (None: the
     path ends, every write answer undetermined naming both views)."""
     q, steps, step_pages = w.q, w.steps, tread.step_pages
     by_time = unit_from_durations(sweep.size_pages, sweep.durations)
+    if (by_time.unit_pages is not None and by_time.unit_pages % step_pages
+            and by_time.scatter_us > VETO_SCATTER * by_time.per_unit_us):
+        # Durations that stray from the best tread by a good part of its jump follow no
+        # tread (overlapping units add their transfers per unit, then the first wait adds a
+        # whole program time: no single tread fits both), so that tread vetoes nothing; the
+        # peak treads stand as one view.
+        return replace(tread, evidence=f"{tread.evidence}; the durations follow no single tread ({by_time.reason})")
     if by_time.unit_pages is not None and by_time.unit_pages % step_pages:
         # The duration treads decide a unit the peak treads cannot be (not a whole number
         # of their treads: durations may pair units that finish together, never split

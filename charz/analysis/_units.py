@@ -41,6 +41,7 @@ class UnitFromDurations:
     reason: str
     per_unit_us: float | None = None
     scores: tuple[tuple[int, float], ...] = ()
+    scatter_us: float = 0.0  # rms of the durations about the best tread
 
 
 def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitFromDurations:
@@ -82,13 +83,17 @@ def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitF
     if z < 5 or per_unit <= 0:
         return UnitFromDurations(None, UNDETERMINED, "durations do not jump at any unit size", scores=scores)
     margin = (results[1][0] - score) / scale if len(results) > 1 else np.inf
+    m = np.ceil(u / d)
+    x = np.stack([np.ones_like(u), m] + ([m * d - u] if d > 1 else []), axis=1)
+    fit, *_ = np.linalg.lstsq(x * np.sqrt(w)[:, None], y * np.sqrt(w), rcond=None)
+    scatter = float(np.sqrt(np.mean((y - x @ fit) ** 2)))
     why = (f"duration jumps by {per_unit:.0f} µs every {d} pages; next best unit ({results[1][1]} pages) scores "
            f"{margin:.0f} worse" + (f" (χ² scaled by the best fit's reduced χ² {scale:.0f})" if scale > 1.5 else ""))
     if margin >= DECISIVE:
-        return UnitFromDurations(d, HIGH, why, float(per_unit), scores)
+        return UnitFromDurations(d, HIGH, why, float(per_unit), scores, scatter)
     if margin >= SUGGESTIVE:
-        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores)
-    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores)
+        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores, scatter)
+    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores, scatter)
 
 
 # A unit beside the first adds its packages' program current: a large share of a one-unit
