@@ -404,6 +404,14 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         tread = _tread_of_flat_staircase(w, sweep, tread)
     if tread.n_step is None and tread.step_pages is None:
         alone = _unit_from_durations_alone(w, sweep)
+        counted = _count_from_whole_units(w, sweep, alone) if alone is not None else None
+        if counted is not None:
+            w.rise = _rise_of_unit(traces, table, counted.step_pages, given,
+                                   measure_into=w.q if counted.top.all_busy is not True else None)
+            geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
+            if geometry is not None:
+                _allocation_stage(w, sweep, *geometry)
+            return w.finish()
         if alone is not None:
             w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q)
             geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
@@ -573,6 +581,55 @@ def _unit_from_durations_alone(w: _Writes, sweep: _Sweep) -> _Tread | None:
                                  details={"decided_by": "durations"})
     top = TopCheck(False, False, "the peak staircase is unreadable (" + w.steps.reason + ")")
     return _Tread(None, by_time.unit_pages, conf, evidence, "durations", top)
+
+
+def _count_from_whole_units(w: _Writes, sweep: _Sweep, alone: _Tread) -> _Tread | None:
+    """The staircase read at whole units only, where the durations gave the unit ``D`` alone.
+
+    A write of part of a unit is padded, or first reads the pages it lacks out of the array
+    (read-modify-write: array-read current, and the pages over the channel), so inside a
+    tread its peak may be the read's, falling as fewer pages are missing, or lifted by the
+    host link while the request's data crosses it.  A write of k whole units is k units'
+    programs and nothing else to read: its peak is the staircase's level k.  So the levels
+    are fitted to the writes of whole units (:func:`fit_steps` over k, one unit a tread);
+    N_step stands (medium at most: the unit is the durations' alone) when they show two or
+    more even steps with a sure count (a level per package only where the unit past the top
+    waited for a busy package), and then the top's check and Eq. 1 or the rise
+    judge it as any staircase.  None (the unit from the durations alone, the count left to
+    the rise) otherwise: a one-page unit (its whole units are the staircase already read),
+    fewer than three whole-unit sizes, no clean staircase of one-unit treads, uneven steps."""
+    d, packages = alone.step_pages, w.given.packages
+    if d < 2 or not packages:
+        return None
+    whole = sweep.size_pages % d == 0
+    units = sweep.size_pages[whole] // d
+    if np.unique(units).size < 3:
+        return None
+    r = fit_steps(units, sweep.peaks[whole], n_package=packages, idle_a=0.0)
+    if r.n_step is None or r.n_step < 2 or r.step_pages != 1 or not r.count_sure:
+        return None
+    if r.n_step >= packages and check_top(sweep.size_pages, sweep.durations, r.n_step, d, None,
+                                          r.best.levels).all_busy is not True:
+        # A level per package would call the top every package busy without a wait; but each
+        # level here is one write, which the host link's current may lift alone (its data
+        # still crossing the link while the packages program): the unit past the top must
+        # also have waited for a busy package.
+        return None
+    best = replace(r.best, tread_pages=d)
+    steps = replace(r, step_pages=d, best=best, runner_up=None, candidates=(best,),
+                    sizes=replace(r.sizes, size_pages=r.sizes.size_pages * d),
+                    reason=(f"{r.n_step} levels at whole units of the durations' {d}-page tread "
+                            f"({r.reason}; writes of part of a unit left out: they read or pad the pages they lack)"))
+    conf = combine_confidence(alone.conf, r.confidence, MEDIUM)
+    saved = w.steps, dict(w.q)
+    w.steps = steps
+    w.q["n_step"] = Quantity(r.n_step, "steps", MEASURED, confidence=conf, evidence=steps.reason,
+                             details={"decided_by": "staircase"})
+    tread = _judge_top(w, sweep, _Tread(r.n_step, d, conf, alone.evidence, "durations"))
+    if not tread.top.even:
+        w.steps, w.q = saved[0], saved[1]
+        return None
+    return tread
 
 
 def _rise_spans_drive_beside_next(w: _Writes, sweep: _Sweep, tread: _Tread) -> bool:
