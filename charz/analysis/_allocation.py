@@ -101,31 +101,6 @@ def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: 
     return walks
 
 
-def die_major_walks(walks, packages_per_unit: int, dies: int, units: int):
-    """The walks as a controller that deals a unit's pages die-major visits them: page q of a
-    unit goes to the unit's package q mod P, die q div P, one page per visit (the register
-    transfer is one page, and each die is a slot of its own that the next round of the walk
-    finds busy until its program ends).  Package-major dispatch, 003's T_reg = dies × t_xfer
-    per package, is the walk itself.  Returns walks in :func:`enumerate_walks`' form, with
-    visit slots (package × dies + die) for packages and " die-major" on every layout name.
-
-    Example
-    -------
-    >>> w = enumerate_walks(2, 1, 2, 2)
-    >>> _, names, ch, slot = die_major_walks(w, 2, 2, 1)[0]
-    >>> names, ch.tolist(), slot.tolist()  # pages 0-3: package 0 die 0, package 1 die 0, then die 1
-    (['1×1 channel-priority die-major', '2×1 channel-priority die-major'], [0, 1, 0, 1], [0, 2, 1, 3])
-    """
-    p, n = packages_per_unit, units * packages_per_unit
-    u, q = np.divmod(np.arange(n * dies), p * dies)  # the unit of each page, and the page within it
-    d, j = np.divmod(q, p)  # die-major: page q to the unit's package q mod P, die q div P
-    visit = u * p + j  # the package visit of each page
-    out = []
-    for scheme, names, ch, pkg in walks:
-        out.append((scheme, [f"{name} die-major" for name in names], ch[:n][visit], pkg[:n][visit] * dies + d))
-    return out
-
-
 _GRID = {  # coarse grids per free parameter (log-spaced where ratios matter)
     "t_xfer_page_us": lambda n: np.geomspace(1.0, 500.0, n),
     "t_switch_us": lambda n: np.concatenate([[0.0], np.geomspace(1.0, 300.0, n - 1)]),
@@ -378,13 +353,6 @@ def infer_allocation(
             walks, _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w)):
         rms = float(np.sqrt(np.mean((y - pred) ** 2)))
         fits.append(CandidateFit(scheme, tuple(names), params, pred, chi2, rms))
-    if dies_per_package > 1 and k > 1:
-        # the same walks dealt die-major (one page to each of the unit's packages in turn)
-        dm = die_major_walks(walks, k, dies_per_package, int(units.max()))
-        for (scheme, names, _ch, _pkg), (chi2, params, pred) in zip(
-                dm, _fit_walks(dm, units, k * dies_per_package, 1, page_size_bytes, timing, y, w)):
-            rms = float(np.sqrt(np.mean((y - pred) ** 2)))
-            fits.append(CandidateFit(scheme, tuple(names), params, pred, chi2, rms))
     fits.sort(key=lambda f: f.chi2)
     best = fits[0]
     labels = {f.scheme for f in fits}
