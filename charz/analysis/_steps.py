@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._saturation import steps_even
 
 DECISIVE = 10.0  # score margin for a confident answer (≈ e^5 likelihood ratio)
 SUGGESTIVE = 6.0
@@ -268,22 +269,7 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     margin = np.inf if runner is None else runner.score - best.score
     hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z and c.clean), None)
     if hidden is not None and hidden.score < best.score - SUGGESTIVE:
-        why = (
-            f"{hidden.n_levels} steps of {hidden.tread_pages} pages fit better than {best.n_levels} × "
-            f"{best.tread_pages}, but its smallest step is only {hidden.min_rise_z:.1f} σ; add repeats or reduce noise"
-        )
-        if hidden.tread_pages == best.tread_pages and best.n_levels > 1:
-            if hidden.n_levels > best.n_levels and _without_small_top(hidden, cands) is best:
-                # The weak staircase only adds small rises at the top (each under half a unit's
-                # step): transfers while every package of the top programs, not more units.
-                why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; "
-                       f"{_small_top_why(hidden, best)}; smallest rise {best.min_rise_z:.0f} σ")
-                return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top)
-            return _tread_stands(f"{why}; both rise every {best.tread_pages} pages", best, runner, s, top)
-        # A weak staircase of another tread: the peaks may still be a ramp of one-page steps
-        # whose top creeps (the one-page staircase then has a weak last step).
-        return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best,
-                                                                            runner, s, top)
+        return _weak_rival_fits_better(hidden, best, runner, cands, s, top, n_package)
     if best.n_levels == 1:
         # "No steps" is a strong claim (003 Fig. 3c: one unit spans every package); make it only
         # when a step of the smallest plausible height would have stood out of the noise.
@@ -356,6 +342,27 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     else:
         why = f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; smallest rise {best.min_rise_z:.0f} σ; {rival}"
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
+
+
+def _weak_rival_fits_better(hidden: Staircase, best: Staircase, runner, cands: list, s: SizeLevels,
+                            top: tuple, n_package: int | None) -> StepResult:
+    """A staircase whose smallest step is only suggestive fits better than the best clear one."""
+    why = (
+        f"{hidden.n_levels} steps of {hidden.tread_pages} pages fit better than {best.n_levels} × "
+        f"{best.tread_pages}, but its smallest step is only {hidden.min_rise_z:.1f} σ; add repeats or reduce noise"
+    )
+    if hidden.tread_pages == best.tread_pages and best.n_levels > 1:
+        if hidden.n_levels > best.n_levels and _without_small_top(hidden, cands) is best:
+            # The weak staircase only adds small rises at the top (each under half a unit's
+            # step): transfers while every package of the top programs, not more units.
+            why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; "
+                   f"{_small_top_why(hidden, best)}; smallest rise {best.min_rise_z:.0f} σ")
+            return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top)
+        return _tread_stands(f"{why}; both rise every {best.tread_pages} pages", best, runner, s, top)
+    # A weak staircase of another tread: the peaks may still be a ramp of one-page steps
+    # whose top creeps (the one-page staircase then has a weak last step).
+    return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best,
+                                                                        runner, s, top)
 
 
 def _no_valid_staircase(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: SizeLevels, cands: list,
@@ -550,8 +557,6 @@ def _finer_absent_in_a_tread(best: Staircase, diffs: np.ndarray, treads: list[in
     the first tread's larger sizes only.  The top tread is not used (the finer staircase's
     own top may lie inside it), nor uneven staircases (a rise that is no unit's: host or
     transfer current)."""
-    from charz.analysis._saturation import steps_even
-
     if best.n_levels < 3 or not steps_even(best.levels)[0]:
         return ""
     rises = np.diff(best.levels)
