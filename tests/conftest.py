@@ -24,7 +24,8 @@ def _import_every_charz_module() -> None:
     imported* (its "local constants"; tests/ itself is left out).  Which charz modules are
     imported when a property test runs depends on what was collected and run before it in
     that process — a subset, the whole suite, one xdist worker or the other — so the same
-    test drew other drives there (test_analysis_property's rate failed in subsets only).
+    test drew other examples there (test_analysis_property's rate failed in subsets only;
+    it now draws its drives with numpy from the case number alone).
     Importing every charz module first makes that pool the same in every run."""
     import importlib
     import pkgutil

@@ -23,6 +23,7 @@ one-unit read, whichever is smaller (stated in the result).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from scipy.signal import find_peaks, peak_prominences
@@ -452,6 +453,68 @@ def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
     return bic, dropped
 
 
+class _BurstView(NamedTuple):
+    median: np.ndarray  # bursts per size
+    best: int | None  # the unit whose counts fit most sizes (None: larger than every read)
+    agree: float  # the share of sizes it fits
+    clear: bool
+    predicted: float  # its count for the largest read
+    largest_off: bool  # ... which the largest read misses
+    disagree: float  # share of sizes whose repeats count differently
+    rate_unit: int | None  # the unit the largest read's count alone fits
+    rate_counts: tuple
+    merged: float  # the largest read's burst width over the smallest's
+
+
+def _burst_view(size_bytes, bursts, burst_width, sizes, units, per_unit, largest, page_size_bytes) -> _BurstView:
+    """The burst counts' reading of the unit (see :func:`fit_read_unit`)."""
+    b = summarize_sizes(size_bytes, bursts)
+    # A burst is one array read (tR, the same at every size).  Where the largest reads'
+    # bursts last several times as long as a one-unit read's, they are several array
+    # reads run together (cache reads start the next while this one's data moves out):
+    # the counts then say nothing of the unit, and the burst view abstains.
+    merged = 0.0
+    if burst_width is not None:
+        fin = np.isfinite(burst_width)
+        if np.unique(size_bytes[fin]).size >= 2:
+            ws = summarize_sizes(size_bytes[fin], burst_width[fin])
+            merged = ws.median[-1] / max(ws.median[0], 1.0)
+    miss = np.sum(np.abs(b.median[None, :] - per_unit) >= 0.5, axis=1)
+    mismatch = dict(zip(units, miss.tolist()))
+    order = sorted(units, key=lambda r: (mismatch[r], r is None, r or 0))
+    best = order[0]
+    agree = 1.0 - mismatch[best] / sizes.size
+    # Ties (e.g. R and R+page both fit when no size lies between) go to the smaller unit.
+    clear = agree >= 0.8 and mismatch[order[1]] > mismatch[best]
+    # The largest read holds the most units, so its count is the burst rate over a long
+    # read; the small reads' one or two bursts cannot tell a large unit from bursts that
+    # ran into a transfer shoulder or the host DMA.  A unit whose prediction misses the
+    # largest read's count by more than a tenth (and more than one burst) is no reading
+    # of the bursts: the view abstains.
+    predicted = float(per_unit[units.index(best), -1])
+    largest_off = bool(abs(b.median[-1] - predicted) > max(1.0, LARGEST_TOLERANCE * predicted))
+    disagree = repeats_disagree(size_bytes, bursts)
+    rate_unit, rate_counts = largest_read_unit(bursts[size_bytes == largest], largest, page_size_bytes)
+    return _BurstView(b.median, best, agree, clear, predicted, largest_off, disagree, rate_unit, tuple(rate_counts),
+                      merged)
+
+
+def _busy_view(size_bytes, busy_us, page_size_bytes, name, hidden, sizes, median_us):
+    """The array's busy time as a view of the unit: (its reading, whether it decides, evidence)."""
+    busy = busy_time_unit(size_bytes, busy_us, page_size_bytes)
+    decides = busy.unit_bytes is not None and busy.margin >= DECISIVE
+    why = (f"; busy time: {name(busy.unit_bytes)} ({busy.per_page_us:.0f} µs per page) by a margin of "
+           f"{busy.margin:.0f}" if busy.unit_bytes is not None else "; busy time: no step")
+    if decides and hidden:
+        # Durations at the host rate: the busy time must be the flash's, which ends before
+        # the host link does, not the host DMA's (which grows as the durations do).
+        host_per_page = float(np.polyfit(sizes / page_size_bytes, median_us, 1)[0])
+        if not busy.per_page_us < BUSY_FLASH_SHARE * host_per_page:
+            decides = False
+            why += f" (as long per page as the host link's {host_per_page:.0f} µs: maybe the host DMA, no view)"
+    return busy, decides, why
+
+
 def fit_read_unit(
     size_bytes: np.ndarray,
     duration_s: np.ndarray,
@@ -507,58 +570,23 @@ def fit_read_unit(
     dur_decides = dur_margin >= SUGGESTIVE and np.isfinite(dur_scores[dur_best]) and not hidden
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
-    burst_best = None
-    rate_unit = None
-    disagree = 0.0
-    agree = 0.0
-    merged = 0.0
+    burst_best, rate_unit, rate_counts, disagree, agree, merged = None, None, (), 0.0, 0.0, 0.0
+    burst_clear, largest_off, predicted, b_last = False, False, 0.0, 0.0
     if bursts is not None:
-        b = summarize_sizes(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok])
-        # A burst is one array read (tR, the same at every size).  Where the largest reads'
-        # bursts last several times as long as a one-unit read's, they are several array
-        # reads run together (cache reads start the next while this one's data moves out):
-        # the counts then say nothing of the unit, and the burst view abstains.
-        if burst_width is not None:
-            wd = np.asarray(burst_width, dtype=np.float64)[ok]
-            fin = np.isfinite(wd)
-            if np.unique(size_bytes[ok][fin]).size >= 2:
-                ws = summarize_sizes(size_bytes[ok][fin], wd[fin])
-                merged = ws.median[-1] / max(ws.median[0], 1.0)
-        base["bursts"] = b.median
-        miss = np.sum(np.abs(b.median[None, :] - per_unit) >= 0.5, axis=1)
-        mismatch = dict(zip(units, miss.tolist()))
-        order = sorted(units, key=lambda r: (mismatch[r], r is None, r or 0))
-        burst_best = order[0]
-        agree = 1.0 - mismatch[burst_best] / sizes.size
-        # Ties (e.g. R and R+page both fit when no size lies between) go to the smaller unit.
-        burst_clear = agree >= 0.8 and mismatch[order[1]] > mismatch[burst_best]
-        # The largest read holds the most units, so its count is the burst rate over a long
-        # read; the small reads' one or two bursts cannot tell a large unit from bursts that
-        # ran into a transfer shoulder or the host DMA.  A unit whose prediction misses the
-        # largest read's count by more than a tenth (and more than one burst) is no reading
-        # of the bursts: the view abstains.
-        predicted = per_unit[units.index(burst_best), -1]
-        largest_off = abs(b.median[-1] - predicted) > max(1.0, LARGEST_TOLERANCE * predicted)
-        disagree = repeats_disagree(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok])
-        rate_unit, rate_counts = largest_read_unit(
-            np.asarray(bursts, dtype=np.float64)[ok][size_bytes[ok] == largest], largest, page_size_bytes)
+        v = _burst_view(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok],
+                        None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[ok],
+                        sizes, units, per_unit, largest, page_size_bytes)
+        base["bursts"] = v.median
+        burst_best, agree, burst_clear, predicted, largest_off = v.best, v.agree, v.clear, v.predicted, v.largest_off
+        disagree, rate_unit, rate_counts, merged, b_last = v.disagree, v.rate_unit, v.rate_counts, v.merged, v.median[-1]
 
     def name(r):
         return f"larger than {largest} B" if r is None else f"{r} B"
 
     busy, busy_decides, busy_why = None, False, ""
     if busy_us is not None:
-        busy = busy_time_unit(size_bytes[ok], np.asarray(busy_us, dtype=np.float64)[ok], page_size_bytes)
-        busy_decides = busy.unit_bytes is not None and busy.margin >= DECISIVE
-        busy_why = (f"; busy time: {name(busy.unit_bytes)} ({busy.per_page_us:.0f} µs per page) by a margin of "
-                    f"{busy.margin:.0f}" if busy.unit_bytes is not None else "; busy time: no step")
-        if busy_decides and hidden:
-            # Durations at the host rate: the busy time must be the flash's, which ends before
-            # the host link does, not the host DMA's (which grows as the durations do).
-            host_per_page = float(np.polyfit(sizes / page_size_bytes, s.median, 1)[0])
-            if not busy.per_page_us < BUSY_FLASH_SHARE * host_per_page:
-                busy_decides = False
-                busy_why += f" (as long per page as the host link's {host_per_page:.0f} µs: maybe the host DMA, no view)"
+        busy, busy_decides, busy_why = _busy_view(size_bytes[ok], np.asarray(busy_us, dtype=np.float64)[ok],
+                                                  page_size_bytes, name, hidden, sizes, s.median)
 
     why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
@@ -572,7 +600,7 @@ def fit_read_unit(
         bursts = None
         rate_unit = None
     elif bursts is not None and largest_off and merged <= RUN_TOGETHER:
-        why = why.replace("bursts: ", f"bursts (the largest read shows {b.median[-1]:g}, not the {predicted:.0f} "
+        why = why.replace("bursts: ", f"bursts (the largest read shows {b_last:g}, not the {predicted:.0f} "
                           f"{name(burst_best)} predicts: that view abstains): ", 1)
         bursts = None
     if bursts is not None and burst_best is None and ONE_BURST_GROWS < merged <= RUN_TOGETHER:

@@ -25,7 +25,7 @@ none far from the others.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -48,6 +48,11 @@ DURATION_SLACK = 0.3  # tPROG as given against as the drive runs it (lower/upper
 # upper page's excess — MLC/TLC datasheets give lower pages ~0.6× and upper pages up to ~1.5×
 # the typical tPROG, and the last program of a unit is as often an upper page as not
 UPPER_PAGE_SLACK = 0.6
+# The shortest program a page can take (MLC/TLC lower pages ~0.6× the typical tPROG): before
+# the onset, the first page's time from the host and over its channel, and this, no package
+# can have stopped programming, so the current there is starts alone — no fall, whose time a
+# multi-die package's upper pages make unknowable
+LOWER_PAGE = 0.6
 
 
 @dataclass(frozen=True)
@@ -407,6 +412,7 @@ def unit_rise(
     t_prog_us: float,
     host_rate_bytes_per_s: float | None = None,
     noise_a: float = 0.0,
+    stretch: str = "auto",
 ) -> RiseResult:
     """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
 
@@ -424,8 +430,26 @@ def unit_rise(
     >>> r.packages_per_unit, r.confidence
     (2, 'high')
     """
-    data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
-                      host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a)
+    before = None
+    for before_falls in {"auto": (True, False), "starts": (True,), "through": (False,)}[stretch]:
+        data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
+                          host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a,
+                          before_falls=t_xfer_page_us if before_falls else None)
+        r = _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
+        if before_falls and (r.packages_per_unit is not None or stretch == "starts"):
+            return replace(r, reason=r.reason + f" (read before any program can end: up to the first page's host "
+                                                f"and channel time and {LOWER_PAGE:g} tPROG past the onset)")
+        if before_falls:
+            before = r
+    if before is not None and r.packages_per_unit is not None:
+        r = replace(r, reason=r.reason + " (read through the programs' ends; before any could end, the rise is not "
+                                         "decisive)")
+    return r
+
+
+def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_xfer_page_us: float,
+             t_prog_us: float) -> RiseResult:
+    """Every hypothesis fitted on one stretch of the mean rise, and the decision."""
     hyps: list[RiseHypothesis] = []
     # every count that divides both, not only powers of two: a 3-package unit on an
     # 11-channel drive had no rival, so its one-package fit stood unopposed ("high")
@@ -446,10 +470,14 @@ def unit_rise(
     return _decide(data, hyps, t_xfer_page_us, t_prog_us)
 
 
-def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a) -> _RiseData:
+def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a,
+               before_falls: float | None = None) -> _RiseData:
     """Mean of the repeats, averaged over :data:`SMOOTH_US`, cut to the stretch the
-    hypotheses differ on (from before the onset to where programs may start to end)."""
+    hypotheses differ on (from before the onset to where programs may start to end; with
+    ``before_falls`` (the page transfer time), to where the first could: the first page in
+    from the host and over its channel, then :data:`LOWER_PAGE` tPROG)."""
     waves = np.atleast_2d(np.asarray(waves_a, dtype=np.float64))
+    host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
     t_us = np.asarray(t_s, dtype=np.float64) * 1e6
     ends_us = np.asarray(end_s, dtype=np.float64) * 1e6
     dt = float(np.median(np.diff(t_us)))
@@ -475,11 +503,12 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     # ends — falls no hypothesis models, which a hypothesis with spare packages fits best
     t_top = float(t_us[np.argmax(sm >= peak - max(0.03 * peak, 6 * sigma))])
     t_end = min(t_end, max(onset, t_top) + 0.6 * t_prog_us)
+    if before_falls is not None:
+        t_end = min(t_end, onset + host_page_us + before_falls + LOWER_PAGE * t_prog_us)
     step = max(1, int(round(GRID_US / dt)))
     sel = np.flatnonzero((t_us >= onset - 3 * width) & (t_us <= t_end))[::step]
     t, y = t_us[sel], sm[sel]
     n_eff = max(4.0, (t[-1] - t[0]) / width)
-    host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
     # the controller's busy current ends with each repeat (the mean falls by 1/R at each end)
     busy_off = _ramps(t, ends_us[None, :], width)[0].mean(axis=1)
     return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off)

@@ -41,6 +41,7 @@ class UnitFromDurations:
     reason: str
     per_unit_us: float | None = None
     scores: tuple[tuple[int, float], ...] = ()
+    scatter_us: float = 0.0  # rms of the durations about the best tread
 
 
 def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitFromDurations:
@@ -82,13 +83,17 @@ def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitF
     if z < 5 or per_unit <= 0:
         return UnitFromDurations(None, UNDETERMINED, "durations do not jump at any unit size", scores=scores)
     margin = (results[1][0] - score) / scale if len(results) > 1 else np.inf
+    m = np.ceil(u / d)
+    x = np.stack([np.ones_like(u), m] + ([m * d - u] if d > 1 else []), axis=1)
+    fit, *_ = np.linalg.lstsq(x * np.sqrt(w)[:, None], y * np.sqrt(w), rcond=None)
+    scatter = float(np.sqrt(np.mean((y - x @ fit) ** 2)))
     why = (f"duration jumps by {per_unit:.0f} µs every {d} pages; next best unit ({results[1][1]} pages) scores "
            f"{margin:.0f} worse" + (f" (χ² scaled by the best fit's reduced χ² {scale:.0f})" if scale > 1.5 else ""))
     if margin >= DECISIVE:
-        return UnitFromDurations(d, HIGH, why, float(per_unit), scores)
+        return UnitFromDurations(d, HIGH, why, float(per_unit), scores, scatter)
     if margin >= SUGGESTIVE:
-        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores)
-    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores)
+        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores, scatter)
+    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores, scatter)
 
 
 # A unit beside the first adds its packages' program current: a large share of a one-unit
@@ -124,7 +129,10 @@ def peaks_flat_inside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: in
     for d in range(1, unit_pages):
         if unit_pages % d:
             continue
-        lo, hi = u <= d, (u > d) & (u <= unit_pages)
+        # Without a write of d pages or less (clipped, or not swept), the smallest one stands
+        # in: units of d pages side by side would still raise every larger write above it.
+        cut = max(d, int(u.min()))
+        lo, hi = u <= cut, (u > cut) & (u <= unit_pages)
         if not lo.any() or not hi.any():
             return False, f"no sizes on both sides of {d} pages inside the {unit_pages}-page tread"
         below = float(y[lo].mean())

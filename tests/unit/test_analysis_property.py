@@ -24,12 +24,11 @@ import math
 
 EXACT_RATIO = 3.0  # step height over noise σ from which answers should be exact
 EXACT_SHARE = 0.9  # ... on this share of those drives at least (undetermined is never wrong)
+DRIVES = 100
 from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
 
 from charz.analysis import Given, Trace, characterize
 from charz.sim import Currents, Digitizer, DriveModel, Firmware, Geometry, Nuisances, SimulatedSSD, Timing, digitize
@@ -62,59 +61,64 @@ def truth_scheme(channels, ways, block_c, block_w, order, k, dies=1):
     return "channel-priority" if walk[1][0] != walk[0][0] else "way-priority"
 
 
-@st.composite
-def drives(draw):
-    channels = draw(st.integers(1, 16))
-    ways = draw(st.integers(1, 4))
-    dies = draw(st.integers(1, 4))
-    page = draw(st.sampled_from([4096, 8192, 16384]))
-    packages = channels * ways
-    assume(packages * dies <= 64)
-    block_c = draw(st.sampled_from(_divisors(channels)))
-    block_w = draw(st.sampled_from(_divisors(ways)))
-    order = draw(st.sampled_from(["channel-priority", "way-priority"]))
-    k = draw(st.sampled_from(_divisors(block_c * block_w)))
-    t_xfer = draw(st.floats(20, 160)) * page / 4096 / 2
-    t_switch = draw(st.floats(8, 60))
+def drive(case: int):
+    """Drive number ``case``: drawn with numpy from the case number alone, so the drives do
+    not depend on anything else (Hypothesis also drew numbers written in charz's source:
+    adding a literal to charz changed which drives this test saw)."""
+    r = np.random.default_rng([case, 2203])
+    while True:
+        channels = int(r.integers(1, 17))
+        ways = int(r.integers(1, 5))
+        dies = int(r.integers(1, 5))
+        page = int(r.choice([4096, 8192, 16384]))
+        packages = channels * ways
+        if packages * dies <= 64:
+            break
+    block_c = int(r.choice(_divisors(channels)))
+    block_w = int(r.choice(_divisors(ways)))
+    order = str(r.choice(["channel-priority", "way-priority"]))
+    k = int(r.choice(_divisors(block_c * block_w)))
+    t_xfer = r.uniform(20, 160) * page / 4096 / 2
+    t_switch = r.uniform(8, 60)
     t_reg = dies * t_xfer
     # Long enough that every package of a saturating write is programming at one instant.
-    t_prog = (packages * max(t_switch, t_reg) + t_reg) * draw(st.floats(1.3, 2.5)) + 300
-    prog_a = draw(st.floats(0.008, 0.12))
+    t_prog = (packages * max(t_switch, t_reg) + t_reg) * r.uniform(1.3, 2.5) + 300
+    prog_a = r.uniform(0.008, 0.12)
     # Step height over the noise's σ (white noise and mains hum together, RMS of one sample).
-    ratio = math.exp(draw(st.floats(math.log(0.3), math.log(30))))
+    ratio = math.exp(r.uniform(math.log(0.3), math.log(30)))
     noise_rms = k * prog_a / ratio
-    hum_share = draw(st.floats(0, 0.7))
+    hum_share = r.uniform(0, 0.7)
     sigma = noise_rms * math.sqrt(1 - hum_share**2)
     hum_amplitude = noise_rms * hum_share * math.sqrt(2)
     timing = Timing(
         t_xfer_page_us=t_xfer, t_switch_us=t_switch, t_prog_us=t_prog,
-        t_prog_spread=draw(st.floats(0, 0.04)), t_prog_jitter=draw(st.floats(0, 0.01)),
-        t_read_us=draw(st.floats(20, 90)), t_cmd_us=draw(st.floats(10, 40)), t_done_us=draw(st.floats(5, 25)),
-        host_rate_bytes_per_s=draw(st.floats(250e6, 3000e6)),
+        t_prog_spread=r.uniform(0, 0.04), t_prog_jitter=r.uniform(0, 0.01),
+        t_read_us=r.uniform(20, 90), t_cmd_us=r.uniform(10, 40), t_done_us=r.uniform(5, 25),
+        host_rate_bytes_per_s=r.uniform(250e6, 3000e6),
     )
     currents = Currents(
-        idle_a=draw(st.floats(0.01, 0.2)), controller_a=draw(st.floats(0.03, 0.1)),
-        program_per_package_a=prog_a, transfer_a=prog_a * draw(st.floats(0.05, 0.3)),
-        read_per_package_a=prog_a * draw(st.floats(0.1, 0.5)),
-        package_spread=draw(st.floats(0, 0.05)), ispp_ripple=draw(st.floats(0, 0.15)),
+        idle_a=r.uniform(0.01, 0.2), controller_a=r.uniform(0.03, 0.1),
+        program_per_package_a=prog_a, transfer_a=prog_a * r.uniform(0.05, 0.3),
+        read_per_package_a=prog_a * r.uniform(0.1, 0.5),
+        package_spread=r.uniform(0, 0.05), ispp_ripple=r.uniform(0, 0.15),
     )
     nuisances = Nuisances(
-        white_noise_a=sigma, hum_a=hum_amplitude, hum_hz=draw(st.sampled_from([50.0, 60.0])),
-        spike_rate_hz=draw(st.floats(0, 20)), spike_a=draw(st.floats(0, 0.3)),
+        white_noise_a=sigma, hum_a=hum_amplitude, hum_hz=float(r.choice([50.0, 60.0])),
+        spike_rate_hz=r.uniform(0, 20), spike_a=r.uniform(0, 0.3),
     )
     # The scope is set so idle, the saturated peak and their noise stay on screen (scope check's advice).
     hi = currents.idle_a + currents.controller_a + packages * prog_a * 1.2 + 0.05 + 6 * sigma + hum_amplitude
     lo = currents.idle_a - 6 * sigma - hum_amplitude - 0.01
     scale = (hi - lo) / 9.4
-    dig = Digitizer(scale_a_per_div=scale, position_div=-4.7 - lo / scale, bits=draw(st.sampled_from([8, 16])))
+    dig = Digitizer(scale_a_per_div=scale, position_div=-4.7 - lo / scale, bits=int(r.choice([8, 16])))
     model = DriveModel(
         name="random", description="", given={},
         geometry=Geometry(channels, ways, dies, 2, page),
-        firmware=Firmware(k * dies * page, page * draw(st.sampled_from([1, 2])) if dies >= 2 else page, block_c, block_w, order),
+        firmware=Firmware(k * dies * page, page * int(r.choice([1, 2])) if dies >= 2 else page, block_c, block_w, order),
         timing=timing, currents=currents, nuisances=nuisances, digitizer=dig,
     )
-    datasheet = draw(st.booleans())  # is the NAND timing given, as 003 had it?
-    return model, ratio, datasheet, draw(st.integers(0, 2**31))
+    datasheet = bool(r.random() < 0.5)  # is the NAND timing given, as 003 had it?
+    return model, ratio, datasheet, int(r.integers(0, 2**31))
 
 
 def _saturating_write_overlaps(model, seed):
@@ -181,17 +185,15 @@ def load_dump(path):
     return model, d["ratio"], d["datasheet"], d["seed"]
 
 
-# Derandomized: CI always sees the same 100 drives (a failure is reproducible, never flaky) —
-# in a subset, the whole suite or an xdist worker alike, since tests/conftest.py imports every
-# charz module before any test (Hypothesis's "local constants"); run with
-# --hypothesis-seed=random to explore new ones.
-@settings(max_examples=100, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
-@given(drives())
+# The same drives in every run (a failure is reproducible, never flaky); drives whose
+# saturating write does not program every package at once are outside 003's premise
+# (the module docstring's second limit) and are skipped.
+@pytest.mark.parametrize("case", range(DRIVES))
 def test_inference_is_exact_or_undetermined_never_wrong(case):
-    model, ratio, datasheet, seed = case
+    model, ratio, datasheet, seed = drive(case)
     overlaps, _ = _saturating_write_overlaps(model, seed)
-    assume(overlaps)
+    if not overlaps:
+        pytest.skip("the saturating write never has every package programming at once")
     c = run(model, datasheet, seed)
     g = model.geometry
     k = model.packages_per_unit
@@ -224,9 +226,7 @@ def test_inference_is_exact_or_undetermined_never_wrong(case):
         CLEAR_EXACT.append(what)
     if ratio >= EXACT_RATIO and g.packages // k > 1 and outcome != "exact":
         # Decisiveness is a rate, asserted over all drives in test_rates: one borderline drive
-        # (a last step at 3.9 σ) must not decide it.  Which drives are drawn no longer shifts
-        # with the collected test set: tests/conftest.py imports every charz module first,
-        # because Hypothesis also draws numbers written in the imported modules' source.
+        # (a last step at 3.9 σ) must not decide it.
         UNDECIDED.append(f"step/noise {ratio:.1f}: {c['n_step'].evidence} {what}")
 
     scheme = c["allocation_scheme"].value

@@ -82,7 +82,13 @@ def test_durations_that_pair_peak_treads_confirm_the_unit():
     # That is a whole number of peak treads, so it is no veto: the unit stands.
     c = characterize(sweep(peak_tread=2, packages=4, duration_tread=4), GIVEN)
     assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
-    assert c["dies_per_package"].value == 2, c["dies_per_package"].evidence
+    # The count is another matter: the third unit's request takes a whole program time longer,
+    # a wait for a busy package, which no unit does before every package is taken — while the
+    # peaks show a step per package.  Cache program's transfer current draws such steps past
+    # the top, so the two views disagree on N_step and the dies are not decided (they were 2
+    # here, from the peaks alone; on a datasheet drive of this shape the truth was 1).
+    dies = c["dies_per_package"]
+    assert dies.value is None and "disagree" in dies.evidence, dies.evidence
 
 
 def test_durations_with_the_same_tread_make_the_unit_two_views():
@@ -113,4 +119,40 @@ def test_uneven_steps_stand_where_the_durations_show_the_same_tread():
     c = characterize(sweep(peak_tread=2, packages=4, duration_tread=2, pkg_a=UNEVEN), EIGHT)
     assert not c["n_step"].known  # the uneven top cannot count packages
     assert c["step_pages"].value == 2 and c["step_pages"].details.get("decided_by") == "both"
+    assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
+
+
+def overlapping_trace(pages: int, tread: int, packages: int, rng, repeat: int, gap_us: float = 40.0,
+                      pkg_a: float = 0.025, prog_us: float = 3000.0) -> Trace:
+    """Units that overlap: unit k (one package, ``tread`` pages) starts programming ``gap_us``
+    after unit k − 1 (its transfers), on its own package, until every package is busy; the
+    next unit waits a whole program time for the first package.  A unit the write fills only
+    in part is read first (read-modify-write: 150 µs), so the request ends that much later."""
+    t_us = (T_FIRST + DT * np.arange(N)) * 1e6
+    amps = np.full(N, IDLE_A)
+    units = -(-pages // tread)
+    end = 0.0
+    for k in range(units):
+        p0 = START_US + 20.0 + (k % packages) * gap_us + (k // packages) * prog_us
+        p0 += 150.0 if k == units - 1 and pages % tread else 0.0
+        p1 = p0 + prog_us
+        amps[(t_us >= p0) & (t_us < p1)] += pkg_a  # 12 of them stay on the 12-bit scale
+        end = max(end, p1)
+    amps[(t_us >= START_US) & (t_us < end)] += CTRL_A
+    amps += rng.normal(0.0, 0.003, N)
+    codes = np.round(amps / Y_MULT).astype(np.int16)
+    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
+                                                 code_max=2047), repeat=repeat)
+
+
+def test_durations_that_follow_no_tread_veto_nothing():
+    # 13 packages, 2-page units that overlap: each unit adds 40 µs until all 13 program, then
+    # the 14th waits a program time (3 ms); half-filled units end 150 µs late.  No single
+    # duration tread fits both the 40 µs per unit and the 3 ms wait: the best ("13 pages")
+    # leaves the durations straying by a good part of its own jump, so it is no view of the
+    # unit and does not veto the clear peak staircase (a 2-page tread).
+    rng = np.random.default_rng(3)
+    traces = [overlapping_trace(p, 2, 13, rng, r) for r in range(3) for p in range(1, 29)]
+    c = characterize(traces, Given(channels=13, packages=13, page_size_bytes=PAGE))
+    assert c["step_pages"].value == 2, c["step_pages"].evidence
     assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
