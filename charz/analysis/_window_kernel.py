@@ -329,16 +329,21 @@ def _hum_end(bm, k_hi, last_k, post, sigma_block):
             # after the others have finished (one package of 16 is a sixteenth of the top).
             # A drift's bump is not flat over four blocks, and a hum's crest, flat over a few
             # blocks, glides down instead of stepping (the test below).
+            # Heights are measured from the idle level that follows the request where a drift
+            # holds it above the record's end level (as the end threshold is).
             steps_down = False
-            height = hi_p - post
+            ref = post
+            if last_k + 3 < nb:
+                ref = max(post, _median3(bm[last_k + 1], bm[last_k + 2], bm[last_k + 3]))
+            height = hi_p - ref
             body_lo = np.inf
             body_hi = -np.inf
             for j in range(best_j + 1, last_k - 2):
                 body_lo = min(body_lo, bm[j])
                 body_hi = max(body_hi, bm[j])
             flat = last_k - 2 - (best_j + 1) >= 4 and height >= 20 * sigma_block and body_hi - body_lo <= 0.15 * height
-            tall = height >= 0.1 * (bm[k_hi] - post)
-            if last_k + 3 < nb and (tall or flat) and body_lo - post >= 0.5 * height:
+            tall = height >= 0.1 * (bm[k_hi] - ref)
+            if last_k + 3 < nb and (tall or flat) and body_lo - ref >= 0.5 * height:
                 tail_hi = max(bm[last_k], bm[max(last_k - 1, best_j + 1)], bm[max(last_k - 2, best_j + 1)])
                 after = _median3(bm[last_k + 1], bm[last_k + 2], bm[last_k + 3])
                 steps_down = tail_hi - after >= max(6 * sigma_block, 0.6 * height)
