@@ -299,12 +299,15 @@ def _hum_end(bm, k_hi, last_k, post, sigma_block):
             if j + 2 > last_k:
                 continue
             fall = bm[j - 1] - run_max
-            if j - 2 >= k_hi and bm[j - 2] > bm[j - 1] > run_max and bm[j - 2] - run_max >= 0.5 * (bm[k_hi] - post):
+            if (j - 2 >= k_hi and bm[j - 2] > bm[j - 1] > run_max and bm[j - 2] - run_max >= 0.5 * (bm[k_hi] - post)
+                    and bm[j] <= lo_p + 0.5 * (hi_p - lo_p)):
                 # The step may straddle a block boundary: block j-1 then holds part of it (it
                 # lies between the levels on either side, not below them as a return to idle
                 # does), and the fall is from the block before it.  Only a step of half the
                 # request's height or more counts so: over two blocks, a hum's glide falls by
-                # a few of their σ too.
+                # a few of their σ too.  And only when the step reaches idle: the block after
+                # it sits in the lower half of what follows (a hum rises from there); a read's
+                # low shoulder after its bursts holds the upper half.
                 fall = max(fall, bm[j - 2] - run_max)
             w = max(hi_p - lo_p, hi_p - post, 6 * sigma_block)
             if fall >= 2 * w:
