@@ -14,7 +14,8 @@ predicts that time course through the latency recurrence of 003 §4.2 with the
 given page-transfer and program times; the switch delay and the start are
 fitted on a grid.  Amplitudes enter linearly (the controller's busy current,
 the channel transfer current, one program current per package, since packages
-differ), so each hypothesis is a least-squares fit.  Before fitting, data and
+differ, and where the host rate is given the host link's DMA current while the unit's
+pages come in), so each hypothesis is a least-squares fit.  Before fitting, data and
 model alike are averaged over 22 µs, about one ISPP period (003's drives and
 ONFI parts pulse every 15–30 µs), which takes the sawtooth out without moving
 any step.  A hypothesis wins when its score (BIC on the number of independent

@@ -5,7 +5,8 @@ pattern and page order on a grid of busy starts, gaps and switch delays — a fe
 hundred designs of ~100 points each, fifteen times over.  As numpy passes that was
 K × T × P ramp arrays and a dozen small batched solves per grid, about half of the
 whole inference; the arithmetic is a few million multiply-adds.  One loop here draws
-each design's transfer and program columns and solves its bounded 3 × 3 normal
+each design's transfer and program columns and solves its bounded 3 × 3 (4 × 4 with
+the host link's column) normal
 equations without forming the arrays.
 
 The rules (the columns, the bounds on the currents and their fall-back subsets) are
