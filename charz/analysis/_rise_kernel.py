@@ -5,9 +5,8 @@ pattern and page order on a grid of busy starts, gaps and switch delays — a fe
 hundred designs of ~100 points each, fifteen times over.  As numpy passes that was
 K × T × P ramp arrays and a dozen small batched solves per grid, about half of the
 whole inference; the arithmetic is a few million multiply-adds.  One loop here draws
-each design's transfer and program columns and solves its bounded 3 × 3 (4 × 4 with
-the host link's column) normal
-equations without forming the arrays.
+each design's transfer and program columns and solves its bounded 3 × 3 normal
+equations (4 × 4 with the host link's column) without forming the arrays.
 
 The rules (the columns, the bounds on the currents and their fall-back subsets) are
 documented in :mod:`charz.analysis._rise`; this module holds only their loops, in the
@@ -82,17 +81,20 @@ def grid_columns(t, prog, xs, t_xfer, t_prog, width, fall_width, contiguous):
 
 
 @_jit
-def _face_fit(g, b, yy, face, out):
+def _face_fit(g, b, yy, face, out, a, x):
     """The least squares on one face of the bounds: coefficient i is 0 where ``face[i]`` < 0,
     else free variable ``face[i]`` (two coefficients on one variable are tied equal) —
     ``_rise._fit_batch_numpy``'s Eᵀ G E system, solved by Gaussian elimination with partial
     pivoting.  NaN where singular by ``_rise._solve``'s test (|det| against the largest
-    entry to the n-th power); else the residual, the amplitudes in ``out``."""
+    entry to the n-th power); else the residual, the amplitudes in ``out``.  ``a`` (≥ n × n + 1)
+    and ``x`` (≥ n) are workspace: allocating them per call cost more than the solve."""
     n = g.shape[0]
     m = 0
     for i in range(n):
         m = max(m, face[i] + 1)
-    a = np.zeros((m, m + 1))
+    for i in range(m):
+        for j in range(m + 1):
+            a[i, j] = 0.0
     for i in range(n):
         fi = face[i]
         if fi < 0:
@@ -124,7 +126,6 @@ def _face_fit(g, b, yy, face, out):
                 a[r, j] -= f * a[c, j]
     if not abs(det) > 1e-12 * big ** m:
         return np.nan
-    x = np.zeros(m)
     for c in range(m - 1, -1, -1):
         v = a[c, m]
         for j in range(c + 1, m):
@@ -151,7 +152,7 @@ def _feasible(c, tol):
 
 
 @_jit
-def _bounded_fit(g, b, yy, faces, out):
+def _bounded_fit(g, b, yy, faces, out, c, a, x):
     """The residual of ``_rise._fit``: the unconstrained least squares (``faces[0]``) where
     its currents can be, else the best of the other faces of the bounds that can; else the
     unconstrained one.  NaN where a system to solve is singular (a column of zeros): the
@@ -159,16 +160,26 @@ def _bounded_fit(g, b, yy, faces, out):
     pseudo-inverse would triple the compile time for a case the grid rarely meets).  The
     amplitudes go to ``out``."""
     n = g.shape[0]
-    c = np.empty(n)
-    best = _face_fit(g, b, yy, faces[0], c)
+    first = 0
+    best = _face_fit(g, b, yy, faces[0], c, a, x)
+    if np.isnan(best) and n == 4:
+        # the host column in the others' span (``_rise._fit_batch_numpy``): fit without it,
+        # on the faces where its current is none (the first of them unconstrained)
+        first = -1
+        for f in range(faces.shape[0]):
+            if first < 0 and faces[f, 3] < 0:
+                first = f
+        best = _face_fit(g, b, yy, faces[first], c, a, x)
     if np.isnan(best):
         return np.nan
     out[:] = c
     if _feasible(c, 0.0):
         return best
     found = False
-    for f in range(1, faces.shape[0]):
-        r = _face_fit(g, b, yy, faces[f], c)
+    for f in range(first + 1, faces.shape[0]):
+        if first > 0 and faces[f, 3] >= 0:
+            continue
+        r = _face_fit(g, b, yy, faces[f], c, a, x)
         if np.isnan(r):
             return np.nan
         if _feasible(c, 1e-12) and (not found or r < best):
@@ -178,10 +189,11 @@ def _bounded_fit(g, b, yy, faces, out):
 
 
 @_jit
-def normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, which_host):
+def normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, host_of_starts):
     """Gram matrices (K × n × n) and Xᵀy (K × n) of every grid point k, whose design is busy
     column ``which_busy[k]``, transfer and program columns ``which_starts[k]`` and (n = 4,
-    where ``host`` has rows) host-link column ``which_host[k]``: from the products of the
+    where ``host`` has rows) the host-link column of those starts, ``host_of_starts[u]``
+    (the host link's current depends on the first start alone): from the products of the
     distinct columns (the K designs are never formed)."""
     nb, T = busy_of.shape
     nu = xf.shape[0]
@@ -212,6 +224,13 @@ def normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, which_h
             bx[j, u], bo[j, u] = sx, so
     hh, hy = np.zeros(nh), np.zeros(nh)
     bh = np.zeros((nb, nh))
+    hx, ho = np.zeros(nu), np.zeros(nu)
+    if nh > 0:
+        for u in range(nu):
+            h = host_of_starts[u]
+            for i in range(T):
+                hx[u] += host[h, i] * xf[u, i]
+                ho[u] += host[h, i] * on[u, i]
     for h in range(nh):
         for i in range(T):
             hh[h] += host[h, i] * host[h, i]
@@ -235,17 +254,10 @@ def normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, which_h
         g[2, 2] = oo[u]
         xty[k, 0], xty[k, 1], xty[k, 2] = by[j], xy[u], oy[u]
         if nh > 0:
-            h = which_host[k]
-            # the host column against the transfer and program columns of this point:
-            # these pairs are as many as the points, so each is summed here
-            sx = 0.0
-            so = 0.0
-            for i in range(T):
-                sx += host[h, i] * xf[u, i]
-                so += host[h, i] * on[u, i]
+            h = host_of_starts[u]
             g[0, 3] = g[3, 0] = bh[j, h]
-            g[1, 3] = g[3, 1] = sx
-            g[2, 3] = g[3, 2] = so
+            g[1, 3] = g[3, 1] = hx[u]
+            g[2, 3] = g[3, 2] = ho[u]
             g[3, 3] = hh[h]
             xty[k, 3] = hy[h]
     return gram, xty
@@ -259,6 +271,7 @@ def bounded_fits(gram, xty, yy, faces):
     K, n = gram.shape[0], gram.shape[1]
     coef = np.zeros((K, n))
     rss = np.empty(K)
+    c, a, x = np.empty(n), np.empty((n, n + 1)), np.empty(n)
     for k in range(K):
-        rss[k] = _bounded_fit(gram[k], xty[k], yy, faces, coef[k])
+        rss[k] = _bounded_fit(gram[k], xty[k], yy, faces, coef[k], c, a, x)
     return coef, rss

@@ -74,7 +74,7 @@ def test_bounded_rss_equals_explicit_least_squares(busy, xfer, prog_a, host_a):
     which_busy = np.repeat(np.arange(tb.size), len(xf))
     which_starts = np.tile(np.arange(len(xf)), tb.size)
     which_host = which_starts // 3
-    gram, xty = normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, which_host)
+    gram, xty = normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, np.arange(len(xf)) // 3)
 
     def design(i, u, h):
         return np.column_stack([busy_of[i], xf[u], on[u]] + ([] if host_a is None else [host[h]]))
@@ -114,3 +114,25 @@ def test_singular_design_is_left_to_numpy_least_norm():
     # and _fit_batch, given a grid holding it, answers it so
     two = _fit_batch(np.repeat(gram, 2, axis=0), np.repeat(xty, 2, axis=0), float(y @ y))[1]
     assert two == pytest.approx([_fit(X, y)[1]] * 2, rel=1e-8)
+
+
+def test_host_column_that_is_the_busy_column_adds_nothing():
+    """A host link that starts with the busy current and outlasts the stretch draws the
+    same column: the 4-column system is singular, and both the kernel and numpy fit it
+    without the host column (host current none), with the explicit 3-column residual."""
+    rng = np.random.default_rng(5)
+    t = np.arange(-60.0, 700.0, 6.0)
+    busy_of = _ramps(t, np.array([[10.0]]), WIDTH)[:, :, 0]
+    host = _host_columns(t, np.array([10.0]), 64, 30.0, WIDTH)  # 1.9 ms of host pages: past the stretch
+    assert np.array_equal(host, busy_of)
+    prog, xs = _starts_batch((0, 1), 1, np.array([10.0, 16.0]), np.array([30.0, 30.0]), 40.0, 0.0)
+    xf, on = grid_columns(t, prog, xs, 40.0, 700.0, WIDTH, 2 * PROG_SPREAD * 700.0, True)
+    y = 0.05 * busy_of[0] + 0.01 * xf[0] + 0.04 * on[0] + rng.normal(0, 0.002, t.size)
+    gram, xty = normal_equations(busy_of, xf, on, host, y, np.array([0, 0]), np.array([0, 1]), np.array([0, 0]))
+    c_k, r_k = _fit_batch(gram, xty, float(y @ y))
+    c_np, r_np = _fit_batch_numpy(gram, xty, float(y @ y))
+    for u in range(2):
+        want_c, want_r = _fit(np.column_stack([busy_of[0], xf[u], on[u]]), y)
+        assert r_k[u] == pytest.approx(want_r, rel=1e-8) and r_np[u] == pytest.approx(want_r, rel=1e-8)
+        assert c_k[u] == pytest.approx(list(want_c) + [0.0], rel=1e-6, abs=1e-9)
+        assert c_np[u] == pytest.approx(list(want_c) + [0.0], rel=1e-6, abs=1e-9)
