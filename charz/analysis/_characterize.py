@@ -17,7 +17,7 @@ import numpy as np
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
 from charz.analysis._rise import RiseResult, unit_rise
 from charz.analysis._timing import rise_with_measured_timing
-from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even
+from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even, units_share_channels_without_time
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
     GIVEN,
@@ -404,6 +404,14 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         tread = _tread_of_flat_staircase(w, sweep, tread)
     if tread.n_step is None and tread.step_pages is None:
         alone = _unit_from_durations_alone(w, sweep)
+        counted = _count_from_whole_units(w, sweep, alone) if alone is not None else None
+        if counted is not None:
+            w.rise = _rise_of_unit(traces, table, counted.step_pages, given,
+                                   measure_into=w.q if counted.top.all_busy is not True else None)
+            geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
+            if geometry is not None:
+                _allocation_stage(w, sweep, *geometry)
+            return w.finish()
         if alone is not None:
             w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q)
             geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
@@ -428,9 +436,43 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     w.rise = _rise_of_unit(traces, table, tread.step_pages, given,
                            measure_into=w.q if tread.top.all_busy is not True else None)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
+    if _host_bound_tread_alone(w, tread):
+        return w.finish()
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
     return w.finish()
+
+
+def _host_bound_tread_alone(w: _Writes, tread: _Tread) -> bool:
+    """A host link no faster than a channel (page / host rate ≥ the page transfer time, both
+    given) makes the controller send each page as it arrives: the host is still sending, and
+    its link still drawing current, while the unit's first packages program, so the peak
+    rises part-way through a unit by a step the staircase counts like a package's (datasheet
+    seed 245: 2-page steps on a 4-page unit, half of them the host link).  There the peak
+    treads stand only with a second view — the durations' same tread, or the rise agreeing
+    with Eq. 1.  True: they had none, and every answer they carried is undetermined."""
+    given, q = w.given, w.q
+    if not (given.host_rate_bytes_per_s and given.t_xfer_page_us and given.page_size_bytes):
+        return False
+    host_page_us = given.page_size_bytes / given.host_rate_bytes_per_s * 1e6
+    if host_page_us < given.t_xfer_page_us or tread.views != "staircase":
+        return False
+    if any((q[key].details or {}).get("decided_by") == "both" for key in ("step_pages", "dies_per_package") if key in q):
+        return False
+    why = (f"the peak staircase alone ({tread.evidence if tread.evidence != 'peak staircase' else w.steps.reason}), "
+           f"and the host link is no faster than a channel ({host_page_us:.0f} µs a page against "
+           f"{given.t_xfer_page_us:.0f} µs over a channel): it still sends, and draws current, while the first "
+           "packages program, so a step may be the host link's and not a package's; neither the durations nor the "
+           "rise confirm the tread")
+    for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
+                              ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
+                              ("allocation_scheme", "", INFERRED)):
+        if key in q and not q[key].known and key != "write_io_unit_bytes":
+            continue  # already undetermined with its own reason
+        q[key] = Quantity.undetermined(unit, origin, why, best_guess=q[key].value if key in q else None)
+    q.pop("packages_per_unit", None)
+    w.warnings.append("write I/O unit: the peak staircase alone on a host-bound drive decides nothing")
+    return True
 
 
 def _given_and_idle(given: Given, table: CaptureTable) -> dict[str, Quantity]:
@@ -541,6 +583,55 @@ def _unit_from_durations_alone(w: _Writes, sweep: _Sweep) -> _Tread | None:
     return _Tread(None, by_time.unit_pages, conf, evidence, "durations", top)
 
 
+def _count_from_whole_units(w: _Writes, sweep: _Sweep, alone: _Tread) -> _Tread | None:
+    """The staircase read at whole units only, where the durations gave the unit ``D`` alone.
+
+    A write of part of a unit is padded, or first reads the pages it lacks out of the array
+    (read-modify-write: array-read current, and the pages over the channel), so inside a
+    tread its peak may be the read's, falling as fewer pages are missing, or lifted by the
+    host link while the request's data crosses it.  A write of k whole units is k units'
+    programs and nothing else to read: its peak is the staircase's level k.  So the levels
+    are fitted to the writes of whole units (:func:`fit_steps` over k, one unit a tread);
+    N_step stands (medium at most: the unit is the durations' alone) when they show two or
+    more even steps with a sure count (a level per package only where the unit past the top
+    waited for a busy package), and then the top's check and Eq. 1 or the rise
+    judge it as any staircase.  None (the unit from the durations alone, the count left to
+    the rise) otherwise: a one-page unit (its whole units are the staircase already read),
+    fewer than three whole-unit sizes, no clean staircase of one-unit treads, uneven steps."""
+    d, packages = alone.step_pages, w.given.packages
+    if d < 2 or not packages:
+        return None
+    whole = sweep.size_pages % d == 0
+    units = sweep.size_pages[whole] // d
+    if np.unique(units).size < 3:
+        return None
+    r = fit_steps(units, sweep.peaks[whole], n_package=packages, idle_a=0.0)
+    if r.n_step is None or r.n_step < 2 or r.step_pages != 1 or not r.count_sure:
+        return None
+    if r.n_step >= packages and check_top(sweep.size_pages, sweep.durations, r.n_step, d, None,
+                                          r.best.levels).all_busy is not True:
+        # A level per package would call the top every package busy without a wait; but each
+        # level here is one write, which the host link's current may lift alone (its data
+        # still crossing the link while the packages program): the unit past the top must
+        # also have waited for a busy package.
+        return None
+    best = replace(r.best, tread_pages=d)
+    steps = replace(r, step_pages=d, best=best, runner_up=None, candidates=(best,),
+                    sizes=replace(r.sizes, size_pages=r.sizes.size_pages * d),
+                    reason=(f"{r.n_step} levels at whole units of the durations' {d}-page tread "
+                            f"({r.reason}; writes of part of a unit left out: they read or pad the pages they lack)"))
+    conf = combine_confidence(alone.conf, r.confidence, MEDIUM)
+    saved = w.steps, dict(w.q)
+    w.steps = steps
+    w.q["n_step"] = Quantity(r.n_step, "steps", MEASURED, confidence=conf, evidence=steps.reason,
+                             details={"decided_by": "staircase"})
+    tread = _judge_top(w, sweep, _Tread(r.n_step, d, conf, alone.evidence, "durations"))
+    if not tread.top.even:
+        w.steps, w.q = saved[0], saved[1]
+        return None
+    return tread
+
+
 def _rise_spans_drive_beside_next(w: _Writes, sweep: _Sweep, tread: _Tread) -> bool:
     """The rise puts the unit on every package, but the peaks show the next unit programming
     beside the first (:func:`next_unit_beside`): the views disagree (True: the write unit
@@ -570,6 +661,20 @@ def _judge_top(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
         top = check_top(sweep.size_pages, sweep.durations, tread.n_step, tread.step_pages, w.given.packages,
                         steps.best.levels)
         k, why = first_wait(sweep.size_pages, sweep.durations, tread.step_pages, tread.n_step)
+        if (top.all_busy is True and tread.n_step == w.given.packages and k is not None
+                and w.given.packages % k == 0):
+            # A step per package, yet a unit below the top waited — which no unit does before
+            # every package is taken.  Cache program lifts the peak past the real top by the
+            # next units' transfer current, in steps as large as a unit's where I/O draws
+            # three quarters of a package's program current (fresh datasheet drive: 4 steps
+            # of 2 pages on 4 packages, the last two the next units' pages crossing 2 channels
+            # each, read as 2 dies for 1).  Two views that disagree decide no count: the top
+            # is not shown to be every package busy, the tread still stands as the unit.
+            top = TopCheck(False, True, f"{tread.n_step} steps for {w.given.packages} packages, but {why}: the "
+                                        "peaks count a step per package, the durations put every package busy "
+                                        f"after {k} units — the views disagree on the count")
+            w.warnings.append("N_step: the peak staircase and a wait in the durations disagree")
+            return replace(tread, top=top)
         if (top.all_busy is not True and k is not None and w.given.packages and w.given.packages % k == 0
                 and steps_even(steps.best.levels[:k])[0]):
             # A unit below the staircase's top waited for a busy package: every package was
@@ -617,6 +722,23 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
                                   ("allocation_scheme", "", INFERRED)):
             q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
         return None
+    paired = by_time.unit_pages // step_pages if by_time.unit_pages is not None else 1
+    given = w.given
+    if paired > 1 and given.channels and given.t_xfer_page_us:
+        without_time, how = units_share_channels_without_time(sweep.size_pages, sweep.durations, step_pages, paired,
+                                                              given.channels, given.t_xfer_page_us)
+        if without_time:
+            # Durations pair units only where they finish together; units that share a
+            # channel cannot, so the peaks' finer treads are no units (the host link still
+            # sending, or a channel's transfer, lifted the peak inside one).
+            why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
+                   f"the durations' are {by_time.unit_pages} pages ({by_time.reason}), and {how}")
+            w.warnings.append("write I/O unit: the peak staircase and the request durations disagree")
+            for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
+                                      ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
+                                      ("allocation_scheme", "", INFERRED)):
+                q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
+            return None
     if by_time.unit_pages != step_pages:
         return tread
     evidence = f"peak treads and duration treads agree ({by_time.reason})"

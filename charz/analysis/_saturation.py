@@ -32,6 +32,9 @@ EVEN_LOW, EVEN_HIGH = 0.5, 2.0
 # few µs of a channel switch or the transfer every unit adds.
 WRAP_SHARE = 0.25
 WRAP_SIGMAS = 6.0
+# A unit that follows another over a shared channel ends at least its transfers later; the
+# page types' program times (lower/upper pages) can hide part of that, not most of it.
+SHARED_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,25 @@ def steps_even(levels: np.ndarray) -> tuple[bool, str]:
     return True, f"steps alike ({lo * 1e3:.0f}–{hi * 1e3:.0f} mA)"
 
 
+def _small_then_large(levels: np.ndarray) -> tuple[float | None, float | None]:
+    """(smaller, larger) of the first pair of rises where a rise exceeds
+    :data:`EVEN_HIGH` times an earlier one, or (None, None).
+
+    Example
+    -------
+    >>> _small_then_large(np.array([0.10, 0.108, 0.132, 0.140]))    # host link, then packages
+    (0.008, 0.024)
+    >>> _small_then_large(np.array([0.08, 0.106, 0.138, 0.166, 0.184, 0.197]))[0] is None    # overlap fades
+    True
+    """
+    rises = np.diff(np.asarray(levels, dtype=np.float64))
+    for j in range(1, rises.size):
+        i = int(np.argmin(rises[:j]))
+        if rises[i] > 0 and rises[j] > EVEN_HIGH * rises[i]:
+            return round(float(rises[i]), 6), round(float(rises[j]), 6)
+    return None, None
+
+
 def check_top(
     size_pages: np.ndarray,
     duration_s: np.ndarray,
@@ -87,7 +109,22 @@ def check_top(
     even, even_why = steps_even(levels)
     if n_package is not None and n_step == n_package:
         # A step per package: none merged, none missing, and the top is every package
-        # whatever the overlap did to the heights (a unit that overlapped in part still rose).
+        # whatever the overlap did to the heights (a unit that overlapped in part still rose) —
+        # if every rise can be a package starting.  Overlap only shrinks the later rises (a
+        # package that starts late finds early ones finished), so rises that fall off are
+        # packages; but a rise more than twice an earlier one is two kinds of rise: a
+        # channel's transfer current or the host link's (a slow host still sending while a
+        # unit's first packages program) lifts the peak by a fraction of a package's program
+        # current, and such a count of steps is no count of packages, however well it matches.
+        # (Both tests: with many levels, noise alone spreads rises by ±30 %, and a noisy
+        # low one followed by a noisy high one is no second kind of rise; rises that stay
+        # within half to twice their median are taken as packages.)
+        small, large = _small_then_large(levels)
+        if small is not None and not even:
+            return TopCheck(None, False, f"{n_step} steps for {n_package} packages, yet a rise of {large * 1e3:.0f} mA "
+                            f"follows one of {small * 1e3:.0f} mA: packages alike cannot rise so differently (overlap "
+                            "only shrinks later rises), so some rise is no package's — a channel's transfer or the "
+                            "host link still sending")
         return TopCheck(True, True, f"{n_step} steps for {n_package} packages: every package has its own step")
     if n_package is not None and n_step > n_package:
         return TopCheck(False, False, f"{n_step} steps for only {n_package} packages: some rises are not packages")
@@ -169,4 +206,39 @@ def first_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int, 
     return None, "no unit below the staircase's top waited for a busy package"
 
 
-__all__ = ["TopCheck", "check_top", "first_wait", "steps_even"]
+def units_share_channels_without_time(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int, paired: int,
+                                      channels: int, t_xfer_us: float) -> tuple[bool, str]:
+    """Can ``paired`` units of ``step_pages`` pages finish together, as durations that step
+    only every ``paired`` units say?  On channels of their own, yes: each next unit adds only
+    the controller's move to it (003 §5.3: the X-25M's 4 KB units add 33 µs each on ten
+    channels).  On **one** channel, each next unit's pages cross it after the last unit's:
+    D page transfers, and its programs end that much later — unless the durations show no
+    such time, when the peaks' tread is no unit (True).  With more channels the walk may
+    put the next unit on another one, and nothing is claimed (False).
+
+    Example
+    -------
+    One channel, 4-page "units" of 46 µs a page that add nothing to the request:
+
+    >>> s = np.repeat(np.arange(1, 13), 3)
+    >>> d = (1380 + 420 * (s > 8)) * 1e-6
+    >>> units_share_channels_without_time(s, d, 4, 2, 1, 46.0)[0]
+    True
+    >>> d = (1380 + 190 * ((s > 4) & (s <= 8)) + 420 * (s > 8)) * 1e-6   # each adds its transfers
+    >>> units_share_channels_without_time(s, d, 4, 2, 1, 46.0)[0]
+    False
+    """
+    if channels != 1:
+        return False, f"on {channels} channels the next unit may cross another one"
+    bands = _unit_durations(size_pages, duration_s, step_pages, paired)
+    if isinstance(bands, str):
+        return False, bands
+    med, _ = bands
+    added = float(np.median(np.diff(med)))
+    least = step_pages * t_xfer_us
+    why = (f"{paired} units of {step_pages} pages on one channel cross it one after another, {least:.0f} µs of "
+           f"transfers each, yet each added {added:.0f} µs to the request")
+    return added < SHARED_SHARE * least, why
+
+
+__all__ = ["TopCheck", "check_top", "first_wait", "steps_even", "units_share_channels_without_time"]

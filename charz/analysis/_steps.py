@@ -273,8 +273,17 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{best.tread_pages}, but its smallest step is only {hidden.min_rise_z:.1f} σ; add repeats or reduce noise"
         )
         if hidden.tread_pages == best.tread_pages and best.n_levels > 1:
+            if hidden.n_levels > best.n_levels and _without_small_top(hidden, cands) is best:
+                # The weak staircase only adds small rises at the top (each under half a unit's
+                # step): transfers while every package of the top programs, not more units.
+                why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; "
+                       f"{_small_top_why(hidden, best)}; smallest rise {best.min_rise_z:.0f} σ")
+                return StepResult(best.n_levels, best.tread_pages, MEDIUM, why, best, runner, s, top)
             return _tread_stands(f"{why}; both rise every {best.tread_pages} pages", best, runner, s, top)
-        return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+        # A weak staircase of another tread: the peaks may still be a ramp of one-page steps
+        # whose top creeps (the one-page staircase then has a weak last step).
+        return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best,
+                                                                            runner, s, top)
     if best.n_levels == 1:
         # "No steps" is a strong claim (003 Fig. 3c: one unit spans every package); make it only
         # when a step of the smallest plausible height would have stood out of the noise.
@@ -499,17 +508,19 @@ def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Sta
     d = tread // p
     finer_rise = float(np.diff(best.levels).min()) / p
     level_of = dict(zip(sizes.tolist(), y.tolist()))
-    diffs = []
+    diffs, treads = [], []
     for j in range(best.n_levels):
         lo = [level_of.get(j * tread + i) for i in range(1, d + 1)]
         hi = [level_of.get(j * tread + d + i) for i in range(1, d + 1)]
         if None in lo or None in hi:
             continue
         diffs.append(np.mean(hi) - np.mean(lo))
+        treads.append(j)
     if not diffs:
         return False, "no tread is measured densely enough to rule out narrower steps", 0.0
     diffs = np.asarray(diffs)
-    se_repeat = float(np.median(se)) * np.sqrt(2.0 / d) / np.sqrt(diffs.size)
+    se_tread = float(np.median(se)) * np.sqrt(2.0 / d)
+    se_repeat = se_tread / np.sqrt(diffs.size)
     se_spread = float(np.std(diffs, ddof=1)) / np.sqrt(diffs.size) if diffs.size >= 3 else 0.0
     se_mean = max(se_repeat, se_spread)
     gap = (finer_rise - float(diffs.mean())) / se_mean
@@ -518,7 +529,39 @@ def _finer_ruled_out(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Sta
         f"the data put them at {diffs.mean() * 1e3:.1f} ± {se_mean * 1e3:.1f} mA"
     )
     shown = float(diffs.mean()) / se_mean if bool(np.all(diffs > 0)) else 0.0
-    return gap >= RESOLVE_Z, detail, shown
+    if gap >= RESOLVE_Z:
+        return True, detail, shown
+    absent = _finer_absent_in_a_tread(best, diffs, treads, se_tread, p)
+    if absent:
+        return True, f"{detail}, but {absent}", shown
+    return False, detail, shown
+
+
+def _finer_absent_in_a_tread(best: Staircase, diffs: np.ndarray, treads: list[int], se_tread: float, p: int) -> str:
+    """Why one tread alone rules the finer steps out, or "".
+
+    Where every step of the staircase is alike (:func:`~charz.analysis._saturation.steps_even`:
+    each is a unit's packages starting), a finer staircase would put a step of about
+    1/p of the rise out of each tread inside it — at least half that, as packages differ by
+    ±20 %.  A tread below the top (one the peak rises out of) whose inside rise stays under
+    half of it by :data:`RESOLVE_Z` standard errors has no such step.  The pooled test can
+    miss it when one tread rises inside for another reason: the host link's DMA current
+    (the request's data still crossing it while the first unit's packages program) lifts
+    the first tread's larger sizes only.  The top tread is not used (the finer staircase's
+    own top may lie inside it), nor uneven staircases (a rise that is no unit's: host or
+    transfer current)."""
+    from charz.analysis._saturation import steps_even
+
+    if best.n_levels < 3 or not steps_even(best.levels)[0]:
+        return ""
+    rises = np.diff(best.levels)
+    for dj, j in zip(diffs.tolist(), treads):
+        if j < best.n_levels - 1 and dj + RESOLVE_Z * se_tread < 0.5 * float(rises[j]) / p:
+            lo, hi = j * best.tread_pages + 1, (j + 1) * best.tread_pages
+            return (f"tread {j + 1} ({lo}–{hi} pages) rises {dj * 1e3:.1f} ± {se_tread * 1e3:.1f} mA inside, where "
+                    f"they would add about {float(rises[j]) / p * 1e3:.0f} mA (1/{p} of the {float(rises[j]) * 1e3:.0f} mA "
+                    "it rises by)")
+    return ""
 
 
 def _finer_candidate(cands, best: Staircase) -> Staircase | None:

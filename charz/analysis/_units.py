@@ -129,7 +129,10 @@ def peaks_flat_inside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: in
     for d in range(1, unit_pages):
         if unit_pages % d:
             continue
-        lo, hi = u <= d, (u > d) & (u <= unit_pages)
+        # Without a write of d pages or less (clipped, or not swept), the smallest one stands
+        # in: units of d pages side by side would still raise every larger write above it.
+        cut = max(d, int(u.min()))
+        lo, hi = u <= cut, (u > cut) & (u <= unit_pages)
         if not lo.any() or not hi.any():
             return False, f"no sizes on both sides of {d} pages inside the {unit_pages}-page tread"
         below = float(y[lo].mean())

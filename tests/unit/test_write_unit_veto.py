@@ -82,7 +82,13 @@ def test_durations_that_pair_peak_treads_confirm_the_unit():
     # That is a whole number of peak treads, so it is no veto: the unit stands.
     c = characterize(sweep(peak_tread=2, packages=4, duration_tread=4), GIVEN)
     assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
-    assert c["dies_per_package"].value == 2, c["dies_per_package"].evidence
+    # The count is another matter: the third unit's request takes a whole program time longer,
+    # a wait for a busy package, which no unit does before every package is taken — while the
+    # peaks show a step per package.  Cache program's transfer current draws such steps past
+    # the top, so the two views disagree on N_step and the dies are not decided (they were 2
+    # here, from the peaks alone; on a datasheet drive of this shape the truth was 1).
+    dies = c["dies_per_package"]
+    assert dies.value is None and "disagree" in dies.evidence, dies.evidence
 
 
 def test_durations_with_the_same_tread_make_the_unit_two_views():
