@@ -14,7 +14,8 @@ predicts that time course through the latency recurrence of 003 §4.2 with the
 given page-transfer and program times; the switch delay and the start are
 fitted on a grid.  Amplitudes enter linearly (the controller's busy current,
 the channel transfer current, one program current per package, since packages
-differ), so each hypothesis is a least-squares fit.  Before fitting, data and
+differ, and where the host rate is given the host link's DMA current while the unit's
+pages come in), so each hypothesis is a least-squares fit.  Before fitting, data and
 model alike are averaged over 22 µs, about one ISPP period (003's drives and
 ONFI parts pulse every 15–30 µs), which takes the sawtooth out without moving
 any step.  A hypothesis wins when its score (BIC on the number of independent
@@ -65,7 +66,7 @@ class RiseHypothesis:
     t_first_us: float  # host data starts to flow, from the request
     t_busy_us: float  # the controller's busy current starts
     program_starts_us: tuple[float, ...]
-    amplitudes_a: tuple[float, ...]  # busy, transfer, then one per package
+    amplitudes_a: tuple[float, ...]  # busy, transfer, program, then the host link's (where its rate is given)
     score: float
     plausible: bool
     why_not: str = ""
@@ -106,12 +107,28 @@ def _busy(t, t_busy, end_us, width):
     return _ramp_up(t, t_busy, width) - np.mean([_ramp_up(t, e, width) for e in end_us], axis=0)
 
 
-def _design(t, busy, xs, prog, dies, t_xfer, t_prog, width):
+def _design(t, busy, xs, prog, dies, t_xfer, t_prog, width, t_first=0.0, host_page_us=0.0):
     """Columns: busy, transfers, programs — one program current for every package, since
-    packages differ by ±15 %, not by kind (a current per package lets a wrong count fit ripple)."""
-    xf, on = _columns_batch(t, np.asarray(prog, dtype=np.float64)[None], np.asarray(xs, dtype=np.float64)[None],
-                            t_xfer, t_prog, width, np.float64)
-    return np.column_stack([busy, xf[0], on[0]])
+    packages differ by ±15 %, not by kind (a current per package lets a wrong count fit ripple)
+    — and, where the host rate is given, the host link's (:func:`_host_columns`)."""
+    xs = np.asarray(xs, dtype=np.float64)
+    xf, on = _columns_batch(t, np.asarray(prog, dtype=np.float64)[None], xs[None], t_xfer, t_prog, width, np.float64)
+    cols = [busy, xf[0], on[0]]
+    if host_page_us > 0:
+        cols.append(_host_columns(t, np.array([float(t_first)]), xs.size, host_page_us, width)[0])
+    return np.column_stack(cols)
+
+
+def _host_columns(t, t_first, unit_pages, host_page_us, width):
+    """The host link's current (K × T for K first starts): DMA draws it while the unit's data
+    comes in from the host, from ``t_first`` until its last page has crossed the link at the
+    given rate.  Without it a slow link's current, on under the first package's program,
+    reads as a second package starting a few µs later (dev seeds 125, 206: one package of 4
+    dies seen as 2 packages 15 µs apart)."""
+    t_first = np.asarray(t_first, dtype=np.float64)[:, None]
+    col = _ramps(t, t_first, width)[:, :, 0]
+    col -= _ramps(t, t_first + unit_pages * host_page_us, width)[:, :, 0]
+    return col
 
 
 def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float, host_page_us: float) -> bool:
@@ -135,31 +152,34 @@ def _can_start_alike(rival: RiseHypothesis, best: RiseHypothesis, t_xfer: float,
     return bool(np.any(np.max(np.abs(prog - want), axis=1) < SAME_START_US))
 
 
-def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    """Least squares of (busy, transfer, program) under what currents can be: none negative,
-    and a channel moving data draws no more than a program (003 §4.1: programs make the peaks).
-    A violated bound is active at the optimum, so the fit is redone on that bound."""
-    coef, *_ = np.linalg.lstsq(X, y, rcond=None)
-    if coef[0] >= 0 and 0 <= coef[1] <= coef[2]:
-        return coef, float(np.sum((y - X @ coef) ** 2))
+def _fit(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Least squares of (busy, transfer, program[, host link]) under what currents can be:
+    none negative, and a channel moving data draws no more than a program (003 §4.1: programs
+    make the peaks).  A violated bound is active at the optimum, so the fit is redone on each
+    face of the bounds (:data:`_FACES`) and the best that keeps them wins."""
+    faces = _FACES[X.shape[1]]
+
+    def on_face(face):
+        E = _face_matrix(face, X.shape[1])
+        c, *_ = np.linalg.lstsq(X @ E, y, rcond=None)
+        full = E @ c
+        return full, float(np.sum((y - X @ full) ** 2))
+
+    coef, r0 = on_face(faces[0])
+    if _feasible(coef, 0.0):
+        return coef, r0
     best: tuple[np.ndarray, float] | None = None
-    b, x, p = X[:, 0], X[:, 1], X[:, 2]
-    for cols, expand in (
-        ((b, p), lambda c: (c[0], 0.0, c[1])),
-        ((b, x + p), lambda c: (c[0], c[1], c[1])),
-        ((x, p), lambda c: (0.0, c[0], c[1])),
-        ((p,), lambda c: (0.0, 0.0, c[0])),
-        ((x + p,), lambda c: (0.0, c[0], c[0])),
-    ):
-        A = np.column_stack(cols)
-        c, *_ = np.linalg.lstsq(A, y, rcond=None)
-        full = np.array(expand(c), dtype=np.float64)
-        if full[0] < 0 or full[1] < 0 or full[1] > full[2] + 1e-12:
-            continue
-        rss = float(np.sum((y - X @ full) ** 2))
-        if best is None or rss < best[1]:
+    for face in faces[1:]:
+        full, rss = on_face(face)
+        if _feasible(full, 1e-12) and (best is None or rss < best[1]):
             best = (full, rss)
-    return best if best is not None else (coef, float(np.sum((y - X @ coef) ** 2)))
+    return best if best is not None else (coef, r0)
+
+
+def _feasible(c: np.ndarray, tol: float):
+    """busy ≥ 0, 0 ≤ transfer ≤ program (+ tol), a host-link current ≥ 0 (over the last axis)."""
+    c = np.asarray(c)
+    return (c[..., 0] >= 0) & (c[..., 1] >= 0) & (c[..., 1] <= c[..., 2] + tol) & np.all(c[..., 3:] >= 0, axis=-1)
 
 
 def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
@@ -281,6 +301,15 @@ def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
         a, b, c, d = M[:, 0, 0], M[:, 0, 1], M[:, 1, 0], M[:, 1, 1]
         det = a * d - b * c
         adj = np.stack([np.stack([d, -b], axis=1), np.stack([-c, a], axis=1)], axis=1)
+    elif n == 4:
+        det = np.linalg.det(M)
+        ok = np.abs(det) > 1e-12 * scale
+        out = np.zeros(v.shape)
+        if ok.any():
+            out[ok] = np.linalg.solve(M[ok], v[ok][..., None])[..., 0]
+        if not ok.all():
+            out[~ok] = (np.linalg.pinv(M[~ok]) @ v[~ok][..., None])[..., 0]
+        return out
     else:
         m = M
         c00 = m[:, 1, 1] * m[:, 2, 2] - m[:, 1, 2] * m[:, 2, 1]
@@ -302,13 +331,23 @@ def _solve(M: np.ndarray, v: np.ndarray) -> np.ndarray:
     return out
 
 
-_SUBSETS = tuple(np.array(E, dtype=np.float64) for E in (
-    [[1, 0], [0, 0], [0, 1]],  # no transfer current
-    [[1, 0], [0, 1], [0, 1]],  # transfer current as large as a program's
-    [[0, 0], [1, 0], [0, 1]],  # no busy current
-    [[0], [0], [1]],
-    [[0], [1], [1]],
-))
+# The faces of the bounds on the amplitudes, each as where every amplitude goes: free
+# variable k, or 0 where < 0 (two amplitudes on one variable are tied equal).  The first is
+# the unconstrained fit; the others are where a bound binds: no transfer current, transfer
+# as large as a program's, no busy current, programs alone, transfer and program alike —
+# and with a host-link column, each of these with that current free and with none.
+_FACES3 = np.array([[0, 1, 2], [0, -1, 1], [0, 1, 1], [-1, 0, 1], [-1, -1, 0], [-1, 0, 0]], dtype=np.int64)
+_FACES = {3: _FACES3, 4: np.array([list(f) + [f.max() + 1] for f in _FACES3] + [list(f) + [-1] for f in _FACES3],
+                                  dtype=np.int64)}
+
+
+def _face_matrix(face, n: int) -> np.ndarray:
+    """E (n × m) with amplitudes = E @ the face's free variables."""
+    E = np.zeros((n, int(max(face)) + 1))
+    for i, k in enumerate(face):
+        if k >= 0:
+            E[i, k] = 1.0
+    return E
 
 
 def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
@@ -320,7 +359,7 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     round differently, which only ranks the points), a singular system by numpy's least-norm
     solve; one design (the refit whose amplitudes are reported) keeps numpy's arithmetic."""
     if G.shape[0] > 1:
-        coef, r = bounded_fits(G, b, yy)
+        coef, r = bounded_fits(G, b, yy, _FACES[G.shape[1]])
         bad = np.isnan(r)
         if bad.any():
             coef[bad], r[bad] = _fit_batch_numpy(G[bad], b[bad], yy)
@@ -331,21 +370,36 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
 def _fit_batch_numpy(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_fit_batch` as batched numpy passes."""
 
+    if G.shape[1] == 4:
+        # A host column in the span of the others (it starts with the busy current and
+        # outlasts the stretch: the same column) adds nothing: those points are fitted
+        # without it, their host current none.
+        scale = np.maximum(1.0, np.abs(G).max(axis=(1, 2))) ** 4
+        lone = ~(np.abs(np.linalg.det(G)) > 1e-12 * scale)
+        if lone.any():
+            coef = np.zeros(b.shape)
+            r = np.empty(G.shape[0])
+            coef[lone, :3], r[lone] = _fit_batch_numpy(G[lone][:, :3, :3], b[lone][:, :3], yy)
+            if (~lone).any():
+                coef[~lone], r[~lone] = _fit_batch_numpy(G[~lone], b[~lone], yy)
+            return coef, r
+
     def rss(c):
         return np.maximum(yy - 2 * np.einsum("ki,ki->k", c, b) + np.einsum("ki,ki->k", c, np.matmul(G, c[:, :, None])[:, :, 0]), 0.0)
 
     coef = _solve(G, b)
     best_c, best_r = coef.copy(), rss(coef)
-    feasible = (coef[:, 0] >= 0) & (coef[:, 1] >= 0) & (coef[:, 1] <= coef[:, 2])
+    feasible = _feasible(coef, 0.0)
     if feasible.all():
         return best_c, best_r
     found = feasible.copy()
     todo = ~feasible
     Gt, bt = G[todo], b[todo]
-    for E in _SUBSETS:
+    for face in _FACES[G.shape[1]][1:]:
+        E = _face_matrix(face, G.shape[1])
         # Eᵀ G E by matmul: a three-operand einsum runs its naive loop, 5× slower here
         c = _solve(np.matmul(np.matmul(E.T, Gt), E), bt @ E) @ E.T
-        ok = (c[:, 0] >= 0) & (c[:, 1] >= 0) & (c[:, 1] <= c[:, 2] + 1e-12)
+        ok = _feasible(c, 1e-12)
         r = np.maximum(yy - 2 * np.einsum("ki,ki->k", c, bt) + np.einsum("ki,ki->k", c, np.matmul(Gt, c[:, :, None])[:, :, 0]), 0.0)
         idx = np.flatnonzero(todo)
         take = ok & (~found[idx] | (r < best_r[idx]))
@@ -354,23 +408,43 @@ def _fit_batch_numpy(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarra
     return best_c, best_r
 
 
-def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, y: np.ndarray,
-                      which_busy: np.ndarray, which_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _normal_equations(busy_of: np.ndarray, xf: np.ndarray, on: np.ndarray, host: np.ndarray, y: np.ndarray,
+                      which_busy: np.ndarray, which_starts: np.ndarray,
+                      host_of_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Gram matrices and Xᵀy of every grid point, from the products of the distinct busy
-    columns (one per busy start) and the distinct transfer/program columns (one per set of
-    program starts): the K designs are never formed."""
-    return normal_equations(busy_of, xf, on, y, which_busy, which_starts)  # compiled: _rise_kernel
+    columns (one per busy start), the distinct transfer/program columns (one per set of
+    program starts) and the distinct host-link columns (one per first start; none where no
+    host rate is given): the K designs are never formed."""
+    return normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, host_of_starts)  # compiled
 
 
 def _inverse_diagonal(G: np.ndarray) -> np.ndarray:
-    """Diagonal of the inverse of a symmetric 3 × 3 matrix by its cofactors (inf where singular);
-    LAPACK's inv costs milliseconds here on a busy machine, the closed form microseconds."""
+    """Diagonal of the inverse of a symmetric 3 × 3 (or 4 × 4) matrix by its cofactors (inf
+    where singular); LAPACK's inv costs milliseconds here on a busy machine, the closed form
+    microseconds."""
+    if G.shape[0] == 4:
+        minors = [np.delete(np.delete(G, i, 0), i, 1) for i in range(4)]
+        cof = np.array([_det3(m) for m in minors])
+        det = float(G[0] @ _cofactor_row0(G))
+        if not abs(det) > 1e-12 * max(1.0, float(np.abs(G).max())) ** 4:
+            return np.full(4, np.inf)
+        return cof / det
     (a, b, c), (_, d, e), (_, _, f) = G
     cof = np.array([d * f - e * e, a * f - c * c, a * d - b * b])
     det = a * cof[0] - b * (b * f - c * e) + c * (b * e - c * d)
     if not abs(det) > 1e-12 * max(1.0, float(np.abs(G).max())) ** 3:
         return np.full(3, np.inf)
     return cof / det
+
+
+def _det3(m: np.ndarray) -> float:
+    return float(m[0, 0] * (m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1]) - m[0, 1] * (m[1, 0] * m[2, 2] - m[1, 2] * m[2, 0])
+                 + m[0, 2] * (m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0]))
+
+
+def _cofactor_row0(G: np.ndarray) -> np.ndarray:
+    """The cofactors of a 4 × 4 matrix's first row (its determinant is that row against them)."""
+    return np.array([(-1) ** j * _det3(np.delete(G[1:], j, 1)) for j in range(4)])
 
 
 def _patterns(channels: int, packages: int, ppu: int, dies: int):
@@ -545,8 +619,11 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
                                  t_xfer_page_us, data.host_page_us, lead)
         xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
                                 contiguous=lead not in (PAGE_GATED, 1) or dies == 1)
-        G_k, b_k = _normal_equations(busy_of, xf, on, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
-                                     inv.ravel())
+        # the host link's current depends on the first start alone
+        host = (_host_columns(t, onset + firsts, ppu * dies, data.host_page_us, width) if data.host_page_us > 0
+                else np.empty((0, t.size)))
+        G_k, b_k = _normal_equations(busy_of, xf, on, host, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
+                                     inv.ravel(), np.arange(len(xf)) // ss.size)
         _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
         # Only timings that reach the measured end compete (the plausibility test of
         # :func:`_hypothesis`): a switch delay that fits the first starts but would end the
@@ -572,7 +649,8 @@ def _hypothesis(data: _RiseData, pattern, schemes, ppu: int, dies: int, lead: in
     say whether its amplitudes and its end look like packages."""
     t, y, width, end = data.t, data.y, data.width, data.end
     xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, data.host_page_us, lead)
-    X = _design(t, _busy(t, t_b, data.ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width)
+    X = _design(t, _busy(t, t_b, data.ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width,
+                t_b + g, data.host_page_us)
     XtX = np.einsum("ti,tj->ij", X, X)
     c1, r1 = _fit_batch(XtX[None], np.einsum("ti,t->i", X, y)[None], float(y @ y))
     coef, rss = c1[0], float(r1[0])
@@ -580,13 +658,17 @@ def _hypothesis(data: _RiseData, pattern, schemes, ppu: int, dies: int, lead: in
     score = data.n_eff * np.log(max(rss, 1e-30) / t.size) + k * np.log(data.n_eff)
     # standard errors of the amplitudes on the independent-stretch scale
     s2 = rss / max(1.0, t.size - X.shape[1]) * (t.size / data.n_eff)
-    se = np.sqrt(np.clip(_inverse_diagonal(XtX), 0, None) * s2)
-    amps = coef[2:]
+    # a host-link current fitted at its bound (none) is not in the fit: its column, nearly the
+    # busy column's on a slow link's long unit, must not widen the program step's error
+    # (dev seed 102: 8 die-major packages, host at 0, their step "did not show")
+    free = XtX if X.shape[1] == 3 or coef[3] > 0 else XtX[:3, :3]
+    se = np.sqrt(np.clip(_inverse_diagonal(free), 0, None) * s2)
+    amps = coef[2:3]  # the program current (the host link's, if fitted, follows)
     why = ""
     last = float(np.max(np.asarray(xfer)[:, -1])) + t_xfer_page_us + t_prog_us
     if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
         why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
-    elif np.any(amps <= MIN_STEP_Z * se[2:]):
+    elif np.any(amps <= MIN_STEP_Z * se[2:3]):
         why = "a package's program step does not show"
     return RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),
                           tuple(float(p) for p in prog), tuple(float(c) for c in coef), float(score),
@@ -611,7 +693,8 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
     xfer, prog = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
                          t_xfer_page_us, data.host_page_us, best.lead or None)
     fitted = _design(t, _busy(t, best.t_busy_us, data.ends_us, data.width), xfer, prog, best.dies_per_package,
-                     t_xfer_page_us, t_prog_us, data.width) @ np.array(best.amplitudes_a)
+                     t_xfer_page_us, t_prog_us, data.width, best.t_first_us,
+                     data.host_page_us) @ np.array(best.amplitudes_a)
     desc = (f"{best.packages_per_unit} package(s) starting at "
             + ", ".join(f"{p - best.program_starts_us[0]:.0f}" for p in best.program_starts_us) + " µs")
     # Every other package count is a rival, plausible or not: an implausible one that fits

@@ -6,7 +6,7 @@ hundred designs of ~100 points each, fifteen times over.  As numpy passes that w
 K × T × P ramp arrays and a dozen small batched solves per grid, about half of the
 whole inference; the arithmetic is a few million multiply-adds.  One loop here draws
 each design's transfer and program columns and solves its bounded 3 × 3 normal
-equations without forming the arrays.
+equations (4 × 4 with the host link's column) without forming the arrays.
 
 The rules (the columns, the bounds on the currents and their fall-back subsets) are
 documented in :mod:`charz.analysis._rise`; this module holds only their loops, in the
@@ -81,100 +81,124 @@ def grid_columns(t, prog, xs, t_xfer, t_prog, width, fall_width, contiguous):
 
 
 @_jit
-def _solve2(a, b, d, u, v):
-    """[[a, b], [b, d]] x = (u, v) by cofactors; NaN when singular by ``_rise._solve``'s test
-    (|det| against the largest entry squared), where numpy's least-norm answer takes over."""
-    det = a * d - b * b
-    scale = max(1.0, max(abs(a), abs(b), abs(d))) ** 2
-    if abs(det) > 1e-12 * scale:
-        return (d * u - b * v) / det, (a * v - b * u) / det
-    return np.nan, np.nan
-
-
-@_jit
-def _solve1(a, u):
-    if abs(a) > 1e-12 * max(1.0, abs(a)):
-        return u / a
-    return np.nan
-
-
-@_jit
-def _rss(c0, c1, c2, g, b, yy):
-    """yᵀy − 2cᵀb + cᵀGc, never below zero (``_rise._fit_batch``'s residual)."""
-    cb = c0 * b[0] + c1 * b[1] + c2 * b[2]
-    g0 = g[0, 0] * c0 + g[0, 1] * c1 + g[0, 2] * c2
-    g1 = g[1, 0] * c0 + g[1, 1] * c1 + g[1, 2] * c2
-    g2 = g[2, 0] * c0 + g[2, 1] * c1 + g[2, 2] * c2
-    return max(yy - 2 * cb + (c0 * g0 + c1 * g1 + c2 * g2), 0.0)
-
-
-@_jit
-def _bounded_fit(g, b, yy, out):
-    """The residual of ``_rise._fit``: the unconstrained least squares where its currents
-    can be (busy ≥ 0, 0 ≤ transfer ≤ program), else the best of the fall-back subsets
-    (no transfer current; transfer as large as a program; no busy current; programs
-    alone; transfer and program alike) that can; else the unconstrained one.  NaN where a
-    system to solve is singular (a column of zeros): the caller takes numpy's least-norm
-    answer there, as ``_rise._fit_batch`` does (LAPACK's pseudo-inverse would triple the
-    compile time for a case the grid rarely meets).  The amplitudes go to ``out``."""
-    m = g
-    c00 = m[1, 1] * m[2, 2] - m[1, 2] * m[2, 1]
-    c01 = m[1, 2] * m[2, 0] - m[1, 0] * m[2, 2]
-    c02 = m[1, 0] * m[2, 1] - m[1, 1] * m[2, 0]
-    det = m[0, 0] * c00 + m[0, 1] * c01 + m[0, 2] * c02
+def _face_fit(g, b, yy, face, out, a, x):
+    """The least squares on one face of the bounds: coefficient i is 0 where ``face[i]`` < 0,
+    else free variable ``face[i]`` (two coefficients on one variable are tied equal) —
+    ``_rise._fit_batch_numpy``'s Eᵀ G E system, solved by Gaussian elimination with partial
+    pivoting.  NaN where singular by ``_rise._solve``'s test (|det| against the largest
+    entry to the n-th power); else the residual, the amplitudes in ``out``.  ``a`` (≥ n × n + 1)
+    and ``x`` (≥ n) are workspace: allocating them per call cost more than the solve."""
+    n = g.shape[0]
+    m = 0
+    for i in range(n):
+        m = max(m, face[i] + 1)
+    for i in range(m):
+        for j in range(m + 1):
+            a[i, j] = 0.0
+    for i in range(n):
+        fi = face[i]
+        if fi < 0:
+            continue
+        a[fi, m] += b[i]
+        for j in range(n):
+            if face[j] >= 0:
+                a[fi, face[j]] += g[i, j]
     big = 1.0
-    for i in range(3):
-        for j in range(3):
-            big = max(big, abs(m[i, j]))
-    if abs(det) > 1e-12 * big ** 3:
-        a01 = m[0, 2] * m[2, 1] - m[0, 1] * m[2, 2]
-        a02 = m[0, 1] * m[1, 2] - m[0, 2] * m[1, 1]
-        a11 = m[0, 0] * m[2, 2] - m[0, 2] * m[2, 0]
-        a12 = m[0, 2] * m[1, 0] - m[0, 0] * m[1, 2]
-        a21 = m[0, 1] * m[2, 0] - m[0, 0] * m[2, 1]
-        a22 = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
-        x0 = (c00 * b[0] + a01 * b[1] + a02 * b[2]) / det
-        x1 = (c01 * b[0] + a11 * b[1] + a12 * b[2]) / det
-        x2 = (c02 * b[0] + a21 * b[1] + a22 * b[2]) / det
-    else:
+    for i in range(m):
+        for j in range(m):
+            big = max(big, abs(a[i, j]))
+    det = 1.0
+    for c in range(m):
+        piv = c
+        for r in range(c + 1, m):
+            if abs(a[r, c]) > abs(a[piv, c]):
+                piv = r
+        if piv != c:
+            for j in range(m + 1):
+                a[c, j], a[piv, j] = a[piv, j], a[c, j]
+            det = -det
+        det *= a[c, c]
+        if a[c, c] == 0.0:
+            return np.nan
+        for r in range(c + 1, m):
+            f = a[r, c] / a[c, c]
+            for j in range(c, m + 1):
+                a[r, j] -= f * a[c, j]
+    if not abs(det) > 1e-12 * big ** m:
         return np.nan
-    best = _rss(x0, x1, x2, g, b, yy)
-    out[0], out[1], out[2] = x0, x1, x2
-    if x0 >= 0 and x1 >= 0 and x1 <= x2:
+    for c in range(m - 1, -1, -1):
+        v = a[c, m]
+        for j in range(c + 1, m):
+            v -= a[c, j] * x[j]
+        x[c] = v / a[c, c]
+    for i in range(n):
+        out[i] = x[face[i]] if face[i] >= 0 else 0.0
+    cb = 0.0
+    cgc = 0.0
+    for i in range(n):
+        cb += out[i] * b[i]
+        for j in range(n):
+            cgc += out[i] * g[i, j] * out[j]
+    return max(yy - 2 * cb + cgc, 0.0)
+
+
+@_jit
+def _feasible(c, tol):
+    """busy ≥ 0, 0 ≤ transfer ≤ program (+ tol), and a host-link current (if fitted) ≥ 0."""
+    ok = c[0] >= 0 and c[1] >= 0 and c[1] <= c[2] + tol
+    for i in range(3, c.shape[0]):
+        ok = ok and c[i] >= 0
+    return ok
+
+
+@_jit
+def _bounded_fit(g, b, yy, faces, out, c, a, x):
+    """The residual of ``_rise._fit``: the unconstrained least squares (``faces[0]``) where
+    its currents can be, else the best of the other faces of the bounds that can; else the
+    unconstrained one.  NaN where a system to solve is singular (a column of zeros): the
+    caller takes numpy's least-norm answer there, as ``_rise._fit_batch`` does (LAPACK's
+    pseudo-inverse would triple the compile time for a case the grid rarely meets).  The
+    amplitudes go to ``out``."""
+    n = g.shape[0]
+    first = 0
+    best = _face_fit(g, b, yy, faces[0], c, a, x)
+    if np.isnan(best) and n == 4:
+        # the host column in the others' span (``_rise._fit_batch_numpy``): fit without it,
+        # on the faces where its current is none (the first of them unconstrained)
+        first = -1
+        for f in range(faces.shape[0]):
+            if first < 0 and faces[f, 3] < 0:
+                first = f
+        best = _face_fit(g, b, yy, faces[first], c, a, x)
+    if np.isnan(best):
+        return np.nan
+    out[:] = c
+    if _feasible(c, 0.0):
         return best
     found = False
-    for which in range(5):
-        if which == 0:  # busy and program: no transfer current
-            u, v = _solve2(g[0, 0], g[0, 2], g[2, 2], b[0], b[2])
-            c0, c1, c2 = u, 0.0, v
-        elif which == 1:  # busy, and transfer as large as a program
-            u, v = _solve2(g[0, 0], g[0, 1] + g[0, 2], g[1, 1] + g[1, 2] + g[2, 1] + g[2, 2], b[0], b[1] + b[2])
-            c0, c1, c2 = u, v, v
-        elif which == 2:  # transfer and program: no busy current
-            u, v = _solve2(g[1, 1], g[1, 2], g[2, 2], b[1], b[2])
-            c0, c1, c2 = 0.0, u, v
-        elif which == 3:  # programs alone
-            c0, c1, c2 = 0.0, 0.0, _solve1(g[2, 2], b[2])
-        else:  # transfer and program alike
-            u = _solve1(g[1, 1] + g[1, 2] + g[2, 1] + g[2, 2], b[1] + b[2])
-            c0, c1, c2 = 0.0, u, u
-        if np.isnan(c0 + c1 + c2):
+    for f in range(first + 1, faces.shape[0]):
+        if first > 0 and faces[f, 3] >= 0:
+            continue
+        r = _face_fit(g, b, yy, faces[f], c, a, x)
+        if np.isnan(r):
             return np.nan
-        if c0 >= 0 and c1 >= 0 and c1 <= c2 + 1e-12:
-            r = _rss(c0, c1, c2, g, b, yy)
-            if not found or r < best:
-                best, found = r, True
-                out[0], out[1], out[2] = c0, c1, c2
+        if _feasible(c, 1e-12) and (not found or r < best):
+            best, found = r, True
+            out[:] = c
     return best
 
 
 @_jit
-def normal_equations(busy_of, xf, on, y, which_busy, which_starts):
-    """Gram matrices (K × 3 × 3) and Xᵀy (K × 3) of every grid point k, whose design is busy
-    column ``which_busy[k]`` and transfer and program columns ``which_starts[k]``: from the
-    products of the distinct columns (the K designs are never formed)."""
+def normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, host_of_starts):
+    """Gram matrices (K × n × n) and Xᵀy (K × n) of every grid point k, whose design is busy
+    column ``which_busy[k]``, transfer and program columns ``which_starts[k]`` and (n = 4,
+    where ``host`` has rows) the host-link column of those starts, ``host_of_starts[u]``
+    (the host link's current depends on the first start alone): from the products of the
+    distinct columns (the K designs are never formed)."""
     nb, T = busy_of.shape
     nu = xf.shape[0]
+    nh = host.shape[0]
+    n = 4 if nh > 0 else 3
     bb = np.zeros(nb)
     by = np.zeros(nb)
     for j in range(nb):
@@ -198,9 +222,27 @@ def normal_equations(busy_of, xf, on, y, which_busy, which_starts):
                 sx += busy_of[j, i] * xf[u, i]
                 so += busy_of[j, i] * on[u, i]
             bx[j, u], bo[j, u] = sx, so
+    hh, hy = np.zeros(nh), np.zeros(nh)
+    bh = np.zeros((nb, nh))
+    hx, ho = np.zeros(nu), np.zeros(nu)
+    if nh > 0:
+        for u in range(nu):
+            h = host_of_starts[u]
+            for i in range(T):
+                hx[u] += host[h, i] * xf[u, i]
+                ho[u] += host[h, i] * on[u, i]
+    for h in range(nh):
+        for i in range(T):
+            hh[h] += host[h, i] * host[h, i]
+            hy[h] += host[h, i] * y[i]
+        for j in range(nb):
+            s = 0.0
+            for i in range(T):
+                s += busy_of[j, i] * host[h, i]
+            bh[j, h] = s
     K = which_busy.shape[0]
-    gram = np.empty((K, 3, 3))
-    xty = np.empty((K, 3))
+    gram = np.empty((K, n, n))
+    xty = np.empty((K, n))
     for k in range(K):
         j, u = which_busy[k], which_starts[k]
         g = gram[k]
@@ -211,17 +253,25 @@ def normal_equations(busy_of, xf, on, y, which_busy, which_starts):
         g[1, 2] = g[2, 1] = xo[u]
         g[2, 2] = oo[u]
         xty[k, 0], xty[k, 1], xty[k, 2] = by[j], xy[u], oy[u]
+        if nh > 0:
+            h = host_of_starts[u]
+            g[0, 3] = g[3, 0] = bh[j, h]
+            g[1, 3] = g[3, 1] = hx[u]
+            g[2, 3] = g[3, 2] = ho[u]
+            g[3, 3] = hh[h]
+            xty[k, 3] = hy[h]
     return gram, xty
 
 
 @_jit
-def bounded_fits(gram, xty, yy):
-    """``_rise._fit_batch`` compiled: amplitudes (K × 3) and residual sums of squares (K) of
-    K designs from their normal equations; NaN residuals where a system is singular."""
-    K = gram.shape[0]
-    coef = np.zeros((K, 3))
+def bounded_fits(gram, xty, yy, faces):
+    """``_rise._fit_batch`` compiled: amplitudes (K × n) and residual sums of squares (K) of
+    K designs from their normal equations, on the faces ``faces`` (the first unconstrained);
+    NaN residuals where a system is singular."""
+    K, n = gram.shape[0], gram.shape[1]
+    coef = np.zeros((K, n))
     rss = np.empty(K)
+    c, a, x = np.empty(n), np.empty((n, n + 1)), np.empty(n)
     for k in range(K):
-        rss[k] = _bounded_fit(gram[k], xty[k], yy, coef[k])
+        rss[k] = _bounded_fit(gram[k], xty[k], yy, faces, coef[k], c, a, x)
     return coef, rss
-

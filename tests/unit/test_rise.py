@@ -271,3 +271,43 @@ def test_three_packages_on_three_channels_are_not_one():
     r = unit_rise(w, t, e, unit_pages=3, page_size_bytes=16384, channels=11, packages=33,
                   t_xfer_page_us=60.0, t_prog_us=900.0)
     assert r.packages_per_unit in (3, None), r.reason
+
+
+def draw_host_link(dies, *, host_us, xfer_us, prog_us, prog_a, host_a, xfer_a, busy=0.06, t_cmd=40.0, noise=0.003,
+                   repeats=4, seed=11):
+    """One package of ``dies`` dies behind a host link: the controller wakes, then DMA draws
+    ``host_a`` while the unit's pages come in from the host (``host_us`` each, from ``t_cmd``);
+    each page crosses the package's channel once it is in; the package draws one program
+    current (its dies share a charge pump) from its first page's end to its last page's end
+    plus tPROG, with a 9 µs ISPP sawtooth."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(-200e-6, 3.0e-3, DT)
+    rows, ends = [], []
+    for _ in range(repeats):
+        u = t * 1e6 - rng.uniform(-3, 3)
+        w = host_a * ((u >= t_cmd) & (u < t_cmd + dies * host_us))
+        x, stop, first = 0.0, 0.0, None
+        for d in range(dies):
+            x = max(x, t_cmd + (d + 1) * host_us)
+            w = w + xfer_a * ((u >= x) & (u < x + xfer_us))
+            x += xfer_us
+            first = x if first is None else first
+            stop = max(stop, x + prog_us * rng.uniform(0.97, 1.03))
+        w = w + prog_a * ((u >= first) & (u < stop)) * (1 + 0.2 * (((u - first) / 9.0) % 1.0 - 0.5))
+        w = w + busy * ((u >= 0.4 * t_cmd) & (u < stop + 15))
+        rows.append(w + rng.normal(0, noise, u.size))
+        ends.append((stop + 15) * 1e-6)
+    return np.array(rows), t, np.array(ends)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_host_link_current_is_not_read_as_a_second_package(seed):
+    # Issue 22, datasheet dev seeds 125 and 206: the host link's DMA draws current while the
+    # unit's data comes in (here a third of the package's program current, 25 µs a 4 KiB page:
+    # 200 µs for 8 pages, under the program's first half).  Without a column for it, its fall
+    # and the program's rise read as two packages 25 µs apart — "2 at high" on this drive.
+    w, t, e = draw_host_link(8, host_us=25.0, xfer_us=30.0, prog_us=400.0, prog_a=0.045, host_a=0.015,
+                             xfer_a=0.008, seed=seed)
+    r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=4096, channels=2, packages=8, t_xfer_page_us=30.0,
+                  t_prog_us=400.0, host_rate_bytes_per_s=4096 / 25.0 * 1e6)
+    assert r.packages_per_unit == 1, r.reason

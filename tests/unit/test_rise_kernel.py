@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from charz.analysis._rise import (PAGE_GATED, PROG_SPREAD, _columns_numpy, _fit, _fit_batch, _fit_batch_numpy,
-                                 _ramps, _starts_batch)
+from charz.analysis._rise import (_FACES, PAGE_GATED, PROG_SPREAD, _columns_numpy, _fit, _fit_batch,
+                                 _fit_batch_numpy, _host_columns, _ramps, _starts_batch)
 from charz.analysis._rise_kernel import bounded_fits, grid_columns, normal_equations
 
 pytestmark = pytest.mark.unit
@@ -42,6 +42,7 @@ def test_columns_equal_numpy_bit_for_bit(pattern, dies, lead, t_xfer, t_prog, se
     assert np.array_equal(got_o, want_o)
 
 
+@pytest.mark.parametrize("host_a", [None, 0.015, -0.02])  # no host rate given; a host link's current; below idle
 @pytest.mark.parametrize("busy, xfer, prog_a", [
     (0.05, 0.01, 0.04),  # every bound slack: the plain least squares
     (0.05, 0.06, 0.04),  # transfer drawn above a program: capped at the program's
@@ -49,10 +50,11 @@ def test_columns_equal_numpy_bit_for_bit(pattern, dies, lead, t_xfer, t_prog, se
     (0.0, -0.03, 0.05),  # negative transfer current: none
     (-0.05, -0.05, -0.01),  # nothing a drive draws: whichever subset can, or the plain fit
 ])
-def test_bounded_rss_equals_explicit_least_squares(busy, xfer, prog_a):
+def test_bounded_rss_equals_explicit_least_squares(busy, xfer, prog_a, host_a):
     """A one-unit write drawn from stated currents (busy from 10 µs, two packages 60 µs
-    apart, 40 µs transfers, 700 µs programs) plus noise; every grid point's residual equals
-    the bounded least squares of its own explicitly formed design."""
+    apart, 40 µs transfers, 700 µs programs; where given, a host link of 30 µs a page
+    from the first start) plus noise; every grid point's residual equals the bounded
+    least squares of its own explicitly formed design."""
     rng = np.random.default_rng(7)
     t_xfer, t_prog = 40.0, 700.0
     t = np.arange(-66.0, 800.0, 6.0)
@@ -64,17 +66,26 @@ def test_bounded_rss_equals_explicit_least_squares(busy, xfer, prog_a):
     truth_x, truth_o = grid_columns(t, np.array([[50.0, 110.0]]), np.array([[[10.0], [70.0]]]), t_xfer, t_prog,
                                     WIDTH, 2 * PROG_SPREAD * t_prog, True)
     y = busy * busy_of[1] + xfer * truth_x[0] + prog_a * truth_o[0] + rng.normal(0, 0.002, t.size)
+    # one host column per first start (10, 20, 30 µs), as the grid draws them
+    host = (np.empty((0, t.size)) if host_a is None else _host_columns(t, np.array([10.0, 20.0, 30.0]), 2, 30.0,
+                                                                       WIDTH))
+    if host_a is not None:
+        y = y + host_a * _host_columns(t, np.array([10.0]), 2, 30.0, WIDTH)[0]
     which_busy = np.repeat(np.arange(tb.size), len(xf))
     which_starts = np.tile(np.arange(len(xf)), tb.size)
-    gram, xty = normal_equations(busy_of, xf, on, y, which_busy, which_starts)
+    which_host = which_starts // 3
+    gram, xty = normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, np.arange(len(xf)) // 3)
+
+    def design(i, u, h):
+        return np.column_stack([busy_of[i], xf[u], on[u]] + ([] if host_a is None else [host[h]]))
+
     # XᵀX and Xᵀy of each point's explicitly formed design
-    designs = [np.column_stack([busy_of[i], xf[u], on[u]]) for i, u in zip(which_busy, which_starts)]
+    designs = [design(i, u, h) for i, u, h in zip(which_busy, which_starts, which_host)]
     want_g = np.array([X.T @ X for X in designs])
     want_b = np.array([X.T @ y for X in designs])
     assert np.allclose(gram, want_g, rtol=1e-12, atol=0) and np.allclose(xty, want_b, rtol=1e-12, atol=1e-15)
-    coef, got = bounded_fits(gram, xty, float(y @ y))
-    for k, (i, u) in enumerate(zip(which_busy, which_starts)):
-        X = np.column_stack([busy_of[i], xf[u], on[u]])
+    coef, got = bounded_fits(gram, xty, float(y @ y), _FACES[gram.shape[1]])
+    for k, X in enumerate(designs):
         want_c, want_r = _fit(X, y)
         assert got[k] == pytest.approx(want_r, rel=1e-8, abs=1e-12 * float(y @ y))
         assert coef[k] == pytest.approx(want_c, rel=1e-6, abs=1e-9)
@@ -94,11 +105,34 @@ def test_singular_design_is_left_to_numpy_least_norm():
     xf = np.zeros((1, t.size))
     on = _ramps(t, np.array([[400.0]]), WIDTH)[:, :, 0]
     y = 0.03 + 0.05 * on[0] + rng.normal(0, 0.002, t.size)
-    gram, xty = normal_equations(busy_of, xf, on, y, np.array([0]), np.array([0]))
-    assert np.isnan(bounded_fits(gram, xty, float(y @ y))[1][0])
+    gram, xty = normal_equations(busy_of, xf, on, np.empty((0, t.size)), y, np.array([0]), np.array([0]),
+                                 np.array([0]))
+    assert np.isnan(bounded_fits(gram, xty, float(y @ y), _FACES[3])[1][0])
     X = np.column_stack([busy_of[0], xf[0], on[0]])
     assert np.allclose(gram[0], X.T @ X) and np.allclose(xty[0], X.T @ y)
     assert _fit_batch_numpy(gram, xty, float(y @ y))[1][0] == pytest.approx(_fit(X, y)[1], rel=1e-8)
     # and _fit_batch, given a grid holding it, answers it so
     two = _fit_batch(np.repeat(gram, 2, axis=0), np.repeat(xty, 2, axis=0), float(y @ y))[1]
     assert two == pytest.approx([_fit(X, y)[1]] * 2, rel=1e-8)
+
+
+def test_host_column_that_is_the_busy_column_adds_nothing():
+    """A host link that starts with the busy current and outlasts the stretch draws the
+    same column: the 4-column system is singular, and both the kernel and numpy fit it
+    without the host column (host current none), with the explicit 3-column residual."""
+    rng = np.random.default_rng(5)
+    t = np.arange(-60.0, 700.0, 6.0)
+    busy_of = _ramps(t, np.array([[10.0]]), WIDTH)[:, :, 0]
+    host = _host_columns(t, np.array([10.0]), 64, 30.0, WIDTH)  # 1.9 ms of host pages: past the stretch
+    assert np.array_equal(host, busy_of)
+    prog, xs = _starts_batch((0, 1), 1, np.array([10.0, 16.0]), np.array([30.0, 30.0]), 40.0, 0.0)
+    xf, on = grid_columns(t, prog, xs, 40.0, 700.0, WIDTH, 2 * PROG_SPREAD * 700.0, True)
+    y = 0.05 * busy_of[0] + 0.01 * xf[0] + 0.04 * on[0] + rng.normal(0, 0.002, t.size)
+    gram, xty = normal_equations(busy_of, xf, on, host, y, np.array([0, 0]), np.array([0, 1]), np.array([0, 0]))
+    c_k, r_k = _fit_batch(gram, xty, float(y @ y))
+    c_np, r_np = _fit_batch_numpy(gram, xty, float(y @ y))
+    for u in range(2):
+        want_c, want_r = _fit(np.column_stack([busy_of[0], xf[u], on[u]]), y)
+        assert r_k[u] == pytest.approx(want_r, rel=1e-8) and r_np[u] == pytest.approx(want_r, rel=1e-8)
+        assert c_k[u] == pytest.approx(list(want_c) + [0.0], rel=1e-6, abs=1e-9)
+        assert c_np[u] == pytest.approx(list(want_c) + [0.0], rel=1e-6, abs=1e-9)
