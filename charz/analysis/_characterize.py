@@ -698,6 +698,17 @@ def _judge_top(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
 VETO_SCATTER = 0.25  # durations straying from their tread by this share of its jump veto nothing
 
 
+def _treads_disagree(w: _Writes, why: str) -> None:
+    """The peak and duration treads name units that cannot both be: every write answer that
+    rests on the tread is undetermined, naming both views (None: the path ends)."""
+    w.warnings.append("write I/O unit: the peak staircase and the request durations disagree")
+    for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
+                              ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
+                              ("allocation_scheme", "", INFERRED)):
+        w.q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
+    return None
+
+
 def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
     """Even steps: the duration treads confirm the peak treads, or veto them (None: the
     path ends, every write answer undetermined naming both views)."""
@@ -714,14 +725,8 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
         # The duration treads decide a unit the peak treads cannot be (not a whole number
         # of their treads: durations may pair units that finish together, never split
         # one): two views that disagree decide nothing.
-        why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
-               f"the durations' are {by_time.unit_pages} pages ({by_time.reason})")
-        w.warnings.append("write I/O unit: the peak staircase and the request durations disagree")
-        for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
-                                  ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
-                                  ("allocation_scheme", "", INFERRED)):
-            q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
-        return None
+        return _treads_disagree(w, f"the views disagree: the peak staircase's treads are {step_pages} pages "
+                                   f"({steps.reason}); the durations' are {by_time.unit_pages} pages ({by_time.reason})")
     paired = by_time.unit_pages // step_pages if by_time.unit_pages is not None else 1
     given = w.given
     if paired > 1 and given.channels and given.t_xfer_page_us:
@@ -731,14 +736,9 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
             # Durations pair units only where they finish together; units that share a
             # channel cannot, so the peaks' finer treads are no units (the host link still
             # sending, or a channel's transfer, lifted the peak inside one).
-            why = (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); "
-                   f"the durations' are {by_time.unit_pages} pages ({by_time.reason}), and {how}")
-            w.warnings.append("write I/O unit: the peak staircase and the request durations disagree")
-            for key, unit, origin in (("n_step", "steps", MEASURED), ("step_pages", "pages", MEASURED),
-                                      ("dies_per_package", "dies", INFERRED), ("write_io_unit_bytes", "B", INFERRED),
-                                      ("allocation_scheme", "", INFERRED)):
-                q[key] = Quantity.undetermined(unit, origin, why, decided_by="neither")
-            return None
+            return _treads_disagree(w, f"the views disagree: the peak staircase's treads are {step_pages} pages "
+                                       f"({steps.reason}); the durations' are {by_time.unit_pages} pages "
+                                       f"({by_time.reason}), and {how}")
     if by_time.unit_pages != step_pages:
         return tread
     evidence = f"peak treads and duration treads agree ({by_time.reason})"
