@@ -485,12 +485,15 @@ def unit_rise(
     t_prog_us: float,
     host_rate_bytes_per_s: float | None = None,
     noise_a: float = 0.0,
-    stretch: str = "auto",
+    starts_first: bool = True,
 ) -> RiseResult:
     """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
 
     ``waves_a`` (R × N) are the repeats' currents above their idle level, on the common
-    time axis ``t_s`` (from the request); ``end_s`` their measured ends.
+    time axis ``t_s`` (from the request); ``end_s`` their measured ends.  ``starts_first``:
+    count on the stretch before any program can end first, and read through the programs'
+    ends only where that stretch does not decide (measured timing compares fits on one
+    stretch, so it turns this off).
 
     Example
     -------
@@ -503,18 +506,18 @@ def unit_rise(
     >>> r.packages_per_unit, r.confidence
     (2, 'high')
     """
-    before = None
-    for before_falls in {"auto": (True, False), "starts": (True,), "through": (False,)}[stretch]:
+    def rise(before_falls: float | None) -> RiseResult:
         data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
-                          host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a,
-                          before_falls=t_xfer_page_us if before_falls else None)
-        r = _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
-        if before_falls and (r.packages_per_unit is not None or stretch == "starts"):
+                          host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a, before_falls=before_falls)
+        return _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
+
+    if starts_first:
+        r = rise(t_xfer_page_us)
+        if r.packages_per_unit is not None:
             return replace(r, reason=r.reason + f" (read before any program can end: up to the first page's host "
                                                 f"and channel time and {LOWER_PAGE:g} tPROG past the onset)")
-        if before_falls:
-            before = r
-    if before is not None and r.packages_per_unit is not None:
+    r = rise(None)
+    if starts_first and r.packages_per_unit is not None:
         r = replace(r, reason=r.reason + " (read through the programs' ends; before any could end, the rise is not "
                                          "decisive)")
     return r

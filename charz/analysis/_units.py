@@ -68,13 +68,14 @@ def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitF
         x = np.stack(cols, axis=1)
         sw = np.sqrt(w)
         coef, *_ = np.linalg.lstsq(x * sw[:, None], y * sw, rcond=None)
-        chi2 = float(np.sum(w * (y - x @ coef) ** 2))
+        resid = y - x @ coef
+        chi2 = float(np.sum(w * resid**2))
         cov = np.linalg.pinv((x * w[:, None]).T @ x)
         z = coef[1] / np.sqrt(max(cov[1, 1], 1e-30))
-        results.append((chi2 + len(cols) * np.log(u.size), d, coef[1], z))
+        results.append((chi2 + len(cols) * np.log(u.size), d, coef[1], z, float(np.sqrt(np.mean(resid**2)))))
     results.sort()
-    score, d, per_unit, z = results[0]
-    scores = tuple((int(dd), float(sc)) for sc, dd, _, _ in results[:5])
+    score, d, per_unit, z, scatter = results[0]
+    scores = tuple((int(r[1]), float(r[0])) for r in results[:5])
     # The best fit's own misfit is the yardstick: a reduced χ² of hundreds says the model
     # misses what the durations do, and then small differences between candidates are noise.
     n_par = 3 if d > 1 else 2
@@ -83,10 +84,6 @@ def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitF
     if z < 5 or per_unit <= 0:
         return UnitFromDurations(None, UNDETERMINED, "durations do not jump at any unit size", scores=scores)
     margin = (results[1][0] - score) / scale if len(results) > 1 else np.inf
-    m = np.ceil(u / d)
-    x = np.stack([np.ones_like(u), m] + ([m * d - u] if d > 1 else []), axis=1)
-    fit, *_ = np.linalg.lstsq(x * np.sqrt(w)[:, None], y * np.sqrt(w), rcond=None)
-    scatter = float(np.sqrt(np.mean((y - x @ fit) ** 2)))
     why = (f"duration jumps by {per_unit:.0f} µs every {d} pages; next best unit ({results[1][1]} pages) scores "
            f"{margin:.0f} worse" + (f" (χ² scaled by the best fit's reduced χ² {scale:.0f})" if scale > 1.5 else ""))
     if margin >= DECISIVE:
