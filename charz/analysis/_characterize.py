@@ -926,6 +926,14 @@ def _finish(q, steps, allocation, from_durations, table, warnings, rise=None) ->
     for key, (unit, origin) in _ALWAYS.items():
         q.setdefault(key, Quantity.undetermined(unit, origin, reason))
         q[key] = one_view_at_most_medium(q[key])
+    # Eq. 1, the rise and Eq. 2 all divide or multiply D_step, so the dies and the write unit
+    # are no surer than it — checked here, after the one-view caps, since those lower D_step
+    # last (the stages that set the dies saw it before; the mock MXP said 2 dies at "high"
+    # on a D_step the staircase alone had read)
+    if q["step_pages"].known:
+        for key in ("dies_per_package", "write_io_unit_bytes"):
+            if q[key].known:
+                q[key] = replace(q[key], confidence=combine_confidence(q[key].confidence, q["step_pages"].confidence))
     if "packages_per_unit" in q:
         # the packages per unit is the dies' other face: the same views decided it
         q["packages_per_unit"] = one_view_at_most_medium(

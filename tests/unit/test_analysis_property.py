@@ -208,6 +208,11 @@ def test_inference_is_exact_or_undetermined_never_wrong(case):
     what = (f"[{g.channels} ch × {g.ways} ways × {g.dies_per_package} dies, {g.page_size_bytes} B pages, k={k}, "
             f"block {f.block_channels}×{f.block_ways} {f.order}, step/σ {ratio:.2f}, datasheet {datasheet}, seed {seed}]")
     got = {key: c[key].value for key in truth}
+    # the dies and the unit divide or multiply D_step: never surer than it
+    rank = {"undetermined": 0, "low": 1, "medium": 2, "high": 3}
+    for key in ("dies_per_package", "write_io_unit_bytes"):
+        if c[key].known and c["step_pages"].known:
+            assert rank[c[key].confidence] <= rank[c["step_pages"].confidence], (key, c[key], c["step_pages"])
     # A field left undetermined is not wrong: wrong is a stated field that differs.
     if any(got[key] is not None and got[key] != truth[key] for key in truth):
         outcome = "wrong"
