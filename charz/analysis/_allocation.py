@@ -101,6 +101,35 @@ def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: 
     return walks
 
 
+DIE_MAJOR = " (die-major)"  # suffix of a layout whose controller deals one page per package in turn
+
+
+def die_major_walks(walks, packages_per_unit: int, dies_per_package: int, units: int):
+    """The same walks with the unit's pages dealt one die at a time (die-major dispatch).
+
+    A package-major controller sends each package all its dies' pages in one visit; a
+    die-major one sends one page to each of the unit's packages in turn, then the next die's
+    page to each again, so one die of a package programs while the next one's page crosses
+    the channel.  Each visit then carries one page, and the resource a page waits for is its
+    own die (the channel is still the package's).  Returned as walks of one-page visits over
+    ``(package, die)`` slots — package ``p``'s die ``d`` is slot ``p × dies + d`` — for
+    :func:`_fit_walks` with one page per visit.
+
+    Example
+    -------
+    >>> w = enumerate_walks(2, 1, 2, 2)
+    >>> [(ch.tolist(), pkg.tolist()) for _, _, ch, pkg in die_major_walks(w, 2, 2, 1)]
+    [([0, 1, 0, 1], [0, 2, 1, 3])]
+    """
+    k, dies = packages_per_unit, dies_per_package
+    v = np.arange(units * k * dies)
+    unit, within = np.divmod(v, k * dies)
+    die, i = np.divmod(within, k)
+    visit = unit * k + i  # the package visit (in the walk) this page belongs to
+    return [(scheme, [n + DIE_MAJOR for n in names], ch[visit], pkg[visit] * dies + die)
+            for scheme, names, ch, pkg in walks]
+
+
 _GRID = {  # coarse grids per free parameter (log-spaced where ratios matter)
     "t_xfer_page_us": lambda n: np.geomspace(1.0, 500.0, n),
     "t_switch_us": lambda n: np.concatenate([[0.0], np.geomspace(1.0, 300.0, n - 1)]),
@@ -348,9 +377,14 @@ def infer_allocation(
     n_free = len(timing.free()) + 1
     base = dict(sizes_pages=units * unit_pages, measured_us=y, measured_se_us=se)
     walks = enumerate_walks(channels, ways, k, int(units.max()) * k, dies_per_package)
+    fitted = _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w)
+    if dies_per_package > 1 and k > 1:
+        # the controller's dispatch order is not on a datasheet: die-major walks are rivals too
+        dm = die_major_walks(walks, k, dies_per_package, int(units.max()))
+        walks = walks + dm
+        fitted = fitted + _fit_walks(dm, units, k * dies_per_package, 1, page_size_bytes, timing, y, w)
     fits: list[CandidateFit] = []
-    for (scheme, names, _ch, _pkg), (chi2, params, pred) in zip(
-            walks, _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w)):
+    for (scheme, names, _ch, _pkg), (chi2, params, pred) in zip(walks, fitted):
         rms = float(np.sqrt(np.mean((y - pred) ** 2)))
         fits.append(CandidateFit(scheme, tuple(names), params, pred, chi2, rms))
     fits.sort(key=lambda f: f.chi2)
@@ -407,4 +441,4 @@ def infer_allocation(
     )
 
 
-__all__ = ["Timing", "CandidateFit", "AllocationResult", "enumerate_walks", "infer_allocation", "one_way_note", "CHANNEL_ONLY"]
+__all__ = ["Timing", "CandidateFit", "AllocationResult", "enumerate_walks", "die_major_walks", "infer_allocation", "one_way_note", "CHANNEL_ONLY"]
