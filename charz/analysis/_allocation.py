@@ -305,6 +305,32 @@ def _ruled_out(fits: list[CandidateFit], scale: float) -> tuple[tuple[str, ...],
     return tuple(out), why
 
 
+def _candidates(walks, fitted, y: np.ndarray) -> list[CandidateFit]:
+    """Each walk's fit as a :class:`CandidateFit`, best first."""
+    fits = [CandidateFit(scheme, tuple(names), params, pred, chi2, float(np.sqrt(np.mean((y - pred) ** 2))))
+            for (scheme, names, _ch, _pkg), (chi2, params, pred) in zip(walks, fitted)]
+    return sorted(fits, key=lambda f: f.chi2)
+
+
+MIN_DOF_STRETCHED = 2  # sizes beyond the fitted parameters before a fit with a free transfer or program time decides
+
+
+def _stretched(timing: Timing, dof: int) -> str:
+    """Why a fit whose transfer or program time is free cannot decide with ``dof`` sizes to
+    spare, or "" where it can.  With one size more than its parameters, a walk that puts the
+    unit on other channels matches the durations by stretching those times (on a 4-channel
+    drive whose units share a channel, channel-only fitted five sizes to 0 µs with the page
+    transfer 4× too long and tPROG 13 % short, while the true walk missed by the 19 µs of its
+    TLC page types)."""
+    free = [n for n in ("t_xfer_page_us", "t_prog_us") if n in timing.free()]
+    if not free or dof >= MIN_DOF_STRETCHED:
+        return ""
+    what = " and ".join({"t_xfer_page_us": "page transfer", "t_prog_us": "program"}[n] for n in free)
+    return (f"with the {what} time fitted, {dof} size{'' if dof == 1 else 's'} beyond the fitted parameters "
+            f"let a walk on other channels fit by stretching it; give the timing (datasheet) or sweep "
+            f"{MIN_DOF_STRETCHED - dof} more unit{'' if MIN_DOF_STRETCHED - dof == 1 else 's'}")
+
+
 def one_way_note(channels: int | None, packages: int | None, unit_pages: int | None) -> str | None:
     """What the scheme of a drive with one package per channel can only be, while the
     packages per unit is not known; ``None`` on drives with several ways.
@@ -377,17 +403,16 @@ def infer_allocation(
     n_free = len(timing.free()) + 1
     base = dict(sizes_pages=units * unit_pages, measured_us=y, measured_se_us=se)
     walks = enumerate_walks(channels, ways, k, int(units.max()) * k, dies_per_package)
-    fitted = _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w)
-    if dies_per_package > 1 and k > 1:
-        # the controller's dispatch order is not on a datasheet: die-major walks are rivals too
+    fits = _candidates(walks, _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w), y)
+    dof = units.size - n_free
+    if dies_per_package > 1 and k > 1 and dof >= 1 and fits[0].chi2 / dof > MISFIT:
+        # 003's visits carry all of a package's pages at once (package-major).  Where no such
+        # walk explains the durations, the controller may deal the pages one die at a time
+        # instead: those walks join as rivals (only then — their extra freedom lets a
+        # wrong-scheme die-major walk imitate a package-major drive's program-time spread)
         dm = die_major_walks(walks, k, dies_per_package, int(units.max()))
-        walks = walks + dm
-        fitted = fitted + _fit_walks(dm, units, k * dies_per_package, 1, page_size_bytes, timing, y, w)
-    fits: list[CandidateFit] = []
-    for (scheme, names, _ch, _pkg), (chi2, params, pred) in zip(walks, fitted):
-        rms = float(np.sqrt(np.mean((y - pred) ** 2)))
-        fits.append(CandidateFit(scheme, tuple(names), params, pred, chi2, rms))
-    fits.sort(key=lambda f: f.chi2)
+        fits = sorted(fits + _candidates(dm, _fit_walks(dm, units, k * dies_per_package, 1, page_size_bytes,
+                                                         timing, y, w), y), key=lambda f: f.chi2)
     best = fits[0]
     labels = {f.scheme for f in fits}
     if len(labels) == 1:
@@ -399,7 +424,6 @@ def infer_allocation(
         else:
             why = f"every possible walk is {best.scheme} for {k} package(s) per unit"
         return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=None, **base)
-    dof = units.size - n_free
     if dof < 1:
         return AllocationResult(
             None, UNDETERMINED,
@@ -427,6 +451,10 @@ def infer_allocation(
     # what no walk models (lower and upper pages programming at different speeds) can make
     # two nearly equal misfits differ by many χ².
     clearly_better = rival.rms_residual_us >= MIN_RMS_RATIO * best.rms_residual_us
+    stretched = _stretched(timing, dof)
+    if stretched and margin >= SUGGESTIVE and clearly_better:
+        return AllocationResult(None, UNDETERMINED, f"{why} — not decisive: {stretched}"
+                                + (f"; {ruled_why}" if ruled else ""), candidates=tuple(fits), margin=margin, **base)
     if margin >= DECISIVE and clearly_better:
         return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=margin, **base)
     if margin >= SUGGESTIVE and clearly_better:
