@@ -245,29 +245,28 @@ def _writes_of(traces, table: CaptureTable, size_bytes: int):
 
 
 def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
-                  measure_into: dict[str, Quantity] | None = None) -> RiseResult | None:
-    """:func:`unit_rise` on the usable writes of exactly one unit, or None when it cannot run.
-    Without tPROG and the page transfer time given, and ``measure_into`` (the answers) given,
-    it takes them from the waveforms (:mod:`charz.analysis._timing`; at most "medium") and
-    reports them there, origin "measured"."""
+                  measure: bool = False) -> tuple[RiseResult | None, dict[str, Quantity]]:
+    """:func:`unit_rise` on the usable writes of exactly one unit (None when it cannot run),
+    and the timing it measured.  Without tPROG and the page transfer time given, and with
+    ``measure``, it takes them from the waveforms (:mod:`charz.analysis._timing`; at most
+    "medium") and returns those not given, origin "measured", for the answers; else none."""
     page = given.page_size_bytes
     if not (page and given.channels and given.packages):
-        return None
+        return None, {}
     unit = _writes_of(traces, table, unit_pages * page)
     if unit is None:
-        return None
+        return None, {}
     if given.t_xfer_page_us and given.t_prog_us:
         return unit_rise(*unit, unit_pages=unit_pages, page_size_bytes=page, channels=given.channels,
                          packages=given.packages, t_xfer_page_us=given.t_xfer_page_us, t_prog_us=given.t_prog_us,
-                         host_rate_bytes_per_s=given.host_rate_bytes_per_s)
-    one = _writes_of(traces, table, page) if measure_into is not None and unit_pages > 1 else None
+                         host_rate_bytes_per_s=given.host_rate_bytes_per_s), {}
+    one = _writes_of(traces, table, page) if measure and unit_pages > 1 else None
     if one is None:
-        return None
+        return None, {}
     rise, times = rise_with_measured_timing(*unit, one[0], one[1], unit_pages=unit_pages, page_size_bytes=page,
                                             channels=given.channels, packages=given.packages,
                                             host_rate_bytes_per_s=given.host_rate_bytes_per_s)
-    measure_into.update({k: v for k, v in times.items() if getattr(given, k) is None})
-    return rise
+    return rise, {k: v for k, v in times.items() if getattr(given, k) is None}
 
 
 def _scheme_quantity(allocation: AllocationResult | None, rise: RiseResult | None, cap: str) -> Quantity:
@@ -406,14 +405,16 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         alone = _unit_from_durations_alone(w, sweep)
         counted = _count_from_whole_units(w, sweep, alone) if alone is not None else None
         if counted is not None:
-            w.rise = _rise_of_unit(traces, table, counted.step_pages, given,
-                                   measure_into=w.q if counted.top.all_busy is not True else None)
+            w.rise, timing = _rise_of_unit(traces, table, counted.step_pages, given,
+                                           measure=counted.top.all_busy is not True)
+            w.q.update(timing)
             geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
             if geometry is not None:
                 _allocation_stage(w, sweep, *geometry)
             return w.finish()
         if alone is not None:
-            w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q)
+            w.rise, timing = _rise_of_unit(traces, table, alone.step_pages, given, measure=True)
+            w.q.update(timing)
             geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
             if geometry is not None:
                 _allocation_stage(w, sweep, *geometry)
@@ -433,8 +434,8 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         return w.finish()
     # measured timing only where the staircase alone cannot count (a second, weaker view
     # beside Eq. 1 would only add disagreements)
-    w.rise = _rise_of_unit(traces, table, tread.step_pages, given,
-                           measure_into=w.q if tread.top.all_busy is not True else None)
+    w.rise, timing = _rise_of_unit(traces, table, tread.step_pages, given, measure=tread.top.all_busy is not True)
+    w.q.update(timing)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if _host_bound_tread_alone(w, tread):
         return w.finish()
