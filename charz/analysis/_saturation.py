@@ -176,6 +176,14 @@ def _unit_durations(size_pages, duration_s, step_pages: int, units: int) -> _Ban
     return _Bands(np.array(med), max(WRAP_SHARE * med[0], WRAP_SIGMAS * np.sqrt(2.0) * se_med))
 
 
+# Same physics as _units.durations_top (the first request that waits for a busy package), but
+# not the same function, and one cannot serve both without changing answers: this one knows the
+# unit, so it pools each unit's band of sizes and asks how far one unit's increment exceeds the
+# median of those below (one odd band cannot hide the wait); durations_top runs before any unit
+# is known, per page, where durations that climb by a unit's transfers every few pages are no
+# wait, so it asks for 3× the largest earlier per-page rise.  The rules part on plain inputs
+# (one page a unit): rises of 40, 40, 270 µs are a wait there and not here (230 µs over the
+# median < 250 µs, a quarter of the request); rises of 0, 0, 100, 290 µs one here, not there.
 def first_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int, n_step: int) -> tuple[int | None, str]:
     """Units before the first unit that waits for a busy package, when that is fewer than the
     staircase's ``n_step`` levels (and at least two); else None.

@@ -177,6 +177,11 @@ WAIT_SHARE = 0.25  # a wait for a busy package adds at least this share of the s
 WAIT_OVER_EARLIER = 3.0  # ... and this many times what any smaller size added (transfers, switches)
 
 
+# Same physics as _saturation.first_wait, but not one function: sharing would change answers.
+# This one runs before any unit is known, per page, where durations that climb by a unit's
+# transfers every few pages are no wait, so it asks for 3× the largest earlier per-page rise;
+# first_wait knows the unit, pools each unit's band and asks for the excess over the median
+# earlier unit's.  On the same inputs they part (two examples at first_wait).
 def durations_top(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
     """The largest size before the first write that waits for a busy package (003 §5.3): the
     first place where one more page adds at least :data:`WAIT_SHARE` of the smallest
