@@ -4,7 +4,7 @@ After sensing one read unit the controller lets the flash power drop while the
 data moves to the host, so a read of ``n`` units draws ``n`` bursts and takes
 ``n`` times as long, plus the host transfer.  Three views of the same fact:
 
-* **durations**: each candidate unit ``R`` (whole pages, or larger than every read
+* **durations**: each candidate unit ``R`` (whole pages, or at least every read
   tried) is a linear model ``duration = c0 + c1·ceil(size / R) + c2·size`` fitted
   to the per-size median durations; the best BIC wins when it wins clearly;
 * **bursts**: the peaks of a moving average of each read's active window,
@@ -42,7 +42,7 @@ BURSTS_UNREADABLE = 0.5
 # run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
 # burst by well under this).
 RUN_TOGETHER = 3.0
-# One burst at every size reads as one array read (a unit larger than every read) only while
+# One burst at every size reads as one array read (a unit at least every read) only while
 # that burst lasts as long at the largest read as at the smallest: one array read is one tR
 # at every size.  Lasting this many times longer, it is array reads back to back (cache read
 # starts the next as soon as the last ends), and one burst is no count of them.
@@ -63,13 +63,17 @@ BUSY_FLASH_SHARE = 0.8
 @dataclass(frozen=True)
 class ReadUnitResult:
     unit_bytes: int | None
-    more_than_bytes: int | None  # set when every read tried is one unit
+    # Set when every read tried is one unit: the unit is at least the largest read (a unit of
+    # exactly the largest read and a larger one both read every size in one array read), so
+    # it is larger than the largest read less one page (units are whole pages).
+    more_than_bytes: int | None
     confidence: str
     reason: str
     window_samples: int = 0
     sizes_bytes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     duration_us: np.ndarray = field(default_factory=lambda: np.empty(0))
     bursts: np.ndarray = field(default_factory=lambda: np.empty(0))
+    at_least_bytes: int | None = None  # the largest read tried, where ``more_than_bytes`` is set
 
 
 def pattern_window(one_unit_duration_s: float, sample_interval_s: float) -> int:
@@ -455,7 +459,7 @@ def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
 
 class _BurstView(NamedTuple):
     median: np.ndarray  # bursts per size
-    best: int | None  # the unit whose counts fit most sizes (None: larger than every read)
+    best: int | None  # the unit whose counts fit most sizes (None: at least every read)
     agree: float  # the share of sizes it fits
     clear: bool
     predicted: float  # its count for the largest read
@@ -526,7 +530,7 @@ def fit_read_unit(
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
-    The bursts decide: each candidate unit ``R`` (whole pages, or larger than every
+    The bursts decide: each candidate unit ``R`` (whole pages, or at least the largest
     read tried) predicts ``ceil(size / R)`` bursts, and the best must beat the next
     clearly.  The durations must agree: with the host transfer taken out at the given
     link rate (or fitted), the time must rise in steps of ``R``.  Agreement gives a
@@ -581,7 +585,7 @@ def fit_read_unit(
         disagree, rate_unit, rate_counts, merged, b_last = v.disagree, v.rate_unit, v.rate_counts, v.merged, v.median[-1]
 
     def name(r):
-        return f"larger than {largest} B" if r is None else f"{r} B"
+        return f"at least {largest} B" if r is None else f"{r} B"
 
     busy, busy_decides, busy_why = None, False, ""
     if busy_us is not None:
@@ -660,5 +664,6 @@ def fit_read_unit(
     if busy is not None and busy.unit_bytes is not None and busy_decides:
         why += busy_why
     if unit is None:
-        return ReadUnitResult(None, largest, conf, why, **base)
+        # Every read one unit: the unit holds the largest read, and may be exactly it.
+        return ReadUnitResult(None, largest - page_size_bytes, conf, why, at_least_bytes=largest, **base)
     return ReadUnitResult(int(unit), None, conf, why, **base)

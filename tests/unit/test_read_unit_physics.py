@@ -103,7 +103,7 @@ def test_a_bound_from_durations_that_hide_behind_the_host_is_never_high():
     d = (40.0 + pages * PAGE / HOST * 1e6 + rng.normal(0, 1.0, pages.size)) * 1e-6
     r = fit_read_unit(SIZES, d, np.ones(SIZES.size), PAGE, HOST, burst_width=np.full(SIZES.size, 50.0))
     assert r.unit_bytes is None
-    assert r.more_than_bytes == 64 * PAGE
+    assert (r.at_least_bytes, r.more_than_bytes) == (64 * PAGE, 63 * PAGE)
     assert r.confidence == "medium", r.reason
     assert "host" in r.reason
 
@@ -127,7 +127,23 @@ def test_one_burst_that_lasts_longer_with_the_units_is_no_bound(unit_pages, t_re
     # the same burst at every size (one tR, one array read) and flat durations: the bound holds
     flat = (380.0 + pages * PAGE / HOST * 1e6 + rng.normal(0, 1.0, pages.size)) * 1e-6
     r = fit_read_unit(SIZES, flat, np.ones(SIZES.size), PAGE, HOST, burst_width=np.full(SIZES.size, 100.0))
-    assert r.more_than_bytes == 64 * PAGE, r.reason
+    assert r.at_least_bytes == 64 * PAGE, r.reason
+
+
+@pytest.mark.parametrize("beyond_pages", [0, 8])
+def test_a_unit_as_large_as_the_largest_read_is_inside_the_bound(beyond_pages):
+    # Reads of 1..8 pages, a unit of 8 pages (exactly the largest read) or 16: every read is
+    # one array read (one burst of tR = 40 µs, the same width) and its time grows only with
+    # the host transfer.  The two drives draw the same currents, so the bound must hold for
+    # both: the unit is at least 8 pages, larger than 7, not larger than 8.
+    rng = np.random.default_rng(20 + beyond_pages)
+    sizes = np.repeat(np.arange(1, 9) * PAGE, 4)
+    d = (60.0 + 40.0 + sizes / HOST * 1e6 + rng.normal(0, 1.0, sizes.size)) * 1e-6
+    r = fit_read_unit(sizes, d, np.ones(sizes.size), PAGE, HOST, burst_width=np.full(sizes.size, 40.0))
+    truth = (8 + beyond_pages) * PAGE
+    assert r.unit_bytes is None and r.at_least_bytes == 8 * PAGE, r.reason
+    assert truth > r.more_than_bytes and truth >= r.at_least_bytes
+    assert "at least 65536 B" in r.reason
 
 
 @pytest.mark.parametrize("unit_pages", [2, 4])
