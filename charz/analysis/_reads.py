@@ -50,6 +50,11 @@ ONE_BURST_GROWS = 1.5
 # The largest read holds the most units: its count must be within this share (or one burst)
 # of what the bursts' best unit predicts, or the small reads' counts are no evidence of it.
 LARGEST_TOLERANCE = 0.1
+# The largest read's count is a reading only where at least this share of its repeats give it
+# (within the tolerance above): one repeat in four or five that lost its bursts (a background
+# erase, a window cut short) is an outlier; two in five, or one in three, is noise near the
+# prominence threshold.
+LARGEST_REPEATS_AGREE = 0.75
 # Above this share of the sizes that show bursts at all, repeats that disagree (by more than
 # the tolerance above) make the counts noise: an array read happens on every repeat.
 REPEATS_DISAGREE = 0.5
@@ -306,6 +311,23 @@ def repeats_disagree(size_bytes: np.ndarray, counts: np.ndarray) -> float:
     return float(bad.sum() / shown.sum()) if shown.any() else 0.0
 
 
+def repeats_agree(counts: np.ndarray, share: float = 1.0) -> bool:
+    """Whether the repeats of one read count the same bursts: at least ``share`` of them
+    within a tenth, or one burst, of their median (an array read happens on every repeat;
+    fewer than two repeats cannot disagree).
+
+    >>> repeats_agree(np.array([30, 30, 29])), repeats_agree(np.array([9, 10, 3]))
+    (True, False)
+    >>> repeats_agree(np.array([31, 31, 8, 32])), repeats_agree(np.array([31, 31, 8, 32]), 0.75)
+    (False, True)
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.size < 2:
+        return True
+    m = float(np.median(counts))
+    return bool(np.mean(np.abs(counts - m) <= max(1.0, LARGEST_TOLERANCE * m)) >= share)
+
+
 def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: int):
     """The unit the largest read's burst count names on its own, or None.
 
@@ -322,11 +344,9 @@ def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: i
     True
     """
     counts = np.asarray(counts)
-    if counts.size < 2:
+    if counts.size < 2 or not repeats_agree(counts):
         return None, counts
     m = float(np.median(counts))
-    if np.any(np.abs(counts - m) > max(1.0, LARGEST_TOLERANCE * m)):
-        return None, counts
     units = np.arange(page_size_bytes, largest_bytes, page_size_bytes)
     pred = np.ceil(largest_bytes / units)
     fits = units[np.abs(m - pred) <= np.maximum(1.0, LARGEST_TOLERANCE * pred)]
@@ -468,6 +488,7 @@ class _BurstView(NamedTuple):
     rate_unit: int | None  # the unit the largest read's count alone fits
     rate_counts: tuple
     merged: float  # the largest read's burst width over the smallest's
+    largest_agree: bool  # the largest read's repeats count the same (LARGEST_REPEATS_AGREE of them)
 
 
 def _burst_view(size_bytes, bursts, burst_width, sizes, units, per_unit, largest, page_size_bytes) -> _BurstView:
@@ -500,7 +521,7 @@ def _burst_view(size_bytes, bursts, burst_width, sizes, units, per_unit, largest
     disagree = repeats_disagree(size_bytes, bursts)
     rate_unit, rate_counts = largest_read_unit(bursts[size_bytes == largest], largest, page_size_bytes)
     return _BurstView(b.median, best, agree, clear, predicted, largest_off, disagree, rate_unit, tuple(rate_counts),
-                      merged)
+                      merged, repeats_agree(rate_counts, LARGEST_REPEATS_AGREE))
 
 
 def _busy_view(size_bytes, busy_us, page_size_bytes, name, hidden, sizes, median_us):
@@ -575,7 +596,7 @@ def fit_read_unit(
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best, rate_unit, rate_counts, disagree, agree, merged = None, None, (), 0.0, 0.0, 0.0
-    burst_clear, largest_off, predicted, b_last = False, False, 0.0, 0.0
+    burst_clear, largest_off, predicted, b_last, largest_agree = False, False, 0.0, 0.0, True
     if bursts is not None:
         v = _burst_view(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok],
                         None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[ok],
@@ -583,6 +604,7 @@ def fit_read_unit(
         base["bursts"] = v.median
         burst_best, agree, burst_clear, predicted, largest_off = v.best, v.agree, v.clear, v.predicted, v.largest_off
         disagree, rate_unit, rate_counts, merged, b_last = v.disagree, v.rate_unit, v.rate_counts, v.merged, v.median[-1]
+        largest_agree = v.largest_agree
 
     def name(r):
         return f"at least {largest} B" if r is None else f"{r} B"
@@ -607,6 +629,13 @@ def fit_read_unit(
         why = why.replace("bursts: ", f"bursts (the largest read shows {b_last:g}, not the {predicted:.0f} "
                           f"{name(burst_best)} predicts: that view abstains): ", 1)
         bursts = None
+    elif bursts is not None and not largest_agree and merged <= RUN_TOGETHER:
+        # The largest read's count is the burst rate over the most units, and an array read
+        # happens on every repeat: repeats that count differently there are noise near the
+        # prominence threshold, so the fit of the small reads' few bursts is no reading.
+        why = why.replace("bursts: ", f"bursts (the largest read counts {'/'.join(f'{c:g}' for c in rate_counts)} on "
+                          "its repeats: no reading, that view abstains): ", 1)
+        bursts = None
     if bursts is not None and burst_best is None and ONE_BURST_GROWS < merged <= RUN_TOGETHER:
         why = why.replace("bursts: ", f"bursts (one at every size, but the largest read's lasts {merged:.1f}× the "
                           "smallest's: array reads back to back, not one; that view abstains): ", 1)
@@ -623,6 +652,16 @@ def fit_read_unit(
         # unit, so the counts are the odd reading out: that view abstains.
         why = why.replace("bursts: ", "bursts (fewer than the array reads the busy time and the durations count: "
                           "run together, that view abstains): ", 1)
+        bursts = None
+    if (bursts is not None and not burst_clear and dur_decides and dur_margin >= DECISIVE and busy is not None
+            and busy.unit_bytes == dur_best and (burst_best is None or burst_best >= 2 * dur_best)):
+        # Counts that fit (not clearly) a unit of twice the durations' or more: such a unit
+        # would leave out every other step the durations decide on, so it is not the unit;
+        # bursts that ran together (cache read, a transfer shoulder as high as the burst)
+        # lower a count, never raise it, and the busy time, which counts the array reads
+        # even where they run together, leans to the durations' unit.  That view abstains.
+        why = why.replace("bursts: ", "bursts (at most half the array reads that the durations and the busy time "
+                          "count: run together, that view abstains): ", 1)
         bursts = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
