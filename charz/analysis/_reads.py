@@ -524,6 +524,46 @@ def _burst_view(size_bytes, bursts, burst_width, sizes, units, per_unit, largest
                       merged, repeats_agree(rate_counts, LARGEST_REPEATS_AGREE))
 
 
+def _bursts_no_reading(v: _BurstView, name) -> str | None:
+    """Why the counts are no reading of the unit on their own evidence, or None."""
+    if v.merged <= RUN_TOGETHER:
+        if v.disagree > REPEATS_DISAGREE:
+            return f"repeats of one read count differently on {v.disagree:.0%} of the sizes with bursts: noise"
+        if v.largest_off:
+            return f"the largest read shows {v.median[-1]:g}, not the {v.predicted:.0f} {name(v.best)} predicts"
+        if not v.largest_agree:
+            # The largest read's count is the burst rate over the most units, and an array read
+            # happens on every repeat: repeats that count differently there are noise near the
+            # prominence threshold, so the fit of the small reads' few bursts is no reading.
+            return (f"the largest read counts {'/'.join(f'{c:g}' for c in v.rate_counts)} on its repeats: "
+                    "no reading")
+        if v.best is None and v.merged > ONE_BURST_GROWS:
+            return (f"one at every size, but the largest read's lasts {v.merged:.1f}× the smallest's: array reads "
+                    "back to back, not one")
+        return None
+    # the counts are kept as evidence, but they are not a view
+    return f"run together: a largest read's lasts {v.merged:.0f}× a one-unit read's"
+
+
+def _bursts_run_together(v: _BurstView, busy, busy_decides, dur_best, dur_decides, dur_margin) -> str | None:
+    """Why counts that other views explain as array reads run together are no view, or None."""
+    if busy is None or not dur_decides or busy.unit_bytes != dur_best or v.best == dur_best:
+        return None
+    if busy_decides and (v.best is None or busy.unit_bytes < v.best):
+        # Fewer bursts than the array reads the busy time counts: bursts that ran together
+        # (running together only ever lowers a count).  The durations name the busy time's
+        # unit, so the counts are the odd reading out.
+        return "fewer than the array reads the busy time and the durations count: run together"
+    if not v.clear and dur_margin >= DECISIVE and (v.best is None or v.best >= 2 * dur_best):
+        # Counts that fit (not clearly) a unit of twice the durations' or more: such a unit
+        # would leave out every other step the durations decide on, so it is not the unit;
+        # bursts that ran together (cache read, a transfer shoulder as high as the burst)
+        # lower a count, never raise it, and the busy time, which counts the array reads
+        # even where they run together, leans to the durations' unit.
+        return "at most half the array reads that the durations and the busy time count: run together"
+    return None
+
+
 def _busy_view(size_bytes, busy_us, page_size_bytes, name, hidden, sizes, median_us):
     """The array's busy time as a view of the unit: (its reading, whether it decides, evidence)."""
     busy = busy_time_unit(size_bytes, busy_us, page_size_bytes)
@@ -595,16 +635,13 @@ def fit_read_unit(
     dur_decides = dur_margin >= SUGGESTIVE and np.isfinite(dur_scores[dur_best]) and not hidden
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
-    burst_best, rate_unit, rate_counts, disagree, agree, merged = None, None, (), 0.0, 0.0, 0.0
-    burst_clear, largest_off, predicted, b_last, largest_agree = False, False, 0.0, 0.0, True
+    burst_best, rate_unit, rate_counts, agree, merged, burst_clear = None, None, (), 0.0, 0.0, False
     if bursts is not None:
         v = _burst_view(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok],
                         None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[ok],
                         sizes, units, per_unit, largest, page_size_bytes)
         base["bursts"] = v.median
-        burst_best, agree, burst_clear, predicted, largest_off = v.best, v.agree, v.clear, v.predicted, v.largest_off
-        disagree, rate_unit, rate_counts, merged, b_last = v.disagree, v.rate_unit, v.rate_counts, v.merged, v.median[-1]
-        largest_agree = v.largest_agree
+        burst_best, agree, burst_clear, rate_unit, rate_counts, merged = v.best, v.agree, v.clear, v.rate_unit, v.rate_counts, v.merged
 
     def name(r):
         return f"at least {largest} B" if r is None else f"{r} B"
@@ -620,49 +657,15 @@ def fit_read_unit(
         why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
     if hidden:
         why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
-    if bursts is not None and disagree > REPEATS_DISAGREE and merged <= RUN_TOGETHER:
-        why = why.replace("bursts: ", f"bursts (repeats of one read count differently on {disagree:.0%} of the sizes "
-                          "with bursts: noise, that view abstains): ", 1)
-        bursts = None
-        rate_unit = None
-    elif bursts is not None and largest_off and merged <= RUN_TOGETHER:
-        why = why.replace("bursts: ", f"bursts (the largest read shows {b_last:g}, not the {predicted:.0f} "
-                          f"{name(burst_best)} predicts: that view abstains): ", 1)
-        bursts = None
-    elif bursts is not None and not largest_agree and merged <= RUN_TOGETHER:
-        # The largest read's count is the burst rate over the most units, and an array read
-        # happens on every repeat: repeats that count differently there are noise near the
-        # prominence threshold, so the fit of the small reads' few bursts is no reading.
-        why = why.replace("bursts: ", f"bursts (the largest read counts {'/'.join(f'{c:g}' for c in rate_counts)} on "
-                          "its repeats: no reading, that view abstains): ", 1)
-        bursts = None
-    if bursts is not None and burst_best is None and ONE_BURST_GROWS < merged <= RUN_TOGETHER:
-        why = why.replace("bursts: ", f"bursts (one at every size, but the largest read's lasts {merged:.1f}× the "
-                          "smallest's: array reads back to back, not one; that view abstains): ", 1)
-        bursts = None
-    if merged > RUN_TOGETHER:
-        # the counts are kept as evidence, but they are not a view
-        why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
-                          "that view abstains): ", 1)
-        bursts = None
-    if (bursts is not None and busy_decides and dur_decides and busy.unit_bytes == dur_best and burst_best != dur_best
-            and (burst_best is None or busy.unit_bytes < burst_best)):
-        # Fewer bursts than the array reads the busy time counts: bursts that ran together
-        # (running together only ever lowers a count).  The durations name the busy time's
-        # unit, so the counts are the odd reading out: that view abstains.
-        why = why.replace("bursts: ", "bursts (fewer than the array reads the busy time and the durations count: "
-                          "run together, that view abstains): ", 1)
-        bursts = None
-    if (bursts is not None and not burst_clear and dur_decides and dur_margin >= DECISIVE and busy is not None
-            and busy.unit_bytes == dur_best and (burst_best is None or burst_best >= 2 * dur_best)):
-        # Counts that fit (not clearly) a unit of twice the durations' or more: such a unit
-        # would leave out every other step the durations decide on, so it is not the unit;
-        # bursts that ran together (cache read, a transfer shoulder as high as the burst)
-        # lower a count, never raise it, and the busy time, which counts the array reads
-        # even where they run together, leans to the durations' unit.  That view abstains.
-        why = why.replace("bursts: ", "bursts (at most half the array reads that the durations and the busy time "
-                          "count: run together, that view abstains): ", 1)
-        bursts = None
+    if bursts is not None:
+        own = _bursts_no_reading(v, name)
+        if own is None:
+            own = _bursts_run_together(v, busy, busy_decides, dur_best, dur_decides, dur_margin)
+        if own is not None:
+            why = why.replace("bursts: ", f"bursts ({own}, that view abstains): ", 1)
+            bursts = None
+            if v.disagree > REPEATS_DISAGREE and v.merged <= RUN_TOGETHER:
+                rate_unit = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
     elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < DECISIVE):
