@@ -30,7 +30,8 @@ from charz.analysis._quantity import (
     combine_confidence,
 )
 from charz.analysis._steps import StepResult, fit_steps, fit_steps_to_top
-from charz.analysis._units import UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, unit_from_durations
+from charz.analysis._units import (UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, round_tops,
+                                   unit_from_durations)
 from charz.analysis._window import (
     FLAG_CLIPPED,
     FLAG_NAMES,
@@ -530,6 +531,8 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
         to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top_pages, n_package=w.given.packages)
         if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages):
             steps = w.steps = replace(to_top, reason=f"{to_top.reason} (over the whole sweep: {steps.reason})")
+    if (steps.n_step is None or not steps.count_sure) and w.given.packages:
+        steps = w.steps = _staircase_to_a_round(sweep, steps, w.given.packages)
     cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
     steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED
     if steps.best is not None:
@@ -546,6 +549,24 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
         q["step_pages"] = Quantity(steps.step_pages, "pages", MEASURED, confidence=steps_conf, evidence=steps.reason,
                                    details={"decided_by": "staircase"})
     return _Tread(steps.n_step, steps.step_pages, steps_conf, "peak staircase")
+
+
+def _staircase_to_a_round(sweep: _Sweep, steps: StepResult, packages: int) -> StepResult:
+    """The staircase up to the first wait after a whole round of the package walk
+    (:func:`~charz.analysis._units.round_tops`), where neither the whole sweep nor the
+    durations' first big jump (:func:`durations_top`) gave one: page types lift single pages
+    below the top by part of a program time, and with cache program the next pages' transfer
+    current lifts the peak past it by a step a package's size — one level more than the
+    packages on drives of one-package units (datasheet seeds 315, 351, 366).  The first top
+    whose staircase :func:`fit_steps_to_top` accepts, two sizes sufficing (a top of two
+    pages); a tread the whole sweep showed must be the same.  ``steps`` unchanged otherwise."""
+    for top in round_tops(sweep.size_pages, sweep.durations, packages):
+        to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top, n_package=packages, min_sizes=2)
+        if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages):
+            why = (f"{to_top.reason}; the first wait after a whole round of the {packages} packages "
+                   f"(over the whole sweep: {steps.reason})")
+            return replace(to_top, reason=why)
+    return steps
 
 
 def _tread_of_flat_staircase(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
