@@ -217,9 +217,12 @@ def round_tops(size_pages: np.ndarray, duration_s: np.ndarray, n_package: int) -
     6 standard errors (3 µs floor) more than **every** page added before it — page types
     (lower/upper program times differing by up to ±45 % of tPROG) make single pages below the
     top add a good part of a program time, which the ratio test of :func:`durations_top`
-    mistakes for a wait or lets hide the real one; a later round's wait adds no more than the
-    first's, so it never qualifies once the first was seen.  Returned in increasing order
-    (empty when no multiple of ``n_package`` with a size after it shows such a jump).
+    mistakes for a wait or lets hide the real one.  A later round may qualify too (its first
+    page waits for a program that itself started late), and so may a page-type jump right
+    after a round: the caller takes the first top the peaks climb to in even steps.  Returned
+    in increasing order (empty when no multiple of ``n_package`` with a size after it shows
+    such a jump).  A first page after the round of a fast page type can end before the
+    slowest page below the top: then that round shows no wait.
 
     Example
     -------
