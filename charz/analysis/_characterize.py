@@ -405,20 +405,8 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         tread = _tread_of_flat_staircase(w, sweep, tread)
     if tread.n_step is None and tread.step_pages is None:
         alone = _unit_from_durations_alone(w, sweep)
-        counted = _count_from_whole_units(w, sweep, alone) if alone is not None else None
-        if counted is not None:
-            w.rise = _rise_of_unit(traces, table, counted.step_pages, given,
-                                   measure_into=w.q if counted.top.all_busy is not True else None)
-            geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
-            if geometry is not None:
-                _allocation_stage(w, sweep, *geometry)
-            return w.finish()
         if alone is not None:
-            w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q)
-            geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
-            if geometry is not None:
-                _allocation_stage(w, sweep, *geometry)
-            return w.finish()
+            return _from_durations_alone(traces, w, sweep, alone)
     if tread.n_step is None or tread.step_pages is None:
         for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
             w.q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
@@ -428,6 +416,8 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     tread = _judge_top(w, sweep, tread)
     if tread.top.even and tread.n_step != 1:
         tread = _durations_confirm_tread(w, sweep, tread)
+        if tread is not None and tread.n_step is None:
+            return _from_durations_alone(traces, w, sweep, tread)  # the peaks' treads are no units
     if tread is not None and not tread.top.even:
         tread = _uneven_tread(w, sweep, tread)
     if tread is None:
@@ -439,6 +429,23 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if _host_bound_tread_alone(w, tread):
         return w.finish()
+    if geometry is not None:
+        _allocation_stage(w, sweep, *geometry)
+    return w.finish()
+
+
+def _from_durations_alone(traces, w: _Writes, sweep: _Sweep, alone: _Tread) -> Characterization:
+    """The write path from a unit the durations gave alone: the staircase at whole units
+    (:func:`_count_from_whole_units`) or, without it, the rise for the packages per unit."""
+    table, given = w.table, w.given
+    counted = _count_from_whole_units(w, sweep, alone)
+    if counted is not None:
+        w.rise = _rise_of_unit(traces, table, counted.step_pages, given,
+                               measure_into=w.q if counted.top.all_busy is not True else None)
+        geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
+    else:
+        w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q)
+        geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
     return w.finish()
@@ -756,16 +763,36 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
         if without_time:
             # Durations pair units only where they finish together; units that share a
             # channel cannot, so the peaks' finer treads are no units (the host link still
-            # sending, or a channel's transfer, lifted the peak inside one).
-            return _treads_disagree(w, f"the views disagree: the peak staircase's treads are {step_pages} pages "
-                                       f"({steps.reason}); the durations' are {by_time.unit_pages} pages "
-                                       f"({by_time.reason}), and {how}")
+            # sending, or a channel's transfer, lifted the peak inside one).  Nor is any
+            # narrower unit: every page of a request crosses the one channel, so a unit
+            # narrower than the durations' tread would have added its transfers inside it.
+            return _durations_tread_on_one_channel(w, by_time, f"the peak staircase's treads are {step_pages} "
+                                                             f"pages ({steps.reason}), but {how}")
     if by_time.unit_pages != step_pages:
         return tread
     evidence = f"peak treads and duration treads agree ({by_time.reason})"
     q["step_pages"] = replace(q["step_pages"], confidence=combine_confidence(tread.conf, by_time.confidence),
                               evidence=f"{steps.reason}; {evidence}", details={"decided_by": "both"})
     return replace(tread, evidence=evidence, views="both")
+
+
+def _durations_tread_on_one_channel(w: _Writes, by_time: UnitFromDurations, why: str) -> _Tread | None:
+    """The durations' tread is the unit (medium at most: one view), where the peaks' finer
+    treads cannot be units on the drive's one channel (:func:`units_share_channels_without_time`):
+    a write pads (or reads) a partial unit to a whole one, all of whose pages cross the channel,
+    so durations flat across the tread say every write inside it moved the whole tread's
+    pages — one unit.  A tread the durations do not decide leaves the views disagreeing."""
+    if by_time.confidence not in (HIGH, MEDIUM):
+        return _treads_disagree(w, f"the views disagree: {why}; the durations do not decide ({by_time.reason})")
+    conf = combine_confidence(by_time.confidence, MEDIUM)
+    evidence = (f"duration treads ({by_time.reason}); {why}: on one channel writes inside the tread that add no time "
+                "moved the same pages, so it is one unit")
+    w.q["step_pages"] = Quantity(by_time.unit_pages, "pages", INFERRED, confidence=conf, evidence=evidence,
+                                 details={"decided_by": "durations"})
+    w.q["n_step"] = Quantity.undetermined("steps", MEASURED, evidence, best_guess=None)
+    w.from_durations = by_time
+    top = TopCheck(False, False, "the peak staircase's treads are no units (" + why + ")")
+    return _Tread(None, by_time.unit_pages, conf, evidence, "durations", top)
 
 
 def _uneven_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
@@ -843,7 +870,8 @@ def _dies_below_top(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
         # it, the rise says how many packages each step would add.
         q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
                                evidence=f"{given.packages} packages / {ppu} per unit from the {views} (the peak "
-                                        f"staircase stopped after {n_step} steps: {top.reason})",
+                                        + (f"staircase stopped after {n_step} steps: " if n_step else "staircase: ")
+                                        + f"{top.reason})",
                                details={"decided_by": views})
     return step_pages // ppu, step_pages, conf
 
