@@ -601,14 +601,31 @@ def _unit_from_durations_alone(w: _Writes, sweep: _Sweep) -> _Tread | None:
         return None
     flat, why_flat = peaks_flat_inside(sweep.size_pages, sweep.peaks, by_time.unit_pages)
     if not flat:
-        w.from_durations = replace(by_time, reason=f"{by_time.reason}; not the unit alone: {why_flat}")
-        return None
+        one, why_one = _one_unit_on_one_channel(w.given, sweep, by_time.unit_pages)
+        if not one:
+            w.from_durations = replace(by_time, reason=f"{by_time.reason}; not the unit alone: {why_flat}")
+            return None
+        why_flat = f"{why_flat}, but {why_one}: so it is one unit"
     conf = combine_confidence(by_time.confidence, MEDIUM)
     evidence = f"duration treads alone ({by_time.reason}; {why_flat}); the peak staircase: {w.steps.reason}"
     w.q["step_pages"] = Quantity(by_time.unit_pages, "pages", INFERRED, confidence=conf, evidence=evidence,
                                  details={"decided_by": "durations"})
     top = TopCheck(False, False, "the peak staircase is unreadable (" + w.steps.reason + ")")
     return _Tread(None, by_time.unit_pages, conf, evidence, "durations", top)
+
+
+def _one_unit_on_one_channel(given: Given, sweep: _Sweep, unit_pages: int) -> tuple[bool, str]:
+    """Whether durations flat inside the tread ``unit_pages`` make it one unit on a drive of one
+    channel: a partial unit is padded (or read) to a whole one, all of whose pages cross the
+    channel, so units of a proper divisor ``d`` would make the writes of more than ``d`` pages
+    cross it ``d`` page transfers later (:func:`units_share_channels_without_time`, ``d`` the
+    largest proper divisor: smaller units differ by more).  Needs the channel count (1) and the
+    page transfer time given."""
+    if given.channels != 1 or not given.t_xfer_page_us or unit_pages < 2:
+        return False, "not one channel with its transfer time given"
+    d = max(k for k in range(1, unit_pages) if unit_pages % k == 0)
+    return units_share_channels_without_time(sweep.size_pages, sweep.durations, d, unit_pages // d, 1,
+                                             given.t_xfer_page_us)
 
 
 def _count_from_whole_units(w: _Writes, sweep: _Sweep, alone: _Tread) -> _Tread | None:
@@ -869,8 +886,8 @@ def _dies_below_top(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
         # N_step is the steps to every package busy (003 Eq. 1): the staircase stopped short of
         # it, the rise says how many packages each step would add.
         q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
-                               evidence=f"{given.packages} packages / {ppu} per unit from the {views} (the peak "
-                                        + (f"staircase stopped after {n_step} steps: " if n_step else "staircase: ")
+                               evidence=f"{given.packages} packages / {ppu} per unit from the {views} ("
+                                        + (f"the peak staircase stopped after {n_step} steps: " if n_step else "")
                                         + f"{top.reason})",
                                details={"decided_by": views})
     return step_pages // ppu, step_pages, conf
