@@ -14,8 +14,8 @@ drive's truth.  Printed per family: the fields (right / undetermined / wrong / n
 the calibration of each confidence level (answers and the fraction right), and the
 share of all answers right — dies, write unit, read unit, and the allocation where the
 walks' durations (or, datasheet family, rises) differ by more than their spread (each family's own
-``contrast.walks_differ``).  The read unit's "larger than the largest read" bound is graded
-too (``read_unit_bound``: right when the true unit is larger), at its ``confidence_of_bound``,
+``contrast.walks_differ``).  The read unit's "at least the largest read" bound is graded
+too (``read_unit_bound``: right when the true unit is no smaller), at its ``confidence_of_bound``,
 and counts in the calibration like any answer.
 
     .venv/bin/python benchmarks/accuracy.py [--drives 40] [--first-seed 0] [--noise 0.5,1,2]
@@ -64,7 +64,7 @@ def _render(family: str, seed: int, noise: float, out: Path, nuisances: str) -> 
     return path, truth_path(path)
 
 
-BOUND = "read_unit_bound"  # "larger than the largest read": right when the true unit is larger
+BOUND = "read_unit_bound"  # "at least the largest read": right when the true unit is no smaller
 
 
 def grade_bound(profile: dict, truth: dict) -> Grade:
@@ -72,10 +72,14 @@ def grade_bound(profile: dict, truth: dict) -> Grade:
     bound stated where the unit is smaller than the largest read is wrong (n/a: no bound)."""
     q = (profile.get("results") or {}).get("read_io_unit_bytes") or {}
     details = q.get("details") or {}
-    bound, want = details.get("more_than_bytes"), truth.get("read_io_unit_bytes")
-    if bound is None or want is None:
-        return Grade(BOUND, UNDEFINED, bound, want, "undetermined", "")
-    return Grade(BOUND, RIGHT if want > bound else WRONG, f"larger than {bound}", want,
+    # at_least_bytes is what the profile states; more_than_bytes (the same bound less a page)
+    # is all an older profile carries.
+    least, more = details.get("at_least_bytes"), details.get("more_than_bytes")
+    want = truth.get("read_io_unit_bytes")
+    if (least is None and more is None) or want is None:
+        return Grade(BOUND, UNDEFINED, more, want, "undetermined", "")
+    right, said = (want >= least, f"at least {least}") if least is not None else (want > more, f"larger than {more}")
+    return Grade(BOUND, RIGHT if right else WRONG, said, want,
                  str(details.get("confidence_of_bound", "undetermined")), str(q.get("evidence", "")))
 
 
