@@ -703,16 +703,88 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
     # better means the rise holds something no hypothesis explains.
     rival = next((h for h in hyps if h.packages_per_unit != best.packages_per_unit), None)
     margin = np.inf if rival is None else rival.score - best.score
+    # ... and the margin is the one left where the host link's current is what the data allow
+    # (:func:`_host_margin`); no count is beaten whose extra starts a program's end could hide
+    # (:func:`_masked_rival`)
+    host_rival, host_margin = _host_margin(data, hyps, best.packages_per_unit, t_xfer_page_us, t_prog_us)
+    by_host = rival is not None and host_margin < min(margin, SUGGESTIVE)
+    if by_host:
+        rival, margin = host_rival, host_margin
+    masked = _masked_rival(data, hyps, best, t_prog_us)
     conf = HIGH if margin >= DECISIVE else MEDIUM if margin >= SUGGESTIVE else UNDETERMINED
-    if margin < 0:
+    if masked is not None and margin >= SUGGESTIVE:
+        conf = UNDETERMINED
+        reason = (f"the rise of a one-unit write fits {desc} best, but {masked.packages_per_unit} package(s) "
+                  f"start as often until a program can end ({LOWER_PAGE:g} tPROG after the first start), and "
+                  "each later start may be hidden by a program's end: the rise cannot tell them apart")
+    elif margin < 0:
         reason = (f"the rise of a one-unit write fits {desc} best among plausible counts, but "
-                  f"{rival.packages_per_unit} package(s) fit it better ({rival.why_not})")
+                  f"{rival.packages_per_unit} package(s) fit it better ("
+                  + (HOST_UNKNOWN if by_host else rival.why_not) + ")")
     else:
         reason = (f"the rise of a one-unit write shows {desc}"
-                  + ("" if rival is None else f"; {rival.packages_per_unit} package(s) fit worse by {margin:.0f}"))
+                  + ("" if rival is None else f"; {rival.packages_per_unit} package(s) fit worse by {margin:.0f}")
+                  + (f" ({HOST_UNKNOWN})" if by_host else ""))
     ppu = best.packages_per_unit if conf != UNDETERMINED else None
     scheme, s_conf, s_reason = _decide_scheme(fair, best, ppu, t_xfer_page_us, data.host_page_us)
     return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps))
+
+
+HOST_UNKNOWN = ("with the host link drawing current from the controller's start, its size unknown: a "
+                "package starting as the link goes quiet may change the current by nothing")
+
+
+def _host_link_from_busy(data: _RiseData, h: RiseHypothesis, t_xfer_page_us: float, t_prog_us: float) -> float:
+    """The score of ``h`` with the host link's current drawn from the controller's start (the
+    command fetch) to the unit's last page, not only while the pages flow: where that current
+    ends as a package starts, the step is the difference of two unknown currents, which can be
+    nothing (dev seed 372: 20 mA of host link ending as a 17 mA program started, a 2-package
+    unit read as 1 package by 22)."""
+    t, width = data.t, data.width
+    xfer, prog = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer_page_us,
+                         data.host_page_us, h.lead or None)
+    X = _design(t, _busy(t, h.t_busy_us, data.ends_us, width), xfer, prog, h.dies_per_package, t_xfer_page_us,
+                t_prog_us, width, h.t_first_us, data.host_page_us)
+    unit_pages = h.packages_per_unit * h.dies_per_package
+    X[:, 3] = _ramp_up(t, h.t_busy_us, width) - _ramp_up(t, h.t_first_us + unit_pages * data.host_page_us, width)
+    c, r = _fit_batch((X.T @ X)[None], (X.T @ data.y)[None], float(data.y @ data.y))
+    k = X.shape[1] + 3
+    return float(data.n_eff * np.log(max(float(r[0]), 1e-30) / t.size) + k * np.log(data.n_eff))
+
+
+def _host_margin(data: _RiseData, hyps: list[RiseHypothesis], count: int, t_xfer_page_us: float,
+                 t_prog_us: float) -> tuple[RiseHypothesis | None, float]:
+    """The best other count and its margin when every hypothesis may also take the host link's
+    current from the controller's start (:func:`_host_link_from_busy`): each scored by the better
+    of its two fits, the winning count by its best plausible hypothesis.  (None, inf) where no
+    host rate is given (no host-link current in the model) or no other count was fitted."""
+    if data.host_page_us <= 0:
+        return None, np.inf
+    scores = [min(h.score, _host_link_from_busy(data, h, t_xfer_page_us, t_prog_us)) for h in hyps]
+    own = [sc for h, sc in zip(hyps, scores) if h.packages_per_unit == count and h.plausible]
+    other = [(sc, i) for i, (h, sc) in enumerate(zip(hyps, scores)) if h.packages_per_unit != count]
+    if not own or not other:
+        return None, np.inf
+    sc, i = min(other)
+    return hyps[i], sc - min(own)
+
+
+def _masked_rival(data: _RiseData, hyps: list[RiseHypothesis], best: RiseHypothesis,
+                  t_prog_us: float) -> RiseHypothesis | None:
+    """A plausible hypothesis with more packages than ``best`` whose starts number no more than
+    the best's until the first program could end (its first start + :data:`LOWER_PAGE` tPROG),
+    where the stretch runs past that: its extra starts all come where a package's end, at a time
+    the lower and upper pages make unknown, may cancel them step for step (dev seed 393: 16
+    packages starting 56 µs apart, each as one started 8 starts before ended, read as 8 packages
+    of 2 dies by 21).  None where there is no such hypothesis."""
+    def early(h: RiseHypothesis) -> int:
+        starts = np.asarray(h.program_starts_us)
+        return int(np.sum(starts < starts[0] + LOWER_PAGE * t_prog_us))
+
+    if data.t[-1] <= best.program_starts_us[0] + LOWER_PAGE * t_prog_us:
+        return None
+    return next((h for h in hyps if h.plausible and h.packages_per_unit > best.packages_per_unit
+                 and early(h) <= early(best)), None)
 
 
 def _decide_scheme(fair: list[RiseHypothesis], best: RiseHypothesis, ppu: int | None, t_xfer_page_us: float,
