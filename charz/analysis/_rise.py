@@ -704,19 +704,18 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
     rival = next((h for h in hyps if h.packages_per_unit != best.packages_per_unit), None)
     margin = np.inf if rival is None else rival.score - best.score
     # ... and the margin is the one left where the host link's current is what the data allow
-    # (:func:`_host_margin`); no count is beaten whose extra starts a program's end could hide
-    # (:func:`_masked_rival`)
+    # (:func:`_host_margin`)
     host_rival, host_margin = _host_margin(data, hyps, best.packages_per_unit, t_xfer_page_us, t_prog_us)
     by_host = rival is not None and host_margin < min(margin, SUGGESTIVE)
     if by_host:
         rival, margin = host_rival, host_margin
-    masked = _masked_rival(data, hyps, best, t_prog_us)
+    hidden = _start_under_host_end(data, hyps, best)
     conf = HIGH if margin >= DECISIVE else MEDIUM if margin >= SUGGESTIVE else UNDETERMINED
-    if masked is not None and margin >= SUGGESTIVE:
+    if hidden is not None:
         conf = UNDETERMINED
-        reason = (f"the rise of a one-unit write fits {desc} best, but {masked.packages_per_unit} package(s) "
-                  f"start as often until a program can end ({LOWER_PAGE:g} tPROG after the first start), and "
-                  "each later start may be hidden by a program's end: the rise cannot tell them apart")
+        reason = (f"the rise of a one-unit write fits {desc}, and {hidden.packages_per_unit} package(s) as well but "
+                  "for one start where the host link goes quiet: a program current less the host link's, both "
+                  "unknown, may change the current by nothing there")
     elif margin < 0:
         reason = (f"the rise of a one-unit write fits {desc} best among plausible counts, but "
                   f"{rival.packages_per_unit} package(s) fit it better ("
@@ -730,26 +729,54 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
     return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps))
 
 
-HOST_UNKNOWN = ("with the host link drawing current from the controller's start, its size unknown: a "
-                "package starting as the link goes quiet may change the current by nothing")
+HOST_SHIFT_US = 12.0  # how far the host-link refit moves the first start (half an averaging width and more)
+HOST_UNKNOWN = "with the host link drawing current from the controller's start, of a size the data leave open"
 
 
 def _host_link_from_busy(data: _RiseData, h: RiseHypothesis, t_xfer_page_us: float, t_prog_us: float) -> float:
-    """The score of ``h`` with the host link's current drawn from the controller's start (the
-    command fetch) to the unit's last page, not only while the pages flow: where that current
-    ends as a package starts, the step is the difference of two unknown currents, which can be
-    nothing (dev seed 372: 20 mA of host link ending as a 17 mA program started, a 2-package
-    unit read as 1 package by 22)."""
+    """The best score of ``h`` with the host link's current drawn from the controller's start
+    (the command fetch) to the unit's last page, not only while the pages flow, its first start
+    moved by up to :data:`HOST_SHIFT_US` (the grid placed it under the other host column): where
+    that current ends as a package starts, the step is the difference of two unknown currents,
+    which can be nothing (dev seed 372: 20 mA of host link ending as a 17 mA program started,
+    a 2-package unit read as 1 package by 22)."""
     t, width = data.t, data.width
-    xfer, prog = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer_page_us,
-                         data.host_page_us, h.lead or None)
-    X = _design(t, _busy(t, h.t_busy_us, data.ends_us, width), xfer, prog, h.dies_per_package, t_xfer_page_us,
-                t_prog_us, width, h.t_first_us, data.host_page_us)
+    firsts = h.t_first_us + np.arange(-HOST_SHIFT_US, HOST_SHIFT_US + 0.1, 2.0)
+    prog, xs = _starts_batch(h.channels_of_unit, h.dies_per_package, firsts, h.t_switch_us, t_xfer_page_us,
+                             data.host_page_us, h.lead or None)
+    xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width, np.float64,
+                            contiguous=h.lead not in (PAGE_GATED, 1) or h.dies_per_package == 1)
     unit_pages = h.packages_per_unit * h.dies_per_package
-    X[:, 3] = _ramp_up(t, h.t_busy_us, width) - _ramp_up(t, h.t_first_us + unit_pages * data.host_page_us, width)
-    c, r = _fit_batch((X.T @ X)[None], (X.T @ data.y)[None], float(data.y @ data.y))
-    k = X.shape[1] + 3
-    return float(data.n_eff * np.log(max(float(r[0]), 1e-30) / t.size) + k * np.log(data.n_eff))
+    host = _ramp_up(t, h.t_busy_us, width)[None] - _ramps(t, (firsts + unit_pages * data.host_page_us)[:, None],
+                                                          width)[:, :, 0]
+    busy = np.broadcast_to(_busy(t, h.t_busy_us, data.ends_us, width), xf.shape)
+    X = np.stack([busy, xf, on, host], axis=-1)  # K × T × 4
+    _, r = _fit_batch(np.einsum("kti,ktj->kij", X, X), np.einsum("kti,t->ki", X, data.y), float(data.y @ data.y))
+    k = X.shape[-1] + 3
+    return float(data.n_eff * np.log(max(float(np.nanmin(r)), 1e-30) / t.size) + k * np.log(data.n_eff))
+
+
+def _start_under_host_end(data: _RiseData, hyps: list[RiseHypothesis],
+                          best: RiseHypothesis) -> RiseHypothesis | None:
+    """The best hypothesis of a larger count whose starts are the best's (each within one
+    averaging width) but one, and that one within an averaging width of where its host link
+    goes quiet (its first start + the unit's pages at the host rate): that step is a program
+    current less a host-link current, both unknown, and may be nothing, so no fit can say the
+    package is not there (dev seed 372: a 2-package unit's first start as 20 mA of host link
+    ended).  One end hides one start: a rival with more starts of its own is judged by them.
+    None where no host rate is given or no such hypothesis fits."""
+    if data.host_page_us <= 0:
+        return None
+    seen: set[int] = set()
+    for h in hyps:
+        if h.packages_per_unit <= best.packages_per_unit or h.packages_per_unit in seen or not h.plausible:
+            continue
+        seen.add(h.packages_per_unit)
+        quiet = h.t_first_us + h.packages_per_unit * h.dies_per_package * data.host_page_us
+        extra = [p for p in h.program_starts_us if all(abs(q - p) >= data.width for q in best.program_starts_us)]
+        if len(extra) == 1 and abs(extra[0] - quiet) < data.width:
+            return h
+    return None
 
 
 def _host_margin(data: _RiseData, hyps: list[RiseHypothesis], count: int, t_xfer_page_us: float,
@@ -767,24 +794,6 @@ def _host_margin(data: _RiseData, hyps: list[RiseHypothesis], count: int, t_xfer
         return None, np.inf
     sc, i = min(other)
     return hyps[i], sc - min(own)
-
-
-def _masked_rival(data: _RiseData, hyps: list[RiseHypothesis], best: RiseHypothesis,
-                  t_prog_us: float) -> RiseHypothesis | None:
-    """A plausible hypothesis with more packages than ``best`` whose starts number no more than
-    the best's until the first program could end (its first start + :data:`LOWER_PAGE` tPROG),
-    where the stretch runs past that: its extra starts all come where a package's end, at a time
-    the lower and upper pages make unknown, may cancel them step for step (dev seed 393: 16
-    packages starting 56 µs apart, each as one started 8 starts before ended, read as 8 packages
-    of 2 dies by 21).  None where there is no such hypothesis."""
-    def early(h: RiseHypothesis) -> int:
-        starts = np.asarray(h.program_starts_us)
-        return int(np.sum(starts < starts[0] + LOWER_PAGE * t_prog_us))
-
-    if data.t[-1] <= best.program_starts_us[0] + LOWER_PAGE * t_prog_us:
-        return None
-    return next((h for h in hyps if h.plausible and h.packages_per_unit > best.packages_per_unit
-                 and early(h) <= early(best)), None)
 
 
 def _decide_scheme(fair: list[RiseHypothesis], best: RiseHypothesis, ppu: int | None, t_xfer_page_us: float,
