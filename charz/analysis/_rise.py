@@ -709,7 +709,7 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
     by_host = rival is not None and host_margin < min(margin, SUGGESTIVE)
     if by_host:
         rival, margin = host_rival, host_margin
-    hidden = _start_under_host_end(data, hyps, best)
+    hidden = _start_under_host_end(data, hyps, best, t_xfer_page_us, t_prog_us)
     conf = HIGH if margin >= DECISIVE else MEDIUM if margin >= SUGGESTIVE else UNDETERMINED
     if hidden is not None:
         conf = UNDETERMINED
@@ -756,8 +756,8 @@ def _host_link_from_busy(data: _RiseData, h: RiseHypothesis, t_xfer_page_us: flo
     return float(data.n_eff * np.log(max(float(np.nanmin(r)), 1e-30) / t.size) + k * np.log(data.n_eff))
 
 
-def _start_under_host_end(data: _RiseData, hyps: list[RiseHypothesis],
-                          best: RiseHypothesis) -> RiseHypothesis | None:
+def _start_under_host_end(data: _RiseData, hyps: list[RiseHypothesis], best: RiseHypothesis,
+                          t_xfer_page_us: float, t_prog_us: float) -> RiseHypothesis | None:
     """The best hypothesis of a larger count whose starts are the best's (each within one
     averaging width) but one, and that one within an averaging width of where its host link
     goes quiet (its first start + the unit's pages at the host rate): that step is a program
@@ -774,9 +774,38 @@ def _start_under_host_end(data: _RiseData, hyps: list[RiseHypothesis],
         seen.add(h.packages_per_unit)
         quiet = h.t_first_us + h.packages_per_unit * h.dies_per_package * data.host_page_us
         extra = [p for p in h.program_starts_us if all(abs(q - p) >= data.width for q in best.program_starts_us)]
-        if len(extra) == 1 and abs(extra[0] - quiet) < data.width:
+        if (len(extra) == 1 and abs(extra[0] - quiet) < data.width
+                and _own_currents_score(data, h, t_xfer_page_us, t_prog_us) - best.score < SUGGESTIVE):
             return h
     return None
+
+
+def _own_currents_score(data: _RiseData, h: RiseHypothesis, t_xfer_page_us: float, t_prog_us: float) -> float:
+    """The best score of ``h``'s channel pattern and switch delay with the host link drawing
+    from the controller's start, each package its own program current (least squares, every
+    extra current counted in the score) and its first start moved by up to an averaging width
+    (the grid placed it under the other host column): whether the count fits the rise as well
+    as the best once the two currents that meet where the link goes quiet, and the packages'
+    spread (±15 %), are what the data say.  Used only to judge a start the host link's end may
+    hide, not to rank counts: a current per package lets a wrong count fit ripple."""
+    t, width = data.t, data.width
+    busy = _busy(t, h.t_busy_us, data.ends_us, width)
+    unit_pages = h.packages_per_unit * h.dies_per_package
+    best = np.inf
+    for first in h.t_first_us + np.arange(-width, width + 0.1, 2.0):
+        xs, prog = _starts(h.channels_of_unit, h.dies_per_package, first, h.t_switch_us, t_xfer_page_us,
+                           data.host_page_us, h.lead or None)
+        xf = _design(t, busy, xs, prog, h.dies_per_package, t_xfer_page_us, t_prog_us, width)[:, 1]
+        xs = np.atleast_2d(np.asarray(xs, dtype=np.float64))
+        fall = _ramps(t, (xs[:, -1] + t_xfer_page_us + t_prog_us)[None], 2 * PROG_SPREAD * t_prog_us)[0]
+        each = _ramps(t, np.asarray(prog, dtype=np.float64)[None], width)[0] * (1.0 - fall)  # T × P
+        for lag in (0.0, 6.0, 12.0):  # the link may wake a little after the controller
+            host = _ramp_up(t, h.t_busy_us + lag, width) - _ramp_up(t, first + unit_pages * data.host_page_us, width)
+            A = np.column_stack([busy, xf, each, host])
+            c, *_ = np.linalg.lstsq(A, data.y, rcond=None)
+            best = min(best, float(np.sum((data.y - A @ c) ** 2)))
+    k = 3 + h.packages_per_unit + 3
+    return float(data.n_eff * np.log(max(best, 1e-30) / t.size) + k * np.log(data.n_eff))
 
 
 def _host_margin(data: _RiseData, hyps: list[RiseHypothesis], count: int, t_xfer_page_us: float,
