@@ -30,7 +30,8 @@ from charz.analysis._quantity import (
     combine_confidence,
 )
 from charz.analysis._steps import StepResult, fit_steps, fit_steps_to_top
-from charz.analysis._units import UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, unit_from_durations
+from charz.analysis._units import (UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, round_tops,
+                                   unit_from_durations)
 from charz.analysis._window import (
     FLAG_CLIPPED,
     FLAG_NAMES,
@@ -245,29 +246,28 @@ def _writes_of(traces, table: CaptureTable, size_bytes: int):
 
 
 def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
-                  measure_into: dict[str, Quantity] | None = None) -> RiseResult | None:
-    """:func:`unit_rise` on the usable writes of exactly one unit, or None when it cannot run.
-    Without tPROG and the page transfer time given, and ``measure_into`` (the answers) given,
-    it takes them from the waveforms (:mod:`charz.analysis._timing`; at most "medium") and
-    reports them there, origin "measured"."""
+                  measure: bool = False) -> tuple[RiseResult | None, dict[str, Quantity]]:
+    """:func:`unit_rise` on the usable writes of exactly one unit (None when it cannot run),
+    and the timing it measured.  Without tPROG and the page transfer time given, and with
+    ``measure``, it takes them from the waveforms (:mod:`charz.analysis._timing`; at most
+    "medium") and returns those not given, origin "measured", for the answers; else none."""
     page = given.page_size_bytes
     if not (page and given.channels and given.packages):
-        return None
+        return None, {}
     unit = _writes_of(traces, table, unit_pages * page)
     if unit is None:
-        return None
+        return None, {}
     if given.t_xfer_page_us and given.t_prog_us:
         return unit_rise(*unit, unit_pages=unit_pages, page_size_bytes=page, channels=given.channels,
                          packages=given.packages, t_xfer_page_us=given.t_xfer_page_us, t_prog_us=given.t_prog_us,
-                         host_rate_bytes_per_s=given.host_rate_bytes_per_s)
-    one = _writes_of(traces, table, page) if measure_into is not None and unit_pages > 1 else None
+                         host_rate_bytes_per_s=given.host_rate_bytes_per_s), {}
+    one = _writes_of(traces, table, page) if measure and unit_pages > 1 else None
     if one is None:
-        return None
+        return None, {}
     rise, times = rise_with_measured_timing(*unit, one[0], one[1], unit_pages=unit_pages, page_size_bytes=page,
                                             channels=given.channels, packages=given.packages,
                                             host_rate_bytes_per_s=given.host_rate_bytes_per_s)
-    measure_into.update({k: v for k, v in times.items() if getattr(given, k) is None})
-    return rise
+    return rise, {k: v for k, v in times.items() if getattr(given, k) is None}
 
 
 def _scheme_quantity(allocation: AllocationResult | None, rise: RiseResult | None, cap: str) -> Quantity:
@@ -404,20 +404,8 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         tread = _tread_of_flat_staircase(w, sweep, tread)
     if tread.n_step is None and tread.step_pages is None:
         alone = _unit_from_durations_alone(w, sweep)
-        counted = _count_from_whole_units(w, sweep, alone) if alone is not None else None
-        if counted is not None:
-            w.rise = _rise_of_unit(traces, table, counted.step_pages, given,
-                                   measure_into=w.q if counted.top.all_busy is not True else None)
-            geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
-            if geometry is not None:
-                _allocation_stage(w, sweep, *geometry)
-            return w.finish()
         if alone is not None:
-            w.rise = _rise_of_unit(traces, table, alone.step_pages, given, measure_into=w.q)
-            geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
-            if geometry is not None:
-                _allocation_stage(w, sweep, *geometry)
-            return w.finish()
+            return _from_durations_alone(traces, w, sweep, alone)
     if tread.n_step is None or tread.step_pages is None:
         for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
             w.q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
@@ -427,17 +415,38 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     tread = _judge_top(w, sweep, tread)
     if tread.top.even and tread.n_step != 1:
         tread = _durations_confirm_tread(w, sweep, tread)
+        if tread is not None and tread.n_step is None:
+            return _from_durations_alone(traces, w, sweep, tread)  # the peaks' treads are no units
     if tread is not None and not tread.top.even:
         tread = _uneven_tread(w, sweep, tread)
     if tread is None:
         return w.finish()
     # measured timing only where the staircase alone cannot count (a second, weaker view
     # beside Eq. 1 would only add disagreements)
-    w.rise = _rise_of_unit(traces, table, tread.step_pages, given,
-                           measure_into=w.q if tread.top.all_busy is not True else None)
+    w.rise, timing = _rise_of_unit(traces, table, tread.step_pages, given, measure=tread.top.all_busy is not True)
+    w.q.update(timing)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if _host_bound_tread_alone(w, tread):
         return w.finish()
+    if geometry is not None:
+        _allocation_stage(w, sweep, *geometry)
+    return w.finish()
+
+
+def _from_durations_alone(traces, w: _Writes, sweep: _Sweep, alone: _Tread) -> Characterization:
+    """The write path from a unit the durations gave alone: the staircase at whole units
+    (:func:`_count_from_whole_units`) or, without it, the rise for the packages per unit."""
+    table, given = w.table, w.given
+    counted = _count_from_whole_units(w, sweep, alone)
+    if counted is not None:
+        w.rise, timing = _rise_of_unit(traces, table, counted.step_pages, given,
+                                       measure=counted.top.all_busy is not True)
+        w.q.update(timing)
+        geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
+    else:
+        w.rise, timing = _rise_of_unit(traces, table, alone.step_pages, given, measure=True)
+        w.q.update(timing)
+        geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
     return w.finish()
@@ -530,6 +539,8 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
         to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top_pages, n_package=w.given.packages)
         if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages):
             steps = w.steps = replace(to_top, reason=f"{to_top.reason} (over the whole sweep: {steps.reason})")
+    if (steps.n_step is None or not steps.count_sure) and w.given.packages:
+        steps = w.steps = _staircase_to_a_round(sweep, steps, w.given.packages)
     cap = MEDIUM if steps.sizes.sigma_source != "repeats" else HIGH
     steps_conf = combine_confidence(steps.confidence, cap) if steps.n_step is not None else UNDETERMINED
     if steps.best is not None:
@@ -546,6 +557,24 @@ def _read_staircase(w: _Writes, sweep: _Sweep) -> _Tread:
         q["step_pages"] = Quantity(steps.step_pages, "pages", MEASURED, confidence=steps_conf, evidence=steps.reason,
                                    details={"decided_by": "staircase"})
     return _Tread(steps.n_step, steps.step_pages, steps_conf, "peak staircase")
+
+
+def _staircase_to_a_round(sweep: _Sweep, steps: StepResult, packages: int) -> StepResult:
+    """The staircase up to the first wait after a whole round of the package walk
+    (:func:`~charz.analysis._units.round_tops`), where neither the whole sweep nor the
+    durations' first big jump (:func:`durations_top`) gave one: page types lift single pages
+    below the top by part of a program time, and with cache program the next pages' transfer
+    current lifts the peak past it by a step a package's size — one level more than the
+    packages on drives of one-package units (datasheet seeds 315, 351, 366).  The first top
+    whose staircase :func:`fit_steps_to_top` accepts, two sizes sufficing (a top of two
+    pages); a tread the whole sweep showed must be the same.  ``steps`` unchanged otherwise."""
+    for top in round_tops(sweep.size_pages, sweep.durations, packages):
+        to_top = fit_steps_to_top(sweep.size_pages, sweep.peaks, top, n_package=packages, min_sizes=2)
+        if to_top.n_step is not None and steps.step_pages in (None, to_top.step_pages):
+            why = (f"{to_top.reason}; the first wait after a whole round of the {packages} packages "
+                   f"(over the whole sweep: {steps.reason})")
+            return replace(to_top, reason=why)
+    return steps
 
 
 def _tread_of_flat_staircase(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread:
@@ -573,14 +602,31 @@ def _unit_from_durations_alone(w: _Writes, sweep: _Sweep) -> _Tread | None:
         return None
     flat, why_flat = peaks_flat_inside(sweep.size_pages, sweep.peaks, by_time.unit_pages)
     if not flat:
-        w.from_durations = replace(by_time, reason=f"{by_time.reason}; not the unit alone: {why_flat}")
-        return None
+        one, why_one = _one_unit_on_one_channel(w.given, sweep, by_time.unit_pages)
+        if not one:
+            w.from_durations = replace(by_time, reason=f"{by_time.reason}; not the unit alone: {why_flat}")
+            return None
+        why_flat = f"{why_flat}, but {why_one}: so it is one unit"
     conf = combine_confidence(by_time.confidence, MEDIUM)
     evidence = f"duration treads alone ({by_time.reason}; {why_flat}); the peak staircase: {w.steps.reason}"
     w.q["step_pages"] = Quantity(by_time.unit_pages, "pages", INFERRED, confidence=conf, evidence=evidence,
                                  details={"decided_by": "durations"})
     top = TopCheck(False, False, "the peak staircase is unreadable (" + w.steps.reason + ")")
     return _Tread(None, by_time.unit_pages, conf, evidence, "durations", top)
+
+
+def _one_unit_on_one_channel(given: Given, sweep: _Sweep, unit_pages: int) -> tuple[bool, str]:
+    """Whether durations flat inside the tread ``unit_pages`` make it one unit on a drive of one
+    channel: a partial unit is padded (or read) to a whole one, all of whose pages cross the
+    channel, so units of a proper divisor ``d`` would make the writes of more than ``d`` pages
+    cross it ``d`` page transfers later (:func:`units_share_channels_without_time`, ``d`` the
+    largest proper divisor: smaller units differ by more).  Needs the channel count (1) and the
+    page transfer time given."""
+    if given.channels != 1 or not given.t_xfer_page_us or unit_pages < 2:
+        return False, "not one channel with its transfer time given"
+    d = max(k for k in range(1, unit_pages) if unit_pages % k == 0)
+    return units_share_channels_without_time(sweep.size_pages, sweep.durations, d, unit_pages // d, 1,
+                                             given.t_xfer_page_us)
 
 
 def _count_from_whole_units(w: _Writes, sweep: _Sweep, alone: _Tread) -> _Tread | None:
@@ -735,16 +781,36 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
         if without_time:
             # Durations pair units only where they finish together; units that share a
             # channel cannot, so the peaks' finer treads are no units (the host link still
-            # sending, or a channel's transfer, lifted the peak inside one).
-            return _treads_disagree(w, f"the views disagree: the peak staircase's treads are {step_pages} pages "
-                                       f"({steps.reason}); the durations' are {by_time.unit_pages} pages "
-                                       f"({by_time.reason}), and {how}")
+            # sending, or a channel's transfer, lifted the peak inside one).  Nor is any
+            # narrower unit: every page of a request crosses the one channel, so a unit
+            # narrower than the durations' tread would have added its transfers inside it.
+            return _durations_tread_on_one_channel(w, by_time, f"the peak staircase's treads are {step_pages} "
+                                                             f"pages ({steps.reason}), but {how}")
     if by_time.unit_pages != step_pages:
         return tread
     evidence = f"peak treads and duration treads agree ({by_time.reason})"
     q["step_pages"] = replace(q["step_pages"], confidence=combine_confidence(tread.conf, by_time.confidence),
                               evidence=f"{steps.reason}; {evidence}", details={"decided_by": "both"})
     return replace(tread, evidence=evidence, views="both")
+
+
+def _durations_tread_on_one_channel(w: _Writes, by_time: UnitFromDurations, why: str) -> _Tread | None:
+    """The durations' tread is the unit (medium at most: one view), where the peaks' finer
+    treads cannot be units on the drive's one channel (:func:`units_share_channels_without_time`):
+    a write pads (or reads) a partial unit to a whole one, all of whose pages cross the channel,
+    so durations flat across the tread say every write inside it moved the whole tread's
+    pages — one unit.  A tread the durations do not decide leaves the views disagreeing."""
+    if by_time.confidence not in (HIGH, MEDIUM):
+        return _treads_disagree(w, f"the views disagree: {why}; the durations do not decide ({by_time.reason})")
+    conf = combine_confidence(by_time.confidence, MEDIUM)
+    evidence = (f"duration treads ({by_time.reason}); {why}: on one channel writes inside the tread that add no time "
+                "moved the same pages, so it is one unit")
+    w.q["step_pages"] = Quantity(by_time.unit_pages, "pages", INFERRED, confidence=conf, evidence=evidence,
+                                 details={"decided_by": "durations"})
+    w.q["n_step"] = Quantity.undetermined("steps", MEASURED, evidence, best_guess=None)
+    w.from_durations = by_time
+    top = TopCheck(False, False, "the peak staircase's treads are no units (" + why + ")")
+    return _Tread(None, by_time.unit_pages, conf, evidence, "durations", top)
 
 
 def _uneven_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
@@ -821,8 +887,9 @@ def _dies_below_top(w: _Writes, tread: _Tread) -> tuple[int, int, str] | None:
         # N_step is the steps to every package busy (003 Eq. 1): the staircase stopped short of
         # it, the rise says how many packages each step would add.
         q["n_step"] = Quantity(given.packages // ppu, "steps", INFERRED, confidence=conf,
-                               evidence=f"{given.packages} packages / {ppu} per unit from the {views} (the peak "
-                                        f"staircase stopped after {n_step} steps: {top.reason})",
+                               evidence=f"{given.packages} packages / {ppu} per unit from the {views} ("
+                                        + (f"the peak staircase stopped after {n_step} steps: " if n_step else "")
+                                        + f"{top.reason})",
                                details={"decided_by": views})
     return step_pages // ppu, step_pages, conf
 

@@ -4,7 +4,7 @@ After sensing one read unit the controller lets the flash power drop while the
 data moves to the host, so a read of ``n`` units draws ``n`` bursts and takes
 ``n`` times as long, plus the host transfer.  Three views of the same fact:
 
-* **durations**: each candidate unit ``R`` (whole pages, or larger than every read
+* **durations**: each candidate unit ``R`` (whole pages, or at least every read
   tried) is a linear model ``duration = c0 + c1·ceil(size / R) + c2·size`` fitted
   to the per-size median durations; the best BIC wins when it wins clearly;
 * **bursts**: the peaks of a moving average of each read's active window,
@@ -42,7 +42,7 @@ BURSTS_UNREADABLE = 0.5
 # run together (the one-unit read's burst is one tR; a transfer shoulder or noise stretches a
 # burst by well under this).
 RUN_TOGETHER = 3.0
-# One burst at every size reads as one array read (a unit larger than every read) only while
+# One burst at every size reads as one array read (a unit at least every read) only while
 # that burst lasts as long at the largest read as at the smallest: one array read is one tR
 # at every size.  Lasting this many times longer, it is array reads back to back (cache read
 # starts the next as soon as the last ends), and one burst is no count of them.
@@ -50,6 +50,11 @@ ONE_BURST_GROWS = 1.5
 # The largest read holds the most units: its count must be within this share (or one burst)
 # of what the bursts' best unit predicts, or the small reads' counts are no evidence of it.
 LARGEST_TOLERANCE = 0.1
+# The largest read's count is a reading only where at least this share of its repeats give it
+# (within the tolerance above): one repeat in four or five that lost its bursts (a background
+# erase, a window cut short) is an outlier; two in five, or one in three, is noise near the
+# prominence threshold.
+LARGEST_REPEATS_AGREE = 0.75
 # Above this share of the sizes that show bursts at all, repeats that disagree (by more than
 # the tolerance above) make the counts noise: an array read happens on every repeat.
 REPEATS_DISAGREE = 0.5
@@ -63,13 +68,17 @@ BUSY_FLASH_SHARE = 0.8
 @dataclass(frozen=True)
 class ReadUnitResult:
     unit_bytes: int | None
-    more_than_bytes: int | None  # set when every read tried is one unit
+    # Set when every read tried is one unit: the unit is at least the largest read (a unit of
+    # exactly the largest read and a larger one both read every size in one array read), so
+    # it is larger than the largest read less one page (units are whole pages).
+    more_than_bytes: int | None
     confidence: str
     reason: str
     window_samples: int = 0
     sizes_bytes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     duration_us: np.ndarray = field(default_factory=lambda: np.empty(0))
     bursts: np.ndarray = field(default_factory=lambda: np.empty(0))
+    at_least_bytes: int | None = None  # the largest read tried, where ``more_than_bytes`` is set
 
 
 def pattern_window(one_unit_duration_s: float, sample_interval_s: float) -> int:
@@ -302,6 +311,23 @@ def repeats_disagree(size_bytes: np.ndarray, counts: np.ndarray) -> float:
     return float(bad.sum() / shown.sum()) if shown.any() else 0.0
 
 
+def repeats_agree(counts: np.ndarray, share: float = 1.0) -> bool:
+    """Whether the repeats of one read count the same bursts: at least ``share`` of them
+    within a tenth, or one burst, of their median (an array read happens on every repeat;
+    fewer than two repeats cannot disagree).
+
+    >>> repeats_agree(np.array([30, 30, 29])), repeats_agree(np.array([9, 10, 3]))
+    (True, False)
+    >>> repeats_agree(np.array([31, 31, 8, 32])), repeats_agree(np.array([31, 31, 8, 32]), 0.75)
+    (False, True)
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.size < 2:
+        return True
+    m = float(np.median(counts))
+    return bool(np.mean(np.abs(counts - m) <= max(1.0, LARGEST_TOLERANCE * m)) >= share)
+
+
 def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: int):
     """The unit the largest read's burst count names on its own, or None.
 
@@ -318,11 +344,9 @@ def largest_read_unit(counts: np.ndarray, largest_bytes: int, page_size_bytes: i
     True
     """
     counts = np.asarray(counts)
-    if counts.size < 2:
+    if counts.size < 2 or not repeats_agree(counts):
         return None, counts
     m = float(np.median(counts))
-    if np.any(np.abs(counts - m) > max(1.0, LARGEST_TOLERANCE * m)):
-        return None, counts
     units = np.arange(page_size_bytes, largest_bytes, page_size_bytes)
     pred = np.ceil(largest_bytes / units)
     fits = units[np.abs(m - pred) <= np.maximum(1.0, LARGEST_TOLERANCE * pred)]
@@ -455,7 +479,7 @@ def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
 
 class _BurstView(NamedTuple):
     median: np.ndarray  # bursts per size
-    best: int | None  # the unit whose counts fit most sizes (None: larger than every read)
+    best: int | None  # the unit whose counts fit most sizes (None: at least every read)
     agree: float  # the share of sizes it fits
     clear: bool
     predicted: float  # its count for the largest read
@@ -464,6 +488,7 @@ class _BurstView(NamedTuple):
     rate_unit: int | None  # the unit the largest read's count alone fits
     rate_counts: tuple
     merged: float  # the largest read's burst width over the smallest's
+    largest_agree: bool  # the largest read's repeats count the same (LARGEST_REPEATS_AGREE of them)
 
 
 def _burst_view(size_bytes, bursts, burst_width, sizes, units, per_unit, largest, page_size_bytes) -> _BurstView:
@@ -496,7 +521,47 @@ def _burst_view(size_bytes, bursts, burst_width, sizes, units, per_unit, largest
     disagree = repeats_disagree(size_bytes, bursts)
     rate_unit, rate_counts = largest_read_unit(bursts[size_bytes == largest], largest, page_size_bytes)
     return _BurstView(b.median, best, agree, clear, predicted, largest_off, disagree, rate_unit, tuple(rate_counts),
-                      merged)
+                      merged, repeats_agree(rate_counts, LARGEST_REPEATS_AGREE))
+
+
+def _bursts_no_reading(v: _BurstView, name) -> str | None:
+    """Why the counts are no reading of the unit on their own evidence, or None."""
+    if v.merged <= RUN_TOGETHER:
+        if v.disagree > REPEATS_DISAGREE:
+            return f"repeats of one read count differently on {v.disagree:.0%} of the sizes with bursts: noise"
+        if v.largest_off:
+            return f"the largest read shows {v.median[-1]:g}, not the {v.predicted:.0f} {name(v.best)} predicts"
+        if not v.largest_agree:
+            # The largest read's count is the burst rate over the most units, and an array read
+            # happens on every repeat: repeats that count differently there are noise near the
+            # prominence threshold, so the fit of the small reads' few bursts is no reading.
+            return (f"the largest read counts {'/'.join(f'{c:g}' for c in v.rate_counts)} on its repeats: "
+                    "no reading")
+        if v.best is None and v.merged > ONE_BURST_GROWS:
+            return (f"one at every size, but the largest read's lasts {v.merged:.1f}× the smallest's: array reads "
+                    "back to back, not one")
+        return None
+    # the counts are kept as evidence, but they are not a view
+    return f"run together: a largest read's lasts {v.merged:.0f}× a one-unit read's"
+
+
+def _bursts_run_together(v: _BurstView, busy, busy_decides, dur_best, dur_decides, dur_margin) -> str | None:
+    """Why counts that other views explain as array reads run together are no view, or None."""
+    if busy is None or not dur_decides or busy.unit_bytes != dur_best or v.best == dur_best:
+        return None
+    if busy_decides and (v.best is None or busy.unit_bytes < v.best):
+        # Fewer bursts than the array reads the busy time counts: bursts that ran together
+        # (running together only ever lowers a count).  The durations name the busy time's
+        # unit, so the counts are the odd reading out.
+        return "fewer than the array reads the busy time and the durations count: run together"
+    if not v.clear and dur_margin >= DECISIVE and (v.best is None or v.best >= 2 * dur_best):
+        # Counts that fit (not clearly) a unit of twice the durations' or more: such a unit
+        # would leave out every other step the durations decide on, so it is not the unit;
+        # bursts that ran together (cache read, a transfer shoulder as high as the burst)
+        # lower a count, never raise it, and the busy time, which counts the array reads
+        # even where they run together, leans to the durations' unit.
+        return "at most half the array reads that the durations and the busy time count: run together"
+    return None
 
 
 def _busy_view(size_bytes, busy_us, page_size_bytes, name, hidden, sizes, median_us):
@@ -526,7 +591,7 @@ def fit_read_unit(
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
-    The bursts decide: each candidate unit ``R`` (whole pages, or larger than every
+    The bursts decide: each candidate unit ``R`` (whole pages, or at least the largest
     read tried) predicts ``ceil(size / R)`` bursts, and the best must beat the next
     clearly.  The durations must agree: with the host transfer taken out at the given
     link rate (or fitted), the time must rise in steps of ``R``.  Agreement gives a
@@ -570,18 +635,16 @@ def fit_read_unit(
     dur_decides = dur_margin >= SUGGESTIVE and np.isfinite(dur_scores[dur_best]) and not hidden
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
-    burst_best, rate_unit, rate_counts, disagree, agree, merged = None, None, (), 0.0, 0.0, 0.0
-    burst_clear, largest_off, predicted, b_last = False, False, 0.0, 0.0
+    burst_best, rate_unit, rate_counts, agree, merged, burst_clear = None, None, (), 0.0, 0.0, False
     if bursts is not None:
         v = _burst_view(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok],
                         None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[ok],
                         sizes, units, per_unit, largest, page_size_bytes)
         base["bursts"] = v.median
-        burst_best, agree, burst_clear, predicted, largest_off = v.best, v.agree, v.clear, v.predicted, v.largest_off
-        disagree, rate_unit, rate_counts, merged, b_last = v.disagree, v.rate_unit, v.rate_counts, v.merged, v.median[-1]
+        burst_best, agree, burst_clear, rate_unit, rate_counts, merged = v.best, v.agree, v.clear, v.rate_unit, v.rate_counts, v.merged
 
     def name(r):
-        return f"larger than {largest} B" if r is None else f"{r} B"
+        return f"at least {largest} B" if r is None else f"{r} B"
 
     busy, busy_decides, busy_why = None, False, ""
     if busy_us is not None:
@@ -594,32 +657,15 @@ def fit_read_unit(
         why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
     if hidden:
         why += " (no step beyond the host transfer: the array reads hide behind it, that view abstains)"
-    if bursts is not None and disagree > REPEATS_DISAGREE and merged <= RUN_TOGETHER:
-        why = why.replace("bursts: ", f"bursts (repeats of one read count differently on {disagree:.0%} of the sizes "
-                          "with bursts: noise, that view abstains): ", 1)
-        bursts = None
-        rate_unit = None
-    elif bursts is not None and largest_off and merged <= RUN_TOGETHER:
-        why = why.replace("bursts: ", f"bursts (the largest read shows {b_last:g}, not the {predicted:.0f} "
-                          f"{name(burst_best)} predicts: that view abstains): ", 1)
-        bursts = None
-    if bursts is not None and burst_best is None and ONE_BURST_GROWS < merged <= RUN_TOGETHER:
-        why = why.replace("bursts: ", f"bursts (one at every size, but the largest read's lasts {merged:.1f}× the "
-                          "smallest's: array reads back to back, not one; that view abstains): ", 1)
-        bursts = None
-    if merged > RUN_TOGETHER:
-        # the counts are kept as evidence, but they are not a view
-        why = why.replace("bursts: ", f"bursts run together (a largest read's lasts {merged:.0f}× a one-unit read's, "
-                          "that view abstains): ", 1)
-        bursts = None
-    if (bursts is not None and busy_decides and dur_decides and busy.unit_bytes == dur_best and burst_best != dur_best
-            and (burst_best is None or busy.unit_bytes < burst_best)):
-        # Fewer bursts than the array reads the busy time counts: bursts that ran together
-        # (running together only ever lowers a count).  The durations name the busy time's
-        # unit, so the counts are the odd reading out: that view abstains.
-        why = why.replace("bursts: ", "bursts (fewer than the array reads the busy time and the durations count: "
-                          "run together, that view abstains): ", 1)
-        bursts = None
+    if bursts is not None:
+        own = _bursts_no_reading(v, name)
+        if own is None:
+            own = _bursts_run_together(v, busy, busy_decides, dur_best, dur_decides, dur_margin)
+        if own is not None:
+            why = why.replace("bursts: ", f"bursts ({own}, that view abstains): ", 1)
+            bursts = None
+            if v.disagree > REPEATS_DISAGREE and v.merged <= RUN_TOGETHER:
+                rate_unit = None
     if bursts is not None and burst_clear and dur_decides and burst_best == dur_best:
         unit, conf = burst_best, HIGH
     elif bursts is not None and burst_clear and (not dur_decides or dur_scores[burst_best] - dur_scores[dur_best] < DECISIVE):
@@ -660,5 +706,6 @@ def fit_read_unit(
     if busy is not None and busy.unit_bytes is not None and busy_decides:
         why += busy_why
     if unit is None:
-        return ReadUnitResult(None, largest, conf, why, **base)
+        # Every read one unit: the unit holds the largest read, and may be exactly it.
+        return ReadUnitResult(None, largest - page_size_bytes, conf, why, at_least_bytes=largest, **base)
     return ReadUnitResult(int(unit), None, conf, why, **base)

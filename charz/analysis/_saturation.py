@@ -21,6 +21,7 @@ only in part, or two units merged.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -132,10 +133,10 @@ def check_top(
         return TopCheck(None, even, "a flat staircase fits a unit over every package (003 Fig. 3c) and units that never "
                         "overlap alike")
     bands = _unit_durations(size_pages, duration_s, step_pages, n_step + 1)
-    if isinstance(bands, str):
-        return TopCheck(None, even, bands + ": the sweep must reach one unit past the top to show whether the next "
-                        "unit waits for a busy package")
-    med, need = bands
+    if bands.median_us is None:
+        return TopCheck(None, even, bands.missing + ": the sweep must reach one unit past the top to show whether "
+                        "the next unit waits for a busy package")
+    med, need = bands.median_us, bands.need_us
     incs = np.diff(med)
     typical, jump = float(np.median(incs[:-1])), float(incs[-1])
     about = f"the unit past the top added {jump:.0f} µs, each unit below it {typical:.0f} µs"
@@ -146,27 +147,43 @@ def check_top(
                     "package was busy", jump, typical)
 
 
-def _unit_durations(size_pages, duration_s, step_pages: int, units: int) -> tuple[np.ndarray, float] | str:
+class _Bands(NamedTuple):
+    """Request durations per unit (:func:`_unit_durations`), or which band holds no write."""
+
+    median_us: np.ndarray | None  # each unit's band's median duration; None when a band is empty
+    need_us: float | None = None  # the extra time a wait for a busy package must add to stand out
+    missing: str = ""  # the empty band, as a sentence, when median_us is None
+
+
+def _unit_durations(size_pages, duration_s, step_pages: int, units: int) -> _Bands:
     """Median duration of each unit's band of sizes, (k−1)·D < size ≤ k·D for k = 1 … units,
     pooled over repeats (a median over a band shrugs off the odd capture whose end was
     misjudged: hum, a spike in the tail), and the extra time a wait for a busy package must
     add to stand out (:data:`WRAP_SHARE` of one unit's request, and 6 σ of a difference of
-    two band medians).  A sentence instead when a band holds no write."""
+    two band medians).  No medians, and the empty band named, when a band holds no write."""
     size_pages = np.asarray(size_pages)
     d_us = np.asarray(duration_s, dtype=np.float64) * 1e6
     med, spread = [], []
     for k in range(1, units + 1):
         sel = (size_pages > (k - 1) * step_pages) & (size_pages <= k * step_pages) & np.isfinite(d_us)
         if not sel.any():
-            return f"no write between {(k - 1) * step_pages} and {k * step_pages} pages"
+            return _Bands(None, missing=f"no write between {(k - 1) * step_pages} and {k * step_pages} pages")
         x = d_us[sel]
         med.append(float(np.median(x)))
         spread.append(float(1.4826 * np.median(np.abs(x - np.median(x)))) / np.sqrt(x.size) if x.size > 1 else np.nan)
     se = np.array(spread)
     se_med = float(np.nanmedian(se)) if np.isfinite(se).any() else 0.0
-    return np.array(med), max(WRAP_SHARE * med[0], WRAP_SIGMAS * np.sqrt(2.0) * se_med)
+    return _Bands(np.array(med), max(WRAP_SHARE * med[0], WRAP_SIGMAS * np.sqrt(2.0) * se_med))
 
 
+# Same physics as _units.durations_top (the first request that waits for a busy package), but
+# not the same function, and one cannot serve both without changing answers: this one knows the
+# unit, so it pools each unit's band of sizes and asks how far one unit's increment exceeds the
+# median of those below (one odd band cannot hide the wait); durations_top runs before any unit
+# is known, per page, where durations that climb by a unit's transfers every few pages are no
+# wait, so it asks for 3× the largest earlier per-page rise.  The rules part on plain inputs
+# (one page a unit): rises of 40, 40, 270 µs are a wait there and not here (230 µs over the
+# median < 250 µs, a quarter of the request); rises of 0, 0, 100, 290 µs one here, not there.
 def first_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int, n_step: int) -> tuple[int | None, str]:
     """Units before the first unit that waits for a busy package, when that is fewer than the
     staircase's ``n_step`` levels (and at least two); else None.
@@ -193,9 +210,9 @@ def first_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int, 
     if n_step < 3:
         return None, "too few levels for a wait below the top"
     bands = _unit_durations(size_pages, duration_s, step_pages, n_step)
-    if isinstance(bands, str):
-        return None, bands
-    med, need = bands
+    if bands.median_us is None:
+        return None, bands.missing
+    med, need = bands.median_us, bands.need_us
     incs = np.diff(med)  # incs[j]: what unit j + 2 added
     for k in range(2, n_step):
         typical, jump = float(np.median(incs[:k - 1])), float(incs[k - 1])
@@ -231,9 +248,9 @@ def units_share_channels_without_time(size_pages: np.ndarray, duration_s: np.nda
     if channels != 1:
         return False, f"on {channels} channels the next unit may cross another one"
     bands = _unit_durations(size_pages, duration_s, step_pages, paired)
-    if isinstance(bands, str):
-        return False, bands
-    med, _ = bands
+    if bands.median_us is None:
+        return False, bands.missing
+    med = bands.median_us
     added = float(np.median(np.diff(med)))
     least = step_pages * t_xfer_us
     why = (f"{paired} units of {step_pages} pages on one channel cross it one after another, {least:.0f} µs of "

@@ -58,8 +58,9 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
         return Quantity(r.unit_bytes, "B", MEASURED, confidence=r.confidence, evidence=evidence), r
     if r.more_than_bytes is not None:
         return Quantity.undetermined(
-            "B", MEASURED, f"larger than the largest read tried ({r.more_than_bytes} B): {evidence}",
-            more_than_bytes=int(r.more_than_bytes), confidence_of_bound=r.confidence,
+            "B", MEASURED, f"at least the largest read tried ({r.at_least_bytes} B): {evidence}",
+            more_than_bytes=int(r.more_than_bytes), at_least_bytes=int(r.at_least_bytes),
+            confidence_of_bound=r.confidence,
         ), r
     return Quantity.undetermined("B", MEASURED, evidence), r
 

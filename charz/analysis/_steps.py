@@ -629,7 +629,7 @@ def _still_rising(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, min_rise: fl
 
 
 def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int, *,
-                     n_package: int | None = None) -> StepResult:
+                     n_package: int | None = None, min_sizes: int = 3) -> StepResult:
     """The staircase up to a top the request durations show (:func:`~charz.analysis._units.durations_top`).
 
     Past the top every package programs, yet the peak may still move: the next pages move over
@@ -643,7 +643,8 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
     staircase of them fits (the test inside the treads, ≥ 4 σ), and the peak one tread
     past the top must climb less than its smallest step (a further unit would climb a whole
     one; transfers creep).  It is **medium** at most (the peaks' tread, the durations' top).
-    Undetermined otherwise.
+    Undetermined otherwise, and with fewer than ``min_sizes`` sizes up to the top (two
+    suffice only for a top the walk's rounds confirm: :func:`~charz.analysis._units.round_tops`).
 
     Example
     -------
@@ -660,7 +661,7 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
     s = summarize_sizes(size_pages[keep], peak_a[keep])
     sizes, y, se = s.size_pages.astype(np.int64), s.median, s.stderr
     none = StepResult(None, None, UNDETERMINED, "", None, None, s)
-    if sizes.size < 3 or int(sizes.max()) != top_pages:
+    if sizes.size < max(2, min_sizes) or int(sizes.max()) != top_pages:
         return replace(none, reason=f"too few sizes up to the durations' top at {top_pages} pages")
     penalty = np.log(sizes.size)
     cands = []

@@ -177,6 +177,11 @@ WAIT_SHARE = 0.25  # a wait for a busy package adds at least this share of the s
 WAIT_OVER_EARLIER = 3.0  # ... and this many times what any smaller size added (transfers, switches)
 
 
+# Same physics as _saturation.first_wait, but not one function: sharing would change answers.
+# This one runs before any unit is known, per page, where durations that climb by a unit's
+# transfers every few pages are no wait, so it asks for 3× the largest earlier per-page rise;
+# first_wait knows the unit, pools each unit's band and asks for the excess over the median
+# earlier unit's.  On the same inputs they part (two examples at first_wait).
 def durations_top(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
     """The largest size before the first write that waits for a busy package (003 §5.3): the
     first place where one more page adds at least :data:`WAIT_SHARE` of the smallest
@@ -204,3 +209,49 @@ def durations_top(size_pages: np.ndarray, duration_s: np.ndarray) -> int | None:
     big = ((jump >= WAIT_SHARE * s.median[0]) & (jump >= 6 * np.hypot(se[1:], se[:-1]))
            & (jump >= WAIT_OVER_EARLIER * before))
     return int(s.size_pages[np.flatnonzero(big)[0]]) if big.any() else None
+
+
+def round_tops(size_pages: np.ndarray, duration_s: np.ndarray, n_package: int) -> list[int]:
+    """Whole rounds of the package walk after which the durations show the first wait.
+
+    A unit of ``p`` packages × ``d`` dies takes ``p · d`` pages; the walk has put a page on
+    every die of every package after ``N/p`` units, i.e. after ``N · d`` pages (``N`` the
+    packages), whatever ``p``.  The first write that waits for a busy package is therefore
+    ``N · d + 1`` pages for some whole ``d`` (003 §5.3).  A top ``T = N · d`` qualifies when
+    one more page adds at least :data:`WAIT_SHARE` of the smallest request's duration and
+    6 standard errors (3 µs floor) more than **every** page added before it — page types
+    (lower/upper program times differing by up to ±45 % of tPROG) make single pages below the
+    top add a good part of a program time, which the ratio test of :func:`durations_top`
+    mistakes for a wait or lets hide the real one.  A later round may qualify too (its first
+    page waits for a program that itself started late), and so may a page-type jump right
+    after a round: the caller takes the first top the peaks climb to in even steps.  Returned
+    in increasing order (empty when no multiple of ``n_package`` with a size after it shows
+    such a jump).  A first page after the round of a fast page type can end before the
+    slowest page below the top: then that round shows no wait.
+
+    Example
+    -------
+    Four packages of one-page units; the second page of each is an upper page (+500 µs),
+    then the fifth page waits 1200 µs:
+
+    >>> u = np.repeat(np.arange(1, 13), 3)
+    >>> d = (2000 + 500 * (u >= 2) + 1200 * (u >= 5) + 1200 * (u >= 9)) * 1e-6
+    >>> round_tops(u, d + np.tile([1e-6, 0, -1e-6], 12), 4)
+    [4]
+    """
+    s = summarize_sizes(np.asarray(size_pages), np.asarray(duration_s, dtype=np.float64) * 1e6)
+    sizes = s.size_pages.astype(np.int64)
+    if n_package < 1 or sizes.size < 2:
+        return []
+    se = np.hypot(s.stderr, 3.0)
+    where = {int(x): i for i, x in enumerate(sizes)}
+    tops = []
+    for top in range(n_package, int(sizes.max()), n_package):
+        i, j = where.get(top), where.get(top + 1)
+        if i is None or j is None or i == 0:
+            continue
+        earlier = float(np.max(np.r_[0.0, np.diff(s.median[: i + 1])]))
+        need = max(WAIT_SHARE * float(s.median[0]), 6 * float(np.hypot(se[i], se[j])))
+        if float(s.median[j] - s.median[i]) - earlier >= need:
+            tops.append(top)
+    return tops

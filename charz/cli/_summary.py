@@ -76,8 +76,9 @@ def _header(profile: dict[str, Any]) -> list[str]:
 
 def _value_text(q: dict[str, Any]) -> str:
     if q.get("value") is None:
-        more = (q.get("details") or {}).get("more_than_bytes")
-        return f"> {size_label(more)}" if more else "undetermined"
+        details = q.get("details") or {}
+        least, more = details.get("at_least_bytes"), details.get("more_than_bytes")
+        return f">= {size_label(least)}" if least else f"> {size_label(more)}" if more else "undetermined"
     return format_quantity(q)
 
 

@@ -71,13 +71,13 @@ HOST_US, XFER_US, SELECT_US, PROG_US, DIES, PACKAGES = 30.0, 46.0, 58.0, 700.0, 
 PAGE_205 = 16384
 
 
-def current_205(pages: int, rng) -> tuple[np.ndarray, np.ndarray, float]:
+def current_205(pages: int, rng, host_us: float = HOST_US, i_host: float = I_HOST) -> tuple[np.ndarray, np.ndarray, float]:
     """(time in µs, current above idle in A, end in µs) of one write of ``pages`` pages."""
     units = -(-pages // DIES)  # a unit programs whole: padding pages need no host data
     t = np.arange(-800.0, 4000.0, DT_US)
     i = np.zeros_like(t)
     on = lambda a, b: (t >= a) & (t < b)  # noqa: E731
-    i += I_HOST * on(0.0, pages * HOST_US)
+    i += i_host * on(0.0, pages * host_us)
     cursor, chan_free, last = 0.0, 0.0, None
     die_free = np.zeros((PACKAGES, DIES))
     busy = np.zeros((PACKAGES, t.size))
@@ -86,7 +86,7 @@ def current_205(pages: int, rng) -> tuple[np.ndarray, np.ndarray, float]:
         if last is not None and k != last:
             cursor += SELECT_US
         last = k
-        ready = min(q + 1, pages) * HOST_US
+        ready = min(q + 1, pages) * host_us
         start = max(cursor, chan_free, ready, die_free[k, die])
         chan_free = cursor = start + XFER_US
         i += I_XFER * on(start, start + XFER_US)
@@ -100,11 +100,11 @@ def current_205(pages: int, rng) -> tuple[np.ndarray, np.ndarray, float]:
     return t, i, finish
 
 
-def trace_205(pages: int, rng, repeat: int):
+def trace_205(pages: int, rng, repeat: int, **kw):
     from charz.analysis import Trace
     from charz.waveform import Waveform
 
-    t, i, _ = current_205(pages, rng)
+    t, i, _ = current_205(pages, rng, **kw)
     codes = np.round((0.100 + i) / 0.2e-3).astype(np.int16)  # 100 mA idle, 0.2 mA codes
     return Trace("write", pages * PAGE_205, Waveform(codes, 0.2e-3, 0.0, 0.0, DT_US * 1e-6, t[0] * 1e-6, unit="A",
                                                      code_min=-2048, code_max=2047), repeat=repeat)
@@ -131,11 +131,12 @@ def test_a_host_ramp_below_the_unit_is_no_unit_where_its_halves_share_a_channel(
                   host_rate_bytes_per_s=PAGE_205 / HOST_US * 1e6)
     c = characterize(traces, given)
     unit = c["write_io_unit_bytes"]
-    assert unit.value != 4 * PAGE_205, unit.evidence
-    if unit.value is None:
-        assert "one after another" in unit.evidence, unit.evidence
-    else:
-        assert unit.value == 8 * PAGE_205, unit.evidence
+    # the 4-page treads are no units, nor is any unit narrower than the durations' 8 pages:
+    # every page of a request crosses the one channel, so writes inside the tread that add
+    # no time moved the same pages — the durations' tread is the unit, one view (medium)
+    assert unit.value == 8 * PAGE_205, unit.evidence
+    assert unit.confidence == "medium" and unit.details["decided_by"] == "durations", unit
+    assert "one after another" in unit.evidence, unit.evidence
 
 
 # seed-245-like drive, as waveforms: 4 channels × 1 way, 2 dies per package, units of 2
@@ -268,3 +269,24 @@ def test_a_wait_below_the_top_disputes_one_step_per_package():
         assert dies.value == 1, dies.evidence
     assert c["n_step"].value in (None, 2), c["n_step"].evidence
     assert c["write_io_unit_bytes"].value == 2 * PAGE_C, c["write_io_unit_bytes"].evidence
+
+
+def test_durations_flat_inside_their_tread_on_one_channel_make_it_one_unit():
+    from charz.analysis import Given, characterize
+
+    # The same drive behind a host link as slow as its channel (46 µs a page, 10 mA): the peak
+    # climbs with the host's pages inside the first 8-page unit (no clean staircase), so the
+    # peaks do not stay flat inside the durations' 8-page tread.  Yet on one channel every page
+    # of a padded unit crosses it, and 4-page units would have added their 184 µs inside the
+    # tread: durations flat there make it one unit (medium, the durations alone); the rise
+    # then puts it on one package, 8 dies.
+    rng = np.random.default_rng(7)
+    kw = dict(host_us=46.0, i_host=0.010)
+    traces = [trace_205(p, rng, rep, **kw) for rep in range(3) for p in range(1, 25)]
+    given = Given(channels=1, packages=PACKAGES, page_size_bytes=PAGE_205, t_xfer_page_us=XFER_US,
+                  host_rate_bytes_per_s=PAGE_205 / 46.0 * 1e6)
+    c = characterize(traces, given)
+    unit = c["write_io_unit_bytes"]
+    assert unit.value == 8 * PAGE_205 and unit.confidence == "medium", unit.evidence
+    assert "one after another" in unit.evidence and "side by side" in unit.evidence, unit.evidence
+    assert c["dies_per_package"].value in (None, DIES), c["dies_per_package"].evidence
