@@ -18,9 +18,10 @@ T = np.arange(-200e-6, 2.6e-3, DT)
 
 
 def write(first_us, packages, *, xfer_us, prog_us, channels_apart=True, amps=None, busy=0.05, xfer_a=0.012,
-          ripple=0.15, noise=0.002, repeats=4, seed=0, prog_jitter=0.03):
+          ripple=0.15, noise=0.002, repeats=4, seed=0, prog_jitter=0.03, page_types=(1.0,)):
     """``packages`` packages of one die each: page k crosses the channel from ``first_us``
-    (+ k × 25 µs on separate channels, + k × xfer_us on one), then programs ``prog_us``."""
+    (+ k × 25 µs on separate channels, + k × xfer_us on one), then programs ``prog_us`` ×
+    its page's type (MLC/TLC: lower pages shorter, upper pages longer, in turn)."""
     rng = np.random.default_rng(seed)
     tu = T * 1e6
     amps = amps or [0.045, 0.052, 0.048, 0.05][:packages]
@@ -31,7 +32,7 @@ def write(first_us, packages, *, xfer_us, prog_us, channels_apart=True, amps=Non
         for k, a in zip(range(packages), amps):
             x0 = first_us + k * (25.0 if channels_apart else xfer_us)
             p0 = x0 + xfer_us
-            p1 = p0 + prog_us * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
+            p1 = p0 + prog_us * page_types[k % len(page_types)] * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
             w += xfer_a * ((tu > x0) & (tu < p0))
             w += a * ((tu > p0) & (tu < p1)) * (1 + ripple * (((tu - p0) / 22.0) % 1.0 - 0.5) * 2)
             last = max(last, p1)
@@ -87,3 +88,20 @@ def test_no_count_when_the_one_page_write_cannot_be_measured():
     assert not times
     assert r.packages_per_unit is None and r.confidence == UNDETERMINED
     assert "not measured" in r.reason
+
+
+def test_a_timing_the_write_rules_out_does_not_unsettle_the_count():
+    # MLC: a lower page programs in 0.7 × the typical 900 µs.  The one-page write programs a
+    # lower page, so tPROG measures ~600 ± 120 µs; the unit's second page is a typical one and
+    # the write ends ~900 µs after it starts.  At tPROG − its spread (~480 µs) no hypothesis'
+    # last program comes near that end (none is plausible): that timing is ruled out by the
+    # waveform itself, and the count read at every timing the data allow (2) stands — before,
+    # that bound counted as a disagreeing reading and the rise abstained (dev seeds 306, 316, 384).
+    page, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=900.0, page_types=(0.7,), seed=3)
+    unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, page_types=(0.7, 1.0), seed=4)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
+                                         packages=8)
+    assert times["t_prog_us"].value < 700.0  # the lower page's, as drawn
+    assert r.packages_per_unit == 2, r.reason
+    assert r.confidence != HIGH
+    assert "ruled out" in r.reason
