@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
-from charz.analysis._saturation import steps_even
+from charz.analysis._saturation import EVEN_HIGH, steps_even
 
 DECISIVE = 10.0  # score margin for a confident answer (≈ e^5 likelihood ratio)
 SUGGESTIVE = 6.0
@@ -267,6 +267,15 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z), None)
     top = tuple(valid[:6])
     margin = np.inf if runner is None else runner.score - best.score
+    no_units = ""
+    if margin < 0 and not runner.clean and best.n_levels > 1:
+        # An unclean staircase that fits better only by a small rise before a large one is no
+        # staircase of units (below): the best clean one is then judged against the others.
+        no_units = _not_units(runner, se)
+        if no_units:
+            runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z
+                           and (c.clean or not _not_units(c, se))), None)
+            margin = np.inf if runner is None else runner.score - best.score
     hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z and c.clean), None)
     if hidden is not None and hidden.score < best.score - SUGGESTIVE:
         return _weak_rival_fits_better(hidden, best, runner, cands, s, top, n_package)
@@ -325,7 +334,8 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             f"{runner.tread_pages} pages fit almost equally well (margin {margin:.1f}); add repeats or reduce noise"
         )
         return _count_unsure(why, best, runner, s, top, cands, n_package)
-    conf = HIGH if margin >= DECISIVE else MEDIUM
+    # A better-scoring rival set aside by physics, not by the data's margin: medium at most.
+    conf = HIGH if margin >= DECISIVE and not no_units else MEDIUM
     trimmed = _without_small_top(best, cands)
     if trimmed is not None:
         # The tread is as sure as its margin over staircases of other treads; the count rests
@@ -341,7 +351,32 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
         why = "flat: no size raises the peak above the first; " + rival
     else:
         why = f"{best.n_levels} levels, boundaries every {best.tread_pages} pages; smallest rise {best.min_rise_z:.0f} σ; {rival}"
+    if no_units:
+        why = f"{why}; {no_units}"
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
+
+
+def _not_units(c: Staircase, se: np.ndarray) -> str:
+    """Why an unclean staircase ``c`` is no staircase of units, or "".
+
+    Each of a unit staircase's steps is one more unit's packages starting to program; packages
+    differ by ±15 %, and units that overlap only in part make the LATER steps smaller, never
+    larger.  A rise followed by one more than :data:`~charz.analysis._saturation.EVEN_HIGH`
+    times it (by :data:`RESOLVE_Z` standard errors) is therefore no unit's packages: it is
+    current inside a unit — the host link or channel transfers of the next pages while the
+    first packages program — which the staircase cut at a size between two real steps.
+    """
+    rises = np.diff(np.asarray(c.levels, dtype=np.float64))
+    # standard error of one level: the sizes' own, pooled over a tread
+    se_level = float(np.median(se)) / np.sqrt(max(c.tread_pages, 1))
+    for j in range(1, rises.size):
+        i = int(np.argmin(rises[:j]))
+        excess = rises[j] - EVEN_HIGH * rises[i]
+        if excess > RESOLVE_Z * se_level * np.sqrt(2.0 * (1.0 + EVEN_HIGH**2)):
+            return (f"{c.n_levels} steps of {c.tread_pages} pages fit the peaks better, but rise "
+                    f"{rises[i] * 1e3:.0f} mA before {rises[j] * 1e3:.0f} mA: a step that small before a "
+                    "larger one is current inside a unit (host or channel transfers), not a unit's packages")
+    return ""
 
 
 def _weak_rival_fits_better(hidden: Staircase, best: Staircase, runner, cands: list, s: SizeLevels,
