@@ -260,6 +260,11 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     valid = [c for c in cands if c.min_rise_z >= MIN_RISE_Z and c.clean]
     if valid[0].n_levels > 1 and _last_tread_rises(sizes, y, valid[0]):
         why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
+        # A ramp of one-page steps shows its tread all the same (each page one more package);
+        # only its count waits for the top.
+        ramp = _as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]))
+        if ramp is not None:
+            return replace(ramp, count_sure=False)
         return StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6]))
     best = valid[0]
     # Rivals: any other staircase with significant steps that nearly explains the data — a

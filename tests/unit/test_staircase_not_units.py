@@ -45,3 +45,19 @@ def test_even_finer_steps_with_a_creeping_top_still_block():
         y = CTRL_A + 0.030 * np.minimum(units, 3) + 0.012 * (units == 4) + rng.normal(0, 0.0045, sizes.size)
         r = fit_steps(sizes, y, n_package=8, idle_a=0.0)
         assert r.step_pages != 8, r.reason
+
+
+
+def test_a_ramp_of_one_page_steps_shows_its_tread_where_the_last_tread_still_climbs():
+    # 32 packages, one-page units, 40 mA ± 10 % per package: the first 15 pages each start a
+    # package at full overlap; from then on the first programs end while later ones start,
+    # so each page adds 5–45 mA (how its program overlaps the others) up to 40 pages.  The
+    # best staircase's last tread still climbs, so its count waits for the top; the tread
+    # (each page one more package, in a ramp of even per-page rises) is read all the same.
+    rng = np.random.default_rng(1)
+    sizes = np.repeat(np.arange(1, 41), 3)
+    per_page = np.r_[0.0, 0.040 * (1 + 0.1 * rng.uniform(-1, 1, 14)), 0.025 * (1 + 0.8 * rng.uniform(-1, 1, 25))]
+    y = CTRL_A + np.cumsum(per_page)[sizes - 1] + rng.normal(0, 0.005, sizes.size)
+    r = fit_steps(sizes, y, n_package=32, idle_a=0.0)
+    assert r.step_pages == 1 and r.confidence == "medium", r.reason
+    assert not r.count_sure and "still rising" in r.reason, r.reason
