@@ -267,20 +267,8 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
             return replace(ramp, count_sure=False)
         return StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6]))
     best = valid[0]
-    # Rivals: any other staircase with significant steps that nearly explains the data — a
-    # narrowly unclean one may be the truth with one odd size.
-    runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z), None)
+    runner, margin, no_units = _runner_up(cands, best, se)
     top = tuple(valid[:6])
-    margin = np.inf if runner is None else runner.score - best.score
-    no_units = ""
-    if margin < 0 and not runner.clean and best.n_levels > 1:
-        # An unclean staircase that fits better only by a small rise before a large one is no
-        # staircase of units (below): the best clean one is then judged against the others.
-        no_units = _not_units(runner, se)
-        if no_units:
-            runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z
-                           and (c.clean or not _not_units(c, se))), None)
-            margin = np.inf if runner is None else runner.score - best.score
     hidden = next((c for c in cands if SUGGESTIVE_RISE_Z <= c.min_rise_z < MIN_RISE_Z and c.clean), None)
     if hidden is not None and hidden.score < best.score - SUGGESTIVE:
         return _weak_rival_fits_better(hidden, best, runner, cands, s, top, n_package)
@@ -359,6 +347,22 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
     if no_units:
         why = f"{why}; {no_units}"
     return StepResult(best.n_levels, best.tread_pages, conf, why, best, runner, s, top)
+
+
+def _runner_up(cands: list, best: Staircase, se: np.ndarray) -> tuple[Staircase | None, float, str]:
+    """The best's rival (any other staircase with significant steps: a narrowly unclean one
+    may be the truth with one odd size), its score margin, and why a better-scoring unclean
+    rival was set aside as no staircase of units (:func:`_not_units`), or ""."""
+    runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z), None)
+    margin = np.inf if runner is None else runner.score - best.score
+    no_units = ""
+    if margin < 0 and not runner.clean and best.n_levels > 1:
+        no_units = _not_units(runner, se)
+        if no_units:
+            runner = next((c for c in cands if c is not best and c.min_rise_z >= MIN_RISE_Z
+                           and (c.clean or not _not_units(c, se))), None)
+            margin = np.inf if runner is None else runner.score - best.score
+    return runner, margin, no_units
 
 
 def _not_units(c: Staircase, se: np.ndarray) -> str:
