@@ -10,11 +10,15 @@ Peaks and durations are drawn here from stated currents and timings, not from ch
 * On one channel, a next unit that ends 67 µs (1.8 page transfers) after the previous one
   did not finish with it: its slowest program simply ended closer to the previous unit's
   (page types and die-to-die spread move a request's end by more than a unit's transfers).
+* A package's program current is one pump's: P packages of 2 dies dealt die by die, each
+  next die starting as the last program ends, draw what 2P one-die packages started as
+  earlier ones end draw — read through the programs' ends, the rise cannot count them.
 """
 
 import numpy as np
 import pytest
 
+from charz.analysis._rise import unit_rise
 from charz.analysis._saturation import units_share_channels_without_time
 from charz.analysis._steps import fit_steps_to_top
 
@@ -63,3 +67,27 @@ def test_units_that_add_no_time_on_one_channel_still_finish_together():
     sizes, d = _one_channel_durations(3.0)
     share, _ = units_share_channels_without_time(sizes, d, 4, 2, 1, T_XFER_US)
     assert share is True
+
+
+def _coinciding_starts_and_ends(seed: int):
+    """16 one-die packages on 4 channels, a page each, their pages 56 µs apart: from the ninth
+    on, each program starts as one 8 packages earlier ends (8 × 56 = 448 µs ≈ tPROG 447 µs),
+    so the current stays flat — as 8 packages of 2 dies dealt die by die would draw it."""
+    t = np.arange(-100e-6, 1700e-6, 2e-6)
+    tu = t * 1e6
+    xfer, t_prog, gap, package_a = 32.5, 447.0, 56.0, 0.017
+    w = 0.023 * ((tu > 10) & (tu < 1400))  # the controller, busy until the status read
+    for k in range(16):
+        x = 60 + k * gap  # the page crosses its channel, then the package programs
+        w = w + 0.008 * ((tu >= x) & (tu < x + xfer)) + package_a * ((tu >= x + xfer) & (tu < x + xfer + t_prog))
+    rng = np.random.default_rng(seed)
+    return t, np.array([w + rng.normal(0.0, 0.006, tu.size) for _ in range(REPEATS)])
+
+
+def test_die_rounds_that_start_as_programs_end_are_not_counted_through_the_ends():
+    t, waves = _coinciding_starts_and_ends(0)
+    r = unit_rise(waves, t, np.full(REPEATS, 1400e-6), unit_pages=16, page_size_bytes=4096, channels=4,
+                  packages=32, t_xfer_page_us=32.5, t_prog_us=447.0, host_rate_bytes_per_s=550e6)
+    assert r.packages_per_unit != 8  # 16 or undetermined; 8 × 2 would be a wrong die count
+    if r.packages_per_unit is None:
+        assert "cannot tell them apart" in r.reason
