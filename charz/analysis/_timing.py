@@ -125,6 +125,11 @@ def _best_score(r: RiseResult) -> float:
     return min(fair) if fair else np.inf
 
 
+def _count_or_leaning(r: RiseResult) -> int | None:
+    """The count a rise gives, or where only a close rival kept it from one, the count it leans to."""
+    return r.packages_per_unit if r.packages_per_unit is not None else r.leaning
+
+
 def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, unit_pages: int,
                               page_size_bytes: int, channels: int, packages: int,
                               host_rate_bytes_per_s: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
@@ -173,8 +178,12 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     # besides the best (a one-page write's tPROG is as often a lower page's as not, so tPROG −
     # its spread often cannot reach the end of a unit's upper pages: dev seeds 306, 316, 384)
     allowed = [c for c in checks if any(h.plausible for h in c.hypotheses)]
+    # A bound where the same count still fits best, only by less than a decisive margin, has
+    # not changed the count: the data there are less sure, not of another mind (issue 22: dev
+    # seeds 480, 483, 316 read their count at the fitted time, and one bound leaned the same way).
+    # A bound that names another count, leans to one, or hides a start still unsettles it.
     if (best.packages_per_unit is None or len(allowed) < 2
-            or any(c.packages_per_unit != best.packages_per_unit for c in allowed)):
+            or any(_count_or_leaning(c) != best.packages_per_unit for c in allowed)):
         said = sorted({str(c.packages_per_unit) for c in [best] + checks})
         times.pop("t_xfer_page_us")  # fitted under a count that is not sure: not reported
         return replace(best, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
@@ -188,7 +197,10 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                    scheme_confidence=s_conf,
                    reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread"
                           + ("" if len(allowed) == len(checks) else
-                             f", {len(checks) - len(allowed)} of its 4 bounds ruled out: no count fits there") + ")",
+                             f", {len(checks) - len(allowed)} of its 4 bounds ruled out: no count fits there")
+                          + ("" if all(c.packages_per_unit is not None for c in allowed) else
+                             f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
+                             f"not decisively") + ")",
                    scheme_reason=best.scheme_reason if s_conf != UNDETERMINED else
                    (best.scheme_reason + "; not kept: the walk changes within the measured timing's spread"
                     if best.scheme_reason else "")), times
