@@ -181,8 +181,11 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     # A bound where the same count still fits best, only by less than a decisive margin, has
     # not changed the count: the data there are less sure, not of another mind (issue 22: dev
     # seeds 480, 483, 316 read their count at the fitted time, and one bound leaned the same way).
-    # A bound that names another count, leans to one, or hides a start still unsettles it.
-    if (best.packages_per_unit is None or len(allowed) < 2
+    # A bound that names another count, leans to one, or hides a start still unsettles it, and
+    # two bounds must still decide the count (leaning alone they would not back it: dev seed
+    # 439's fitted count, 1 package for 2, had two of its bounds only leaning to it).
+    decided = [c for c in allowed if c.packages_per_unit == best.packages_per_unit]
+    if (best.packages_per_unit is None or len(decided) < 2
             or any(_count_or_leaning(c) != best.packages_per_unit for c in allowed)):
         said = sorted({str(c.packages_per_unit) for c in [best] + checks})
         times.pop("t_xfer_page_us")  # fitted under a count that is not sure: not reported
