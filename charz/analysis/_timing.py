@@ -187,7 +187,8 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     decided = [c for c in allowed if c.packages_per_unit == best.packages_per_unit]
     if (best.packages_per_unit is None or len(decided) < 2
             or any(_count_or_leaning(c) != best.packages_per_unit for c in allowed)):
-        said = sorted({str(c.packages_per_unit) for c in [best] + checks})
+        said = sorted({str(c.packages_per_unit) if c.packages_per_unit is not None or c.leaning is None
+                       else f"{c.leaning} not decisively" for c in [best] + checks})
         times.pop("t_xfer_page_us")  # fitted under a count that is not sure: not reported
         return replace(best, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
                        scheme_confidence=UNDETERMINED,
