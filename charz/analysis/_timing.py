@@ -161,16 +161,22 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     runs = [rise(x, prog.value_us) for x in grid]
     scores = np.array([_best_score(r) for r in runs])
     k = int(np.argmin(scores))
-    if not np.isfinite(scores[k]) or k in (0, grid.size - 1):
+    # The grid's top is the one-page write's span before its program less the host's page: a
+    # page cannot cross its channel in longer, so a best fit there is bounded by that span
+    # (above) and by the fit (below); at the grid's foot nothing bounds it.
+    top = k == grid.size - 1
+    if not np.isfinite(scores[k]) or k == 0:
         return undetermined(f"no timing given; {prog.reason}; the rise's fit does not bound the page transfer "
                             f"time inside {grid[0]:.0f}–{grid[-1]:.0f} µs")
     best = runs[k]
-    xfer = f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted"
+    xfer = (f"page transfer {grid[k]:.0f} µs (÷{XFER_STEP:g}; no longer: the one-page write's span before its "
+            f"program bounds it) fitted" if top else f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted")
     times["t_xfer_page_us"] = Quantity(round(float(grid[k]), 1), "µs", MEASURED,
-                                       uncertainty=round(float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
+                                       uncertainty=round(float(grid[k] - grid[k - 1]) if top else
+                                                         float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
                                        evidence=f"{xfer}: the rise of a one-unit write fits best there among "
                                                 f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
-    checks = [runs[k - 1], runs[k + 1], rise(grid[k], prog.value_us - prog.spread_us),
+    checks = [runs[k - 1]] + ([] if top else [runs[k + 1]]) + [rise(grid[k], prog.value_us - prog.spread_us),
               rise(grid[k], prog.value_us + prog.spread_us)]
     # A timing under which no hypothesis is plausible (none reaches the write's end with its
     # programs, or none shows a program step) is one the waveform rules out, not a reading
@@ -201,7 +207,7 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                    scheme_confidence=s_conf,
                    reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread"
                           + ("" if len(allowed) == len(checks) else
-                             f", {len(checks) - len(allowed)} of its 4 bounds ruled out: no count fits there")
+                             f", {len(checks) - len(allowed)} of its {len(checks)} bounds ruled out: no count fits there")
                           + ("" if all(c.packages_per_unit is not None for c in allowed) else
                              f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
                              f"not decisively") + ")",
