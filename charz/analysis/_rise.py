@@ -85,6 +85,10 @@ class RiseResult:
     mean_a: np.ndarray = field(default_factory=lambda: np.empty(0))
     fitted_a: np.ndarray = field(default_factory=lambda: np.empty(0))
     hypotheses: tuple[RiseHypothesis, ...] = ()
+    # the best plausible count where the only reason for no answer is a close rival (ahead of
+    # every other count, plausible or not, but by less than SUGGESTIVE; no start hidden under
+    # the host link's end): what the rise leans to, not an answer (used by _timing's spread check)
+    leaning: int | None = None
 
 
 def _ramp_up(t: np.ndarray, at: float, width: float) -> np.ndarray:
@@ -753,8 +757,9 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
         reason = (f"the rise of a one-unit write shows {desc}"
                   + ("" if rival is None else f"; {rival.packages_per_unit} package(s) fit worse by {margin:.0f}"))
     ppu = best.packages_per_unit if conf != UNDETERMINED else None
+    leaning = best.packages_per_unit if hidden is None and margin >= 0 else None
     scheme, s_conf, s_reason = _decide_scheme(fair, best, ppu, t_xfer_page_us, data.host_page_us)
-    return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps))
+    return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps), leaning)
 
 
 def _start_under_host_end(data: _RiseData, hyps: list[RiseHypothesis], best: RiseHypothesis,
