@@ -85,6 +85,10 @@ class RiseResult:
     mean_a: np.ndarray = field(default_factory=lambda: np.empty(0))
     fitted_a: np.ndarray = field(default_factory=lambda: np.empty(0))
     hypotheses: tuple[RiseHypothesis, ...] = ()
+    # the best plausible count where the only reason for no answer is a close rival (ahead of
+    # every other count, plausible or not, but by less than SUGGESTIVE; no start hidden under
+    # the host link's end): what the rise leans to, not an answer (used by _timing's spread check)
+    leaning: int | None = None
 
 
 def _ramp_up(t: np.ndarray, at: float, width: float) -> np.ndarray:
@@ -518,9 +522,45 @@ def unit_rise(
                                                 f"and channel time and {LOWER_PAGE:g} tPROG past the onset)")
     r = rise(None)
     if starts_first and r.packages_per_unit is not None:
+        twin = _die_rounds_after_ends(r, t_xfer_page_us, t_prog_us, host_rate_bytes_per_s and
+                                      page_size_bytes / host_rate_bytes_per_s * 1e6 or 0.0)
+        if twin:
+            return replace(r, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
+                           scheme_confidence=UNDETERMINED, reason=r.reason + f" — but {twin}")
         r = replace(r, reason=r.reason + " (read through the programs' ends; before any could end, the rise is not "
                                          "decisive)")
     return r
+
+
+def _die_rounds_after_ends(r: RiseResult, t_xfer_page_us: float, t_prog_us: float, host_page_us: float) -> str:
+    """Why a die-major count read through the programs' ends cannot be told from one
+    package a page, or "" where it can.
+
+    P packages of d dies dealt die-major (one page to each package in turn, round after
+    round) whose next die starts to program no earlier than one averaging width
+    (:data:`SMOOTH_US`) before the package's last program ends: a package's current is one
+    pump's, not more with two dies busy (datasheet ICC2), so each package stays on (or goes
+    on again) as its last program ends — the current of P · d one-die packages, each started
+    as an earlier one ends (or after).  Both draw the same current through the average;
+    only the rise before any program could end (which did not decide) tells them apart
+    (datasheet seed 393 at ×2: 8 packages × 2 dies, starts 56 µs apart, 448 µs a round
+    against tPROG 447 µs, for 16 × 1).  Where the next die starts a good deal earlier (seed
+    338: 436 µs against 480), P · d one-die packages would add a package for that long,
+    and the fit sees it."""
+    best = min((h for h in r.hypotheses if h.plausible and h.packages_per_unit == r.packages_per_unit),
+               key=lambda h: h.score, default=None)
+    if best is None or best.lead != 1 or best.dies_per_package < 2:
+        return ""
+    xs, _ = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
+                    t_xfer_page_us, host_page_us, 1)
+    xs = np.asarray(xs, dtype=np.float64)
+    # die k + 1 programs from xs[:, k + 1] + t_xfer; die k ended at xs[:, k] + t_xfer + tPROG
+    if np.any(xs[:, 1:] < xs[:, :-1] + t_prog_us - SMOOTH_US):
+        return ""
+    n, d = best.packages_per_unit, best.dies_per_package
+    return (f"{n} packages of {d} dies dealt die by die start each next die's program no earlier than "
+            f"an averaging width ({SMOOTH_US:g} µs) before its last one ends, which draws the current of "
+            f"{n * d} one-die packages started as earlier ones end: the rise cannot tell them apart")
 
 
 def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_xfer_page_us: float,
@@ -717,8 +757,9 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
         reason = (f"the rise of a one-unit write shows {desc}"
                   + ("" if rival is None else f"; {rival.packages_per_unit} package(s) fit worse by {margin:.0f}"))
     ppu = best.packages_per_unit if conf != UNDETERMINED else None
+    leaning = best.packages_per_unit if hidden is None and margin >= 0 else None
     scheme, s_conf, s_reason = _decide_scheme(fair, best, ppu, t_xfer_page_us, data.host_page_us)
-    return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps))
+    return RiseResult(ppu, scheme, conf, s_conf, reason, s_reason, t, y, fitted, tuple(hyps), leaning)
 
 
 def _start_under_host_end(data: _RiseData, hyps: list[RiseHypothesis], best: RiseHypothesis,

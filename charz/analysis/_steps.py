@@ -640,6 +640,24 @@ def _smallest_plausible_step(y: np.ndarray, n_package: int | None) -> float | No
     return float(np.median(y)) / (6.0 * n_package)
 
 
+def _least_unit_step(stair: Staircase) -> float:
+    """The least a step of ``stair`` can rise if it is one more unit of packages programming.
+
+    The top level (above idle) holds every unit's program current and the controller's
+    share; as in :func:`_smallest_plausible_step`, the packages draw at least a sixth of it,
+    and the ``N`` levels' units draw it in equal parts (each unit is as many packages), so
+    each step is at least ``top / (6 N)``.  A host link still sending (8–10 mA) or one
+    channel's transfer beside a unit of a dozen programming packages is far less.
+
+    Example
+    -------
+    >>> s = Staircase(16, 2, np.array([0.444, 0.451]), 0.0, 0.0, 9.0, True)
+    >>> round(_least_unit_step(s) * 1e3, 1)
+    37.6
+    """
+    return float(stair.levels[-1]) / (6.0 * stair.n_levels)
+
+
 def _last_tread_rises(sizes: np.ndarray, y: np.ndarray, stair: Staircase) -> bool:
     """M_peak means the last tread is flat: a trend across it of half a step says the sweep
     stopped on the way up (the within-unit pattern repeats, so whole units are compared)."""
@@ -740,6 +758,15 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
                        best=best, runner_up=runner, candidates=tuple(valid[:6]))
     past = (size_pages > top_pages) & (size_pages <= top_pages + best.tread_pages)
     step = float(np.diff(best.levels).min())
+    unit_share = _least_unit_step(best)
+    if step < unit_share:
+        # Each step is one more unit of packages programming; steps far smaller than a unit's
+        # share of the top are another current (the host link still sending, a transfer).
+        return replace(none, reason=(f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but "
+                                     f"the smallest rises {step * 1e3:.0f} mA, less than a unit of packages draws "
+                                     f"(at least {unit_share * 1e3:.0f} mA: a sixth of the top's "
+                                     f"{best.levels[-1] * 1e3:.0f} mA shared by {best.n_levels} units): no units"),
+                       best=best, runner_up=runner, candidates=tuple(valid[:6]))
     if not past.any():
         return replace(none, reason=f"{top}, but the sweep stops there: nothing shows that the peak stops climbing",
                        best=best, runner_up=runner, candidates=tuple(valid[:6]))

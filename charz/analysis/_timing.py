@@ -125,6 +125,11 @@ def _best_score(r: RiseResult) -> float:
     return min(fair) if fair else np.inf
 
 
+def _count_or_leaning(r: RiseResult) -> int | None:
+    """The count a rise gives, or where only a close rival kept it from one, the count it leans to."""
+    return r.packages_per_unit if r.packages_per_unit is not None else r.leaning
+
+
 def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, unit_pages: int,
                               page_size_bytes: int, channels: int, packages: int,
                               host_rate_bytes_per_s: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
@@ -156,16 +161,22 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     runs = [rise(x, prog.value_us) for x in grid]
     scores = np.array([_best_score(r) for r in runs])
     k = int(np.argmin(scores))
-    if not np.isfinite(scores[k]) or k in (0, grid.size - 1):
+    # The grid's top is the one-page write's span before its program less the host's page: a
+    # page cannot cross its channel in longer, so a best fit there is bounded by that span
+    # (above) and by the fit (below); at the grid's foot nothing bounds it.
+    top = k == grid.size - 1
+    if not np.isfinite(scores[k]) or k == 0:
         return undetermined(f"no timing given; {prog.reason}; the rise's fit does not bound the page transfer "
                             f"time inside {grid[0]:.0f}–{grid[-1]:.0f} µs")
     best = runs[k]
-    xfer = f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted"
+    xfer = (f"page transfer {grid[k]:.0f} µs (÷{XFER_STEP:g}; no longer: the one-page write's span before its "
+            f"program bounds it) fitted" if top else f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted")
     times["t_xfer_page_us"] = Quantity(round(float(grid[k]), 1), "µs", MEASURED,
-                                       uncertainty=round(float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
+                                       uncertainty=round(float(grid[k] - grid[k - 1]) if top else
+                                                         float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
                                        evidence=f"{xfer}: the rise of a one-unit write fits best there among "
                                                 f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
-    checks = [runs[k - 1], runs[k + 1], rise(grid[k], prog.value_us - prog.spread_us),
+    checks = [runs[k - 1]] + ([] if top else [runs[k + 1]]) + [rise(grid[k], prog.value_us - prog.spread_us),
               rise(grid[k], prog.value_us + prog.spread_us)]
     # A timing under which no hypothesis is plausible (none reaches the write's end with its
     # programs, or none shows a program step) is one the waveform rules out, not a reading
@@ -173,9 +184,17 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     # besides the best (a one-page write's tPROG is as often a lower page's as not, so tPROG −
     # its spread often cannot reach the end of a unit's upper pages: dev seeds 306, 316, 384)
     allowed = [c for c in checks if any(h.plausible for h in c.hypotheses)]
-    if (best.packages_per_unit is None or len(allowed) < 2
-            or any(c.packages_per_unit != best.packages_per_unit for c in allowed)):
-        said = sorted({str(c.packages_per_unit) for c in [best] + checks})
+    # A bound where the same count still fits best, only by less than a decisive margin, has
+    # not changed the count: the data there are less sure, not of another mind (issue 22: dev
+    # seeds 480, 483, 316 read their count at the fitted time, and one bound leaned the same way).
+    # A bound that names another count, leans to one, or hides a start still unsettles it, and
+    # two bounds must still decide the count (leaning alone they would not back it: dev seed
+    # 439's fitted count, 1 package for 2, had two of its bounds only leaning to it).
+    decided = [c for c in allowed if c.packages_per_unit == best.packages_per_unit]
+    if (best.packages_per_unit is None or len(decided) < 2
+            or any(_count_or_leaning(c) != best.packages_per_unit for c in allowed)):
+        said = sorted({str(c.packages_per_unit) if c.packages_per_unit is not None or c.leaning is None
+                       else f"{c.leaning} not decisively" for c in [best] + checks})
         times.pop("t_xfer_page_us")  # fitted under a count that is not sure: not reported
         return replace(best, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
                        scheme_confidence=UNDETERMINED,
@@ -188,7 +207,10 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                    scheme_confidence=s_conf,
                    reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread"
                           + ("" if len(allowed) == len(checks) else
-                             f", {len(checks) - len(allowed)} of its 4 bounds ruled out: no count fits there") + ")",
+                             f", {len(checks) - len(allowed)} of its {len(checks)} bounds ruled out: no count fits there")
+                          + ("" if all(c.packages_per_unit is not None for c in allowed) else
+                             f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
+                             f"not decisively") + ")",
                    scheme_reason=best.scheme_reason if s_conf != UNDETERMINED else
                    (best.scheme_reason + "; not kept: the walk changes within the measured timing's spread"
                     if best.scheme_reason else "")), times

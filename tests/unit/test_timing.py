@@ -105,3 +105,35 @@ def test_a_timing_the_write_rules_out_does_not_unsettle_the_count():
     assert r.packages_per_unit == 2, r.reason
     assert r.confidence != HIGH
     assert "ruled out" in r.reason
+
+
+def test_a_bound_that_fits_the_same_count_less_surely_does_not_unsettle_it():
+    # Two packages on their own channels, 40 µs page transfers, 900 µs programs, σ 25 mA per
+    # sample.  The count is 2 at every transfer time the grid tries; at tPROG − its spread the
+    # same 2 packages still fit best, only by less than a decisive margin.  The count has not
+    # changed there, the data are only less sure: 2 stands (medium).  Before, that bound
+    # counted as a disagreeing reading and the rise abstained (dev seeds 480, 483, 316).
+    page, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=900.0, seed=63, noise=0.025)
+    unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, seed=64, noise=0.025)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=4,
+                                         packages=8)
+    assert r.packages_per_unit == 2, r.reason
+    assert r.confidence != HIGH and r.confidence != UNDETERMINED
+    assert "not decisively" in r.reason
+    assert "t_xfer_page_us" in times
+
+
+def test_a_transfer_time_at_the_spans_bound_is_measured_from_below():
+    # Pages take 110 µs to cross their channels, and the one-page write's program starts
+    # ~130 µs after its current leaves idle: no transfer can take longer than that span, so
+    # the grid stops at 114 µs, and the fit is best there.  Bounded by the span above and the
+    # fit below, the time is measured and the count (2) must hold at the lower neighbour and
+    # tPROG ± its spread.  Before, a best fit at either end of the grid abstained (dev seed 378).
+    page, _, _ = write(20.0, 1, xfer_us=110.0, prog_us=900.0, seed=3)
+    unit, t, ends = write(20.0, 2, xfer_us=110.0, prog_us=900.0, seed=4)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=4,
+                                         packages=8)
+    assert r.packages_per_unit == 2, r.reason
+    assert r.confidence != HIGH and r.confidence != UNDETERMINED
+    assert 110.0 / 1.5 <= times["t_xfer_page_us"].value <= 110.0 * 1.5
+    assert "span before its program bounds it" in r.reason
