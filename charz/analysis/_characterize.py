@@ -17,7 +17,8 @@ import numpy as np
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
 from charz.analysis._rise import RiseResult, unit_rise
 from charz.analysis._timing import rise_with_measured_timing
-from charz.analysis._saturation import TopCheck, check_top, first_wait, steps_even, units_share_channels_without_time
+from charz.analysis._saturation import (TopCheck, check_top, first_wait, steps_even, tread_is_a_wait,
+                                       units_share_channels_without_time)
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
     GIVEN,
@@ -788,6 +789,15 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
                                                              f"pages ({steps.reason}), but {how}")
     if by_time.unit_pages != step_pages:
         return tread
+    waits, one_unit_us = tread_is_a_wait(sweep.size_pages, sweep.durations, step_pages, by_time.per_unit_us)
+    if (tread.n_step or 0) >= 2 and waits:
+        # Units that do not overlap draw no second level: the two views' common tread is
+        # where every package is busy (datasheet seed 542: 2-page treads in both views for
+        # 1-page units on 2 packages, said at 'high').
+        return _treads_disagree(w, f"the views disagree: the peak staircase has {tread.n_step} levels of "
+                                   f"{step_pages} pages ({steps.reason}), but each tread of the durations adds "
+                                   f"{by_time.per_unit_us:.0f} µs of a one-unit write's {one_unit_us:.0f} µs: "
+                                   f"units that do not overlap draw no second level")
     evidence = f"peak treads and duration treads agree ({by_time.reason})"
     q["step_pages"] = replace(q["step_pages"], confidence=combine_confidence(tread.conf, by_time.confidence),
                               evidence=f"{steps.reason}; {evidence}", details={"decided_by": "both"})

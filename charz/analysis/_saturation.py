@@ -271,3 +271,31 @@ def units_share_channels_without_time(size_pages: np.ndarray, duration_s: np.nda
 
 
 __all__ = ["TopCheck", "check_top", "first_wait", "steps_even", "units_share_channels_without_time"]
+
+
+WAIT_SHARE = 0.9  # of a one-unit write: a tread that adds this much is a wait, not overlapped units
+
+
+def tread_is_a_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int,
+                    per_tread_us: float | None) -> tuple[bool, float]:
+    """Whether each duration tread of ``step_pages`` adds nearly a whole one-unit write
+    (``WAIT_SHARE`` of the median duration of the writes of one tread or less), and that
+    duration in µs.
+
+    Units that overlap add their transfers per unit; a tread that adds nearly a whole write
+    is a wait for a busy package, so the units before it did not overlap: a staircase of two
+    or more levels on the same tread is then no staircase of units (cache program moves the
+    waiting unit's pages while the packages program, and that transfer current lifts the
+    peak), and the tread marks where every package is busy (N_step x D_step), not the unit.
+
+    Example
+    -------
+    One-page units on 2 packages, tPROG 2300 µs: every third page waits a whole program.
+
+    >>> s = np.repeat(np.arange(1, 7), 3)
+    >>> d = (2400 + 40 * ((s - 1) % 2) + 2300 * ((s - 1) // 2)) * 1e-6
+    >>> tread_is_a_wait(s, d, 2, 2300.0)[0]
+    True
+    """
+    one_us = float(np.median(np.asarray(duration_s)[np.asarray(size_pages) <= step_pages])) * 1e6
+    return per_tread_us is not None and per_tread_us >= WAIT_SHARE * one_us, one_us
