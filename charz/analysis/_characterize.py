@@ -789,8 +789,9 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
                                                              f"pages ({steps.reason}), but {how}")
     if by_time.unit_pages != step_pages:
         return tread
-    waits, one_unit_us = tread_is_a_wait(sweep.size_pages, sweep.durations, step_pages, by_time.per_unit_us)
-    if (tread.n_step or 0) >= 2 and waits:
+    waits, one_unit_us = (tread_is_a_wait(sweep.size_pages, sweep.durations, step_pages, by_time.per_unit_us)
+                          if (tread.n_step or 0) >= 2 else (False, 0.0))
+    if waits:
         # Units that do not overlap draw no second level: the two views' common tread is
         # where every package is busy (datasheet seed 542: 2-page treads in both views for
         # 1-page units on 2 packages, said at 'high').

@@ -273,13 +273,15 @@ def units_share_channels_without_time(size_pages: np.ndarray, duration_s: np.nda
 __all__ = ["TopCheck", "check_top", "first_wait", "steps_even", "units_share_channels_without_time"]
 
 
-WAIT_SHARE = 0.9  # of a one-unit write: a tread that adds this much is a wait, not overlapped units
+# of a one-unit write: a tread that adds this much is a wait, not overlapped units (not
+# _units.WAIT_SHARE, the least a first wait adds beside the smallest request)
+NO_OVERLAP_SHARE = 0.9
 
 
 def tread_is_a_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int,
                     per_tread_us: float | None) -> tuple[bool, float]:
     """Whether each duration tread of ``step_pages`` adds nearly a whole one-unit write
-    (``WAIT_SHARE`` of the median duration of the writes of one tread or less), and that
+    (``NO_OVERLAP_SHARE`` of the median duration of the writes of one tread or less), and that
     duration in µs.
 
     Units that overlap add their transfers per unit; a tread that adds nearly a whole write
@@ -298,4 +300,4 @@ def tread_is_a_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: 
     True
     """
     one_us = float(np.median(np.asarray(duration_s)[np.asarray(size_pages) <= step_pages])) * 1e6
-    return per_tread_us is not None and per_tread_us >= WAIT_SHARE * one_us, one_us
+    return per_tread_us is not None and per_tread_us >= NO_OVERLAP_SHARE * one_us, one_us
