@@ -632,19 +632,24 @@ def _smallest_prime_factor(n: int) -> int:
     return n
 
 
+# The packages' least share of the peak above idle (the controller's share is unknown): a
+# cautious floor under one package's, or one unit's, step.
+PACKAGES_LEAST_SHARE = 1.0 / 6.0
+
+
 def _smallest_plausible_step(y: np.ndarray, n_package: int | None) -> float | None:
     """A cautious guess at one package's share of the peak: a sixth of the peak above idle,
     divided among the packages (the controller's share of it is unknown)."""
     if not n_package:
         return None
-    return float(np.median(y)) / (6.0 * n_package)
+    return float(np.median(y)) * PACKAGES_LEAST_SHARE / n_package
 
 
 def _least_unit_step(stair: Staircase) -> float:
     """The least a step of ``stair`` can rise if it is one more unit of packages programming.
 
     The top level (above idle) holds every unit's program current and the controller's
-    share; as in :func:`_smallest_plausible_step`, the packages draw at least a sixth of it,
+    share; the packages draw at least :data:`PACKAGES_LEAST_SHARE` of it (a sixth),
     and the ``N`` levels' units draw it in equal parts (each unit is as many packages), so
     each step is at least ``top / (6 N)``.  A host link still sending (8–10 mA) or one
     channel's transfer beside a unit of a dozen programming packages is far less.
@@ -655,7 +660,7 @@ def _least_unit_step(stair: Staircase) -> float:
     >>> round(_least_unit_step(s) * 1e3, 1)
     37.6
     """
-    return float(stair.levels[-1]) / (6.0 * stair.n_levels)
+    return float(stair.levels[-1]) * PACKAGES_LEAST_SHARE / stair.n_levels
 
 
 def _last_tread_rises(sizes: np.ndarray, y: np.ndarray, stair: Staircase) -> bool:
