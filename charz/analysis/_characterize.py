@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
-from charz.analysis._rise import RiseResult, unit_rise
+from charz.analysis._rise import RiseResult, host_page_time_us, unit_rise
 from charz.analysis._timing import rise_with_measured_timing
 from charz.analysis._saturation import (TopCheck, check_top, first_wait, steps_even, tread_is_a_wait,
                                        units_share_channels_without_time)
@@ -246,6 +246,13 @@ def _writes_of(traces, table: CaptureTable, size_bytes: int):
     return np.array(rows), t, table.end_s[idx]
 
 
+def _take_rise(w: _Writes, traces, unit_pages: int, *, measure: bool) -> None:
+    """The rise of a one-unit write into ``w.rise``, and the timing it measured (if any) into
+    the answers, where the profile shows it (origin "measured")."""
+    w.rise, timing = _rise_of_unit(traces, w.table, unit_pages, w.given, measure=measure)
+    w.q.update(timing)
+
+
 def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
                   measure: bool = False) -> tuple[RiseResult | None, dict[str, Quantity]]:
     """:func:`unit_rise` on the usable writes of exactly one unit (None when it cannot run),
@@ -424,8 +431,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         return w.finish()
     # measured timing only where the staircase alone cannot count (a second, weaker view
     # beside Eq. 1 would only add disagreements)
-    w.rise, timing = _rise_of_unit(traces, table, tread.step_pages, given, measure=tread.top.all_busy is not True)
-    w.q.update(timing)
+    _take_rise(w, traces, tread.step_pages, measure=tread.top.all_busy is not True)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if _host_bound_tread_alone(w, tread):
         return w.finish()
@@ -437,16 +443,12 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
 def _from_durations_alone(traces, w: _Writes, sweep: _Sweep, alone: _Tread) -> Characterization:
     """The write path from a unit the durations gave alone: the staircase at whole units
     (:func:`_count_from_whole_units`) or, without it, the rise for the packages per unit."""
-    table, given = w.table, w.given
     counted = _count_from_whole_units(w, sweep, alone)
     if counted is not None:
-        w.rise, timing = _rise_of_unit(traces, table, counted.step_pages, given,
-                                       measure=counted.top.all_busy is not True)
-        w.q.update(timing)
+        _take_rise(w, traces, counted.step_pages, measure=counted.top.all_busy is not True)
         geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
     else:
-        w.rise, timing = _rise_of_unit(traces, table, alone.step_pages, given, measure=True)
-        w.q.update(timing)
+        _take_rise(w, traces, alone.step_pages, measure=True)
         geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
@@ -464,7 +466,7 @@ def _host_bound_tread_alone(w: _Writes, tread: _Tread) -> bool:
     given, q = w.given, w.q
     if not (given.host_rate_bytes_per_s and given.t_xfer_page_us and given.page_size_bytes):
         return False
-    host_page_us = given.page_size_bytes / given.host_rate_bytes_per_s * 1e6
+    host_page_us = host_page_time_us(given.page_size_bytes, given.host_rate_bytes_per_s)
     if host_page_us < given.t_xfer_page_us or tread.views != "staircase":
         return False
     if any((q[key].details or {}).get("decided_by") == "both" for key in ("step_pages", "dies_per_package") if key in q):

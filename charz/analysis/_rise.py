@@ -522,8 +522,8 @@ def unit_rise(
                                                 f"and channel time and {LOWER_PAGE:g} tPROG past the onset)")
     r = rise(None)
     if starts_first and r.packages_per_unit is not None:
-        twin = _die_rounds_after_ends(r, t_xfer_page_us, t_prog_us, host_rate_bytes_per_s and
-                                      page_size_bytes / host_rate_bytes_per_s * 1e6 or 0.0)
+        twin = _die_rounds_after_ends(r, t_xfer_page_us, t_prog_us,
+                                      host_page_time_us(page_size_bytes, host_rate_bytes_per_s))
         if twin:
             return replace(r, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
                            scheme_confidence=UNDETERMINED, reason=r.reason + f" — but {twin}")
@@ -586,6 +586,11 @@ def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_x
     return _decide(data, hyps, t_xfer_page_us, t_prog_us)
 
 
+def host_page_time_us(page_size_bytes: int, host_rate_bytes_per_s: float | None) -> float:
+    """One page's time over the host link in µs (0 where no host rate is given: no host column)."""
+    return page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
+
+
 def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a,
                before_falls: float | None = None) -> _RiseData:
     """Mean of the repeats, averaged over :data:`SMOOTH_US`, cut to the stretch the
@@ -593,7 +598,7 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     ``before_falls`` (the page transfer time), to where the first could: the first page in
     from the host and over its channel, then :data:`LOWER_PAGE` tPROG)."""
     waves = np.atleast_2d(np.asarray(waves_a, dtype=np.float64))
-    host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
+    host_page_us = host_page_time_us(page_size_bytes, host_rate_bytes_per_s)
     t_us = np.asarray(t_s, dtype=np.float64) * 1e6
     ends_us = np.asarray(end_s, dtype=np.float64) * 1e6
     dt = float(np.median(np.diff(t_us)))

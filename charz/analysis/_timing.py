@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
-from charz.analysis._rise import RiseResult, unit_rise
+from charz.analysis._rise import RiseResult, host_page_time_us, unit_rise
 from charz.analysis._smooth import moving_average
 
 SMOOTH_US = 22.0  # one ISPP period (as the rise averages)
@@ -147,7 +147,7 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
         return undetermined(f"no timing given, and not measured: {prog.reason}")
     times["t_prog_us"] = Quantity(round(prog.value_us, 1), "µs", MEASURED, uncertainty=round(prog.spread_us, 1),
                                   confidence=MEDIUM, evidence=prog.reason)
-    host_page_us = page_size_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
+    host_page_us = host_page_time_us(page_size_bytes, host_rate_bytes_per_s)
     grid = transfer_grid(prog.pre_program_us, host_page_us)
     if grid.size < 3:
         return undetermined(f"no timing given; {prog.reason}, but the one-page write's "
