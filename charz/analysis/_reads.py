@@ -69,16 +69,14 @@ BUSY_FLASH_SHARE = 0.8
 class ReadUnitResult:
     unit_bytes: int | None
     # Set when every read tried is one unit: the unit is at least the largest read (a unit of
-    # exactly the largest read and a larger one both read every size in one array read), so
-    # it is larger than the largest read less one page (units are whole pages).
-    more_than_bytes: int | None
+    # exactly the largest read and a larger one both read every size in one array read).
+    at_least_bytes: int | None
     confidence: str
     reason: str
     window_samples: int = 0
     sizes_bytes: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
     duration_us: np.ndarray = field(default_factory=lambda: np.empty(0))
     bursts: np.ndarray = field(default_factory=lambda: np.empty(0))
-    at_least_bytes: int | None = None  # the largest read tried, where ``more_than_bytes`` is set
 
 
 def pattern_window(one_unit_duration_s: float, sample_interval_s: float) -> int:
@@ -707,5 +705,5 @@ def fit_read_unit(
         why += busy_why
     if unit is None:
         # Every read one unit: the unit holds the largest read, and may be exactly it.
-        return ReadUnitResult(None, largest - page_size_bytes, conf, why, at_least_bytes=largest, **base)
+        return ReadUnitResult(None, largest, conf, why, **base)
     return ReadUnitResult(int(unit), None, conf, why, **base)

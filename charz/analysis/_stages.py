@@ -56,10 +56,11 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     evidence = f"{r.reason} (bursts counted on a {window}-sample moving average)"
     if r.unit_bytes is not None:
         return Quantity(r.unit_bytes, "B", MEASURED, confidence=r.confidence, evidence=evidence), r
-    if r.more_than_bytes is not None:
+    if r.at_least_bytes is not None:
+        # more_than_bytes: the same bound in the profile's older form (units are whole pages)
         return Quantity.undetermined(
             "B", MEASURED, f"at least the largest read tried ({r.at_least_bytes} B): {evidence}",
-            more_than_bytes=int(r.more_than_bytes), at_least_bytes=int(r.at_least_bytes),
+            more_than_bytes=int(r.at_least_bytes) - page_size_bytes, at_least_bytes=int(r.at_least_bytes),
             confidence_of_bound=r.confidence,
         ), r
     return Quantity.undetermined("B", MEASURED, evidence), r
