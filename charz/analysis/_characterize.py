@@ -791,20 +791,29 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
                                                              f"pages ({steps.reason}), but {how}")
     if by_time.unit_pages != step_pages:
         return tread
-    waits, one_unit_us = (tread_is_a_wait(sweep.size_pages, sweep.durations, step_pages, by_time.per_unit_us)
-                          if (tread.n_step or 0) >= 2 else (False, 0.0))
-    if waits:
-        # Units that do not overlap draw no second level: the two views' common tread is
-        # where every package is busy (datasheet seed 542: 2-page treads in both views for
-        # 1-page units on 2 packages, said at 'high').
-        return _treads_disagree(w, f"the views disagree: the peak staircase has {tread.n_step} levels of "
-                                   f"{step_pages} pages ({steps.reason}), but each tread of the durations adds "
-                                   f"{by_time.per_unit_us:.0f} µs of a one-unit write's {one_unit_us:.0f} µs: "
-                                   f"units that do not overlap draw no second level")
+    apart = _units_apart(w, sweep, tread, by_time)
+    if apart:
+        return _treads_disagree(w, apart)
     evidence = f"peak treads and duration treads agree ({by_time.reason})"
     q["step_pages"] = replace(q["step_pages"], confidence=combine_confidence(tread.conf, by_time.confidence),
                               evidence=f"{steps.reason}; {evidence}", details={"decided_by": "both"})
     return replace(tread, evidence=evidence, views="both")
+
+
+def _units_apart(w: _Writes, sweep: _Sweep, tread: _Tread, by_time: UnitFromDurations) -> str:
+    """Why the peaks' and the durations' common tread is no unit, or "": units that do not
+    overlap (each tread of the durations a wait of nearly a whole write, :func:`tread_is_a_wait`)
+    draw no second level, so a staircase of two or more is no units', and the tread is where
+    every package is busy (datasheet seed 542: 2-page treads in both views for 1-page units on
+    2 packages, said at 'high').  Even or uneven steps alike."""
+    if (tread.n_step or 0) < 2:
+        return ""
+    waits, one_unit_us = tread_is_a_wait(sweep.size_pages, sweep.durations, tread.step_pages, by_time.per_unit_us)
+    if not waits:
+        return ""
+    return (f"the views disagree: the peak staircase has {tread.n_step} levels of {tread.step_pages} pages "
+            f"({w.steps.reason}), but each tread of the durations adds {by_time.per_unit_us:.0f} µs of a one-unit "
+            f"write's {one_unit_us:.0f} µs: units that do not overlap draw no second level")
 
 
 def _durations_tread_on_one_channel(w: _Writes, by_time: UnitFromDurations, why: str) -> _Tread | None:
@@ -840,6 +849,9 @@ def _uneven_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
             q[key] = Quantity.undetermined(unit, INFERRED, "the peak staircase is uneven: " + top.reason
                                            + f"; the durations: {by_time.reason}")
         return None
+    apart = _units_apart(w, sweep, tread, by_time) if by_time.unit_pages == step_pages else ""
+    if apart:
+        return _treads_disagree(w, apart)
     if by_time.unit_pages == step_pages:
         conf = combine_confidence(tread.conf, by_time.confidence)
         evidence = f"peak treads, uneven, and duration treads agree ({by_time.reason})"
