@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
+from charz.analysis._allocation_subunit import Durations, WalkVisits, decide_subunit, fit_subunit, sub_sizes
 from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_paths_us, prefix_end_us, visit_sequence
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
 from charz.analysis._steps import summarize_sizes
@@ -331,6 +332,28 @@ def _stretched(timing: Timing, dof: int) -> str:
             f"{MIN_DOF_STRETCHED - dof} more unit{'' if MIN_DOF_STRETCHED - dof == 1 else 's'}")
 
 
+def _subunit_view(fits, visits, k, packages: int, full: Durations, size_pages, duration_us, unit_pages, page_bytes, timing: Timing,
+                  dof: int) -> tuple[str | None, str]:
+    """The scheme the sub-unit sizes' read-out names (:mod:`_allocation_subunit`), or None.
+
+    Only with the page transfer and program times given: the read-out's channel pattern is
+    counted in page transfers, and a walk whose full-unit fit stretched the transfer time
+    would stretch its read-out with it."""
+    if timing.t_xfer_page_us is None or timing.t_prog_us is None:
+        return None, ""
+    sub = sub_sizes(size_pages[np.isfinite(duration_us)], unit_pages, packages // k)
+    if sub.size < 2:
+        return None, ""
+    keep = np.isin(size_pages, sub) & np.isfinite(duration_us)
+    s = summarize_sizes(size_pages[keep], duration_us[keep])
+    sub_d = Durations(s.size_pages.astype(np.int64), s.median, 1.0 / np.hypot(s.stderr, MODEL_FLOOR_US) ** 2)
+    walk_visits = [WalkVisits(f.scheme, f.layouts[0], *visits[f.layouts][:2], k, visits[f.layouts][2],
+                              visits[f.layouts][3], f.params_us, f.chi2) for f in fits]
+    sub_fits = fit_subunit(walk_visits, full, sub_d, unit_pages, page_bytes, timing.host_rate_bytes_per_s,
+                           timing.t_switch_us, MAX_OFFSET_SHARE * float(full.y_us.min()))
+    return decide_subunit(sub_fits, dof + s.size_pages.size - 1, SUGGESTIVE, MIN_RMS_RATIO, MODEL_FLOOR_US)
+
+
 def one_way_note(channels: int | None, packages: int | None, unit_pages: int | None) -> str | None:
     """What the scheme of a drive with one package per channel can only be, while the
     packages per unit is not known; ``None`` on drives with several ways.
@@ -404,6 +427,7 @@ def infer_allocation(
     base = dict(sizes_pages=units * unit_pages, measured_us=y, measured_se_us=se)
     walks = enumerate_walks(channels, ways, k, int(units.max()) * k, dies_per_package)
     fits = _candidates(walks, _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w), y)
+    visits = {tuple(names): (ch, pkg, dies_per_package, k) for _, names, ch, pkg in walks}
     dof = units.size - n_free
     if dies_per_package > 1 and k > 1 and dof >= 1 and fits[0].chi2 / dof > MISFIT:
         # 003's visits carry all of a package's pages at once (package-major).  Where no such
@@ -413,6 +437,7 @@ def infer_allocation(
         dm = die_major_walks(walks, k, dies_per_package, int(units.max()))
         fits = sorted(fits + _candidates(dm, _fit_walks(dm, units, k * dies_per_package, 1, page_size_bytes,
                                                          timing, y, w), y), key=lambda f: f.chi2)
+        visits.update({tuple(names): (ch, pkg, 1, k * dies_per_package) for _, names, ch, pkg in dm})
     best = fits[0]
     labels = {f.scheme for f in fits}
     if len(labels) == 1:
@@ -459,6 +484,11 @@ def infer_allocation(
         return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=margin, **base)
     if margin >= SUGGESTIVE and clearly_better:
         return AllocationResult(best.scheme, MEDIUM, why, candidates=tuple(fits), margin=margin, **base)
+    by_sub, sub_why = _subunit_view(fits, visits, k, packages, Durations(units * unit_pages, y, w), size_pages, duration_us,
+                                    unit_pages, page_size_bytes, timing, dof)
+    if by_sub is not None:
+        return AllocationResult(by_sub, MEDIUM, f"{why}; the full-unit sizes do not decide, {sub_why}",
+                                candidates=tuple(fits), margin=margin, **base)
     return AllocationResult(
         None, UNDETERMINED,
         why + (" — not decisive: the walks imitate each other at some switch delay; the rise of a one-unit "
