@@ -20,9 +20,8 @@ which pages a partial write leaves missing (the controller deals a unit package 
 or die by die), whether the drive reads at all (padding: no read-out), and whether the
 read-out could be one page after another over one bus (then its length grows by t_xfer per
 missing page whatever the walk, exactly as if every package shared one channel).  The last
-is why this view only ever names the walk with the *shorter* read-out: a read-out shorter
-than a walk's busiest channel allows rules that walk out, while a long one could be a slow
-controller on any walk.
+is why every walk is also fitted read one page at a time: a shared channel is named only
+where no walk on separate channels, read that way (or any other), explains the sizes too.
 """
 
 from __future__ import annotations
@@ -138,11 +137,14 @@ def fit_subunit(walks: list[WalkVisits], full: Durations, sub: Durations, unit_p
     one page at a time over one bus, none) fitted jointly to the full-unit and the sub-unit
     sizes: the transfer and program times held at the walk's fit (given), the switch delay
     (unless given), the overhead and the read's constant on grids.  Best first."""
-    switch = SWITCH_GRID_US if t_switch_us is None else np.array([float(t_switch_us)])
     wsum = full.weight.sum()
     out = []
     for walk in walks:
         p = walk.params_us
+        # the grid, and finely about the walk's own full-unit fit: a walk must not lose for the
+        # grid missing its switch delay
+        near = np.clip(p["t_switch_us"] + np.linspace(-12.0, 12.0, 13), 0.0, None)
+        switch = np.unique(np.concatenate([SWITCH_GRID_US, near])) if t_switch_us is None else np.array([float(t_switch_us)])
         t_reg = walk.pages_per_visit * p["t_xfer_page_us"]
         n_full = int(full.size_pages.max()) // unit_pages * walk.visits_per_unit
         if n_full > walk.channel.size:
@@ -188,27 +190,26 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
                    floor_us: float) -> tuple[str | None, str]:
     """The scheme the sub-unit sizes name, or None, and why.
 
-    The best fit must read out over the unit's channels, and beat every walk of another
-    scheme (any read-out) *and* every fit without a channel-wise read-out (one bus, or none)
-    by ``margin_needed`` in χ² (scaled by the best's reduced χ² when above 1) and by
-    ``rms_ratio`` in rms on the sub-unit sizes.  A drive whose read-out is one page after
-    another is told apart from a shared channel by nothing, so only the walk with the
-    shorter read-out can win (module docstring)."""
+    The best fit must beat every walk of another scheme *with any read-out* — over the
+    unit's channels dealt either way, one page after another over one bus, or none — by
+    ``margin_needed`` in χ² (scaled by the best's reduced χ² when above 1) and by
+    ``rms_ratio`` in rms on the sub-unit sizes.  A one-bus read-out makes every walk's
+    read-out look like a shared channel's, so a walk on separate channels read that way
+    stays a rival of the shared walk (module docstring); where no read-out of any other
+    scheme's walk comes near, the scheme stands whichever read-out fits it best."""
     if not fits or not np.isfinite(fits[0].chi2):
         return None, "no sub-unit size to compare"
     best = fits[0]
-    if best.readout in (ONE_BUS, NO_READ):
-        return None, f"the sub-unit sizes fit best with {DESCRIBE[best.readout]}: they say nothing about channels"
-    rivals = [f for f in fits if f.scheme != best.scheme or f.readout in (ONE_BUS, NO_READ)]
+    rivals = [f for f in fits if f.scheme != best.scheme]
     if not rivals:
-        return None, "no rival read-out to compare"
+        return None, "no walk of another scheme to compare"
     rival = rivals[0]
     scale = max(1.0, best.chi2 / max(1, dof))
     margin = (rival.chi2 - best.chi2) / scale
     why = (f"the sub-unit sizes' read-modify-write read-out: {best.scheme} ({best.name}, {DESCRIBE[best.readout]}, "
-           f"read {best.read_us:.0f} µs, switch {best.switch_us:.0f} µs) fits them with {best.rms_sub_us:.0f} µs rms; best "
-           + (f"{rival.scheme} walk" if rival.scheme != best.scheme else "other read-out")
-           + f" ({DESCRIBE[rival.readout]}) is worse by Δχ² = {margin:.0f} ({rival.rms_sub_us:.0f} µs rms)")
+           f"read {best.read_us:.0f} µs, switch {best.switch_us:.0f} µs) fits them with {best.rms_sub_us:.0f} µs rms; "
+           f"best {rival.scheme} walk ({DESCRIBE[rival.readout]}) is worse by Δχ² = {margin:.0f} "
+           f"({rival.rms_sub_us:.0f} µs rms)")
     if margin >= margin_needed and rival.rms_sub_us >= rms_ratio * max(best.rms_sub_us, floor_us):
         return best.scheme, why
     return None, why + " — not decisive"
