@@ -34,8 +34,11 @@ from charz.analysis._latency import prefix_end_us
 
 PACKAGE_MAJOR, DIE_MAJOR_DEAL, ONE_BUS, NO_READ = "package-major", "die-major", "one bus", "none"
 # the array read and commands (tR 25-100 µs and more), less what the full-unit fit's time origin
-# already holds (the first page's host time: the read-out starts with the command, not with data)
-READ_GRID_US = np.arange(-200.0, 300.1, 3.0)
+# already holds: its visits may go once their first page starts to arrive, while the read-out
+# starts with the command, one page's host time earlier at most (and a few µs of edges)
+READ_GRID_US = np.arange(0.0, 300.1, 3.0)
+EDGE_SLACK_US = 10.0
+MISFIT = 30.0  # reduced χ² beyond which no walk explains the sizes (as for full units)
 MAX_UNITS = 3  # sub-unit sizes of the first units: the pattern over r repeats unit by unit
 MAX_SIZES = 24  # spread over the sizes: the cost is sizes × walks × read-outs passes
 
@@ -138,6 +141,8 @@ def fit_subunit(walks: list[WalkVisits], full: Durations, sub: Durations, unit_p
     sizes: the transfer and program times held at the walk's fit (given), the switch delay
     (unless given), the overhead and the read's constant on grids.  Best first."""
     wsum = full.weight.sum()
+    host_page_us = page_bytes / host_rate_bytes_per_s * 1e6 if host_rate_bytes_per_s else 0.0
+    read_grid = READ_GRID_US - host_page_us - EDGE_SLACK_US
     out = []
     for walk in walks:
         p = walk.params_us
@@ -157,7 +162,7 @@ def fit_subunit(walks: list[WalkVisits], full: Durations, sub: Durations, unit_p
         for deal in (PACKAGE_MAJOR, DIE_MAJOR_DEAL, ONE_BUS, NO_READ):
             if deal == DIE_MAJOR_DEAL and unit_pages == walk.packages_per_unit:
                 continue  # one page per package: both deals leave the same pages missing
-            grid = READ_GRID_US if deal != NO_READ else np.zeros(1)
+            grid = read_grid if deal != NO_READ else np.zeros(1)
             pred = np.full((switch.size, grid.size, sub.size_pages.size), np.inf)
             for j, s in enumerate(sub.size_pages):
                 units = -(-int(s) // unit_pages)
@@ -204,6 +209,9 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
     if not rivals:
         return None, "no walk of another scheme to compare"
     rival = rivals[0]
+    if best.chi2 / max(1, dof) > MISFIT:
+        return None, (f"no walk explains the sub-unit sizes (best reduced χ² {best.chi2 / max(1, dof):.0f}, "
+                      f"{best.rms_sub_us:.0f} µs rms on them)")
     scale = max(1.0, best.chi2 / max(1, dof))
     margin = (rival.chi2 - best.chi2) / scale
     why = (f"the sub-unit sizes' read-modify-write read-out: {best.scheme} ({best.name}, {DESCRIBE[best.readout]}, "
