@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from charz.analysis._allocation import Timing, infer_allocation
+from charz.analysis._allocation_subunit import ONE_BUS, PACKAGE_MAJOR, SubunitFit, decide_subunit
 
 pytestmark = pytest.mark.unit
 
@@ -95,3 +96,13 @@ def test_without_the_transfer_time_the_sub_units_are_not_used():
     r = infer_allocation(sizes, durs, channels=4, packages=8, dies_per_package=1, unit_pages=UNIT,
                          page_size_bytes=8192, timing=Timing(None, None, T_PROG))
     assert r.scheme is None
+
+
+def test_a_best_fit_that_explains_nothing_decides_nothing():
+    # reduced χ² 31 over 100 degrees of freedom: no walk explains the sizes, however far the
+    # runner-up falls behind; at 29 the same margins name the best walk
+    def fits(best_chi2):
+        return [SubunitFit("channel-only", "4×1", PACKAGE_MAJOR, best_chi2, 60.0, 40.0, 20.0),
+                SubunitFit("way-priority", "1×2", ONE_BUS, 90_000.0, 400.0, 40.0, 20.0)]
+    assert decide_subunit(fits(3100.0), 100, 12.0, 1.5, 3.0)[0] is None
+    assert decide_subunit(fits(2900.0), 100, 12.0, 1.5, 3.0)[0] == "channel-only"
