@@ -195,7 +195,8 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
                    floor_us: float) -> tuple[str | None, str]:
     """The scheme the sub-unit sizes name, or None, and why.
 
-    The best fit must beat every walk of another scheme *with any read-out* — over the
+    The best fit must read out over the unit's channels, and beat every walk of another
+    scheme *with any read-out* — over the
     unit's channels dealt either way, one page after another over one bus, or none — by
     ``margin_needed`` in χ² (scaled by the best's reduced χ² when above 1) and by
     ``rms_ratio`` in rms on the sub-unit sizes.  A one-bus read-out makes every walk's
@@ -205,6 +206,11 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
     if not fits or not np.isfinite(fits[0].chi2):
         return None, "no sub-unit size to compare"
     best = fits[0]
+    if best.readout in (ONE_BUS, NO_READ):
+        # what tells walks apart here is the read-out's channel pattern; a padded unit, or a
+        # read-out one page after another, shows none, and the few µs of host timing left
+        # between walks are model error (datasheet 485, padded: 6 against 9 µs rms, wrong)
+        return None, f"the sub-unit sizes fit best with {DESCRIBE[best.readout]}: they show no channels"
     rivals = [f for f in fits if f.scheme != best.scheme]
     if not rivals:
         return None, "no walk of another scheme to compare"

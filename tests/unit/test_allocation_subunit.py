@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 from charz.analysis._allocation import Timing, infer_allocation
-from charz.analysis._allocation_subunit import ONE_BUS, PACKAGE_MAJOR, SubunitFit, decide_subunit
+from charz.analysis._allocation_subunit import NO_READ, ONE_BUS, PACKAGE_MAJOR, SubunitFit, decide_subunit
 
 pytestmark = pytest.mark.unit
 
@@ -106,3 +106,11 @@ def test_a_best_fit_that_explains_nothing_decides_nothing():
                 SubunitFit("way-priority", "1×2", ONE_BUS, 90_000.0, 400.0, 40.0, 20.0)]
     assert decide_subunit(fits(3100.0), 100, 12.0, 1.5, 3.0)[0] is None
     assert decide_subunit(fits(2900.0), 100, 12.0, 1.5, 3.0)[0] == "channel-only"
+
+
+def test_a_fit_without_a_channel_wise_read_out_names_nothing():
+    # a padded unit (or a one-bus read-out) fitting best shows no channels, whatever the margin
+    for readout in (NO_READ, ONE_BUS):
+        fits = [SubunitFit("way-priority", "1×4", readout, 20.0, 5.0, 0.0, 28.0),
+                SubunitFit("channel-only", "1×1", NO_READ, 400.0, 40.0, 0.0, 51.0)]
+        assert decide_subunit(fits, 30, 12.0, 1.5, 3.0)[0] is None
