@@ -560,9 +560,10 @@ def _one_page_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, n_package: 
 
     Example
     -------
-    Five packages, 20 mA a page, then the next pages' transfers lift 8 mA and 6 mA:
+    Five packages, 20 mA a page, then the next pages' transfers lift 12 mA and 11 mA (over half
+    a step each, so they pass as ramp steps until cut at the packages):
 
-    >>> y = np.array([100.0, 120, 140, 160, 180, 188, 194]) * 1e-3
+    >>> y = np.array([100.0, 120, 140, 160, 180, 192, 203]) * 1e-3
     >>> pages, rise = _one_page_ramp(np.arange(1, 8), y, np.full(7, 1e-3), 5)
     >>> pages, round(rise * 1e3)
     (5, 20)
