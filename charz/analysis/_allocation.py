@@ -338,8 +338,10 @@ def _subunit_view(fits, visits, k, packages: int, full: Durations, size_pages, d
 
     Only with the page transfer and program times given: the read-out's channel pattern is
     counted in page transfers, and a walk whose full-unit fit stretched the transfer time
-    would stretch its read-out with it."""
-    if timing.t_xfer_page_us is None or timing.t_prog_us is None:
+    would stretch its read-out with it; and only for units over several packages."""
+    if timing.t_xfer_page_us is None or timing.t_prog_us is None or k < 2:
+        # (a unit on one package reads out over that package's channel whatever the walk:
+        # what would be left to tell walks apart is the host timing's model error)
         return None, ""
     sub = sub_sizes(size_pages[np.isfinite(duration_us)], unit_pages, packages // k)
     if sub.size < 2:

@@ -114,3 +114,4 @@ def test_a_fit_without_a_channel_wise_read_out_names_nothing():
         fits = [SubunitFit("way-priority", "1×4", readout, 20.0, 5.0, 0.0, 28.0),
                 SubunitFit("channel-only", "1×1", NO_READ, 400.0, 40.0, 0.0, 51.0)]
         assert decide_subunit(fits, 30, 12.0, 1.5, 3.0)[0] is None
+
