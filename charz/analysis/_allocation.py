@@ -353,7 +353,8 @@ def _subunit_view(fits, visits, k, packages: int, full: Durations, size_pages, d
                               visits[f.layouts][3], f.params_us, f.chi2) for f in fits]
     sub_fits = fit_subunit(walk_visits, full, sub_d, unit_pages, page_bytes, timing.host_rate_bytes_per_s,
                            timing.t_switch_us, MAX_OFFSET_SHARE * float(full.y_us.min()))
-    return decide_subunit(sub_fits, dof + s.size_pages.size - 1, SUGGESTIVE, MIN_RMS_RATIO, MODEL_FLOOR_US)
+    return decide_subunit(sub_fits, dof + s.size_pages.size - 1, SUGGESTIVE, MIN_RMS_RATIO, MODEL_FLOOR_US,
+                          timing.t_xfer_page_us)
 
 
 def one_way_note(channels: int | None, packages: int | None, unit_pages: int | None) -> str | None:

@@ -39,6 +39,7 @@ PACKAGE_MAJOR, DIE_MAJOR_DEAL, ONE_BUS, NO_READ = "package-major", "die-major", 
 READ_GRID_US = np.arange(0.0, 300.1, 3.0)
 EDGE_SLACK_US = 10.0
 MISFIT = 30.0  # reduced χ² beyond which no walk explains the sizes (as for full units)
+RESOLUTION_SHARE = 0.5  # the best fit's rms on the sub-unit sizes, at most this share of a page transfer
 MAX_UNITS = 3  # sub-unit sizes of the first units: the pattern over r repeats unit by unit
 MAX_SIZES = 24  # spread over the sizes: the cost is sizes × walks × read-outs passes
 
@@ -192,7 +193,7 @@ DESCRIBE = {PACKAGE_MAJOR: "missing pages dealt package by package over the unit
 
 
 def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_ratio: float,
-                   floor_us: float) -> tuple[str | None, str]:
+                   floor_us: float, t_xfer_us: float) -> tuple[str | None, str]:
     """The scheme the sub-unit sizes name, or None, and why.
 
     The best fit must read out over the unit's channels, and beat every walk of another
@@ -211,6 +212,12 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
         # read-out one page after another, shows none, and the few µs of host timing left
         # between walks are model error (datasheet 485, padded: 6 against 9 µs rms, wrong)
         return None, f"the sub-unit sizes fit best with {DESCRIBE[best.readout]}: they show no channels"
+    if best.rms_sub_us > RESOLUTION_SHARE * t_xfer_us:
+        # the read-out is counted in whole page transfers: a fit that misses the sub-unit
+        # sizes by more than half of one cannot say which channel a page crossed (datasheet
+        # 208, TLC pages 0.68-1.32 × 1302 µs: 46 µs rms against a 46 µs transfer, wrong)
+        return None, (f"the sub-unit sizes fit no walk to within half a page transfer ({best.rms_sub_us:.0f} µs rms, "
+                      f"transfer {t_xfer_us:.0f} µs): they cannot count pages on a channel")
     rivals = [f for f in fits if f.scheme != best.scheme]
     if not rivals:
         return None, "no walk of another scheme to compare"

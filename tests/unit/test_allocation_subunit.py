@@ -104,8 +104,8 @@ def test_a_best_fit_that_explains_nothing_decides_nothing():
     def fits(best_chi2):
         return [SubunitFit("channel-only", "4×1", PACKAGE_MAJOR, best_chi2, 60.0, 40.0, 20.0),
                 SubunitFit("way-priority", "1×2", ONE_BUS, 90_000.0, 400.0, 40.0, 20.0)]
-    assert decide_subunit(fits(3100.0), 100, 12.0, 1.5, 3.0)[0] is None
-    assert decide_subunit(fits(2900.0), 100, 12.0, 1.5, 3.0)[0] == "channel-only"
+    assert decide_subunit(fits(3100.0), 100, 12.0, 1.5, 3.0, 200.0)[0] is None
+    assert decide_subunit(fits(2900.0), 100, 12.0, 1.5, 3.0, 200.0)[0] == "channel-only"
 
 
 def test_a_fit_without_a_channel_wise_read_out_names_nothing():
@@ -113,5 +113,14 @@ def test_a_fit_without_a_channel_wise_read_out_names_nothing():
     for readout in (NO_READ, ONE_BUS):
         fits = [SubunitFit("way-priority", "1×4", readout, 20.0, 5.0, 0.0, 28.0),
                 SubunitFit("channel-only", "1×1", NO_READ, 400.0, 40.0, 0.0, 51.0)]
-        assert decide_subunit(fits, 30, 12.0, 1.5, 3.0)[0] is None
+        assert decide_subunit(fits, 30, 12.0, 1.5, 3.0, 200.0)[0] is None
 
+
+
+def test_a_fit_looser_than_half_a_page_transfer_counts_no_pages():
+    # 46 µs rms on the sub-unit sizes with a 46 µs page transfer (TLC program times spread
+    # 0.68-1.32 × tPROG): which channel a page crossed is below what the fit resolves
+    fits = [SubunitFit("channel-only", "1×1", PACKAGE_MAJOR, 143.0, 46.0, 0.0, 205.0),
+            SubunitFit("way-priority", "1×2", PACKAGE_MAJOR, 367.0, 74.0, 76.0, 170.0)]
+    assert decide_subunit(fits, 40, 12.0, 1.5, 3.0, 46.0)[0] is None
+    assert decide_subunit(fits, 40, 12.0, 1.5, 3.0, 100.0)[0] == "channel-only"
