@@ -186,3 +186,22 @@ def test_a_transfer_time_at_the_spans_bound_is_measured_from_below():
     assert r.confidence != HIGH and r.confidence != UNDETERMINED
     assert 110.0 / 1.5 <= times["t_xfer_page_us"].value <= 110.0 * 1.5
     assert "span before its program bounds it" in r.reason
+
+
+def test_a_one_unit_tprog_bound_refits_the_transfer_time():
+    # At a one-unit write's tPROG bound (±50 %) the transfer time fitted at the measured tPROG
+    # need not hold: the bound's reading is the best plausible fit over the whole grid, and a
+    # bound under which nothing fits anywhere shows that (dev seed 463: at tPROG − spread,
+    # the truth, no count fitted at the 114 µs transfer fitted at tPROG, 8 packages at 51 µs).
+    from charz.analysis._rise import RiseHypothesis, RiseResult
+    from charz.analysis._timing import _refitted
+
+    def rise(x, p):
+        # at tPROG 660 µs only a 51 µs transfer fits (8 packages); at 1980 µs nothing does
+        plausible = p < 1000 and x == 51.0
+        h = RiseHypothesis(8, 4, (0,) * 8, (), 0.0, 0.0, 0.0, (), (), -100.0 if plausible else 0.0, plausible)
+        return RiseResult(8 if plausible else None, None, "medium", "undetermined", f"{x}", "", hypotheses=(h,))
+
+    grid = np.array([22.5, 33.75, 51.0, 114.0])
+    assert _refitted(rise, grid, 660.0).packages_per_unit == 8
+    assert not any(h.plausible for h in _refitted(rise, grid, 1980.0).hypotheses)
