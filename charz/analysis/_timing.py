@@ -9,6 +9,11 @@ transfer time.  A bench engineer without the datasheet measures them:
   program's length whatever its ripple (ISPP pulses average out in the charge).  Median
   over the repeats.  Its spread is at least :data:`PAGE_TYPE_SPREAD` of it: one page is a
   lower or an upper page, and datasheets put those ±20 % or more from the typical time.
+  A read-modify-write's read in front of the programs (a burst held for less than any page
+  program, or a level the current falls below before the programs) is no program and no
+  base; where the one-page writes give no clean step, the one-unit writes (the same unit
+  programmed, no read in front) are measured the same way, ±50 % (:data:`UNIT_SPREAD`),
+  and at their tPROG bounds the transfer time is fitted anew.
 * the page transfer time from the rise itself: the rise is fitted at transfer times on a
   geometric grid (×1.5 a step) up to the one-page write's span before its program (the
   transfer cannot be longer than that), and the best fit's time is the measurement; its
