@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
-from charz.analysis._rise import RiseResult, host_page_time_us, unit_rise
+from charz.analysis._rise import DECISIVE, RiseResult, host_page_time_us, unit_rise
 from charz.analysis._smooth import moving_average
 
 SMOOTH_US = 22.0  # one ISPP period (as the rise averages)
@@ -176,14 +176,26 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                                                          float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
                                        evidence=f"{xfer}: the rise of a one-unit write fits best there among "
                                                 f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
-    checks = [runs[k - 1]] + ([] if top else [runs[k + 1]]) + [rise(grid[k], prog.value_us - prog.spread_us),
-              rise(grid[k], prog.value_us + prog.spread_us)]
+    near = [k - 1] + ([] if top else [k + 1])
+    checks = [runs[j] for j in near] + [rise(grid[k], prog.value_us - prog.spread_us),
+                                        rise(grid[k], prog.value_us + prog.spread_us)]
+    # A transfer time at which every count fits decisively worse than the best count at the
+    # fitted one is ruled out by the fit itself (the rise's scores at one tPROG compare the
+    # same stretch of the same mean, whatever the transfer time): the data put the transfer
+    # time nearer the fitted one than a grid step, so a count read there, at a timing the
+    # waveform does not allow, is not held against the count (one held there still backs it).
+    # Only the transfer time's bounds: tPROG moves the stretch the fits compare, so scores at
+    # another tPROG are not comparable.
+    off_fit = [bool(scores[j] - scores[k] >= DECISIVE) for j in near] + [False, False]
     # A timing under which no hypothesis is plausible (none reaches the write's end with its
     # programs, or none shows a program step) is one the waveform rules out, not a reading
     # that disagrees: the count must hold over the timings the data allow, at least two of them
     # besides the best (a one-page write's tPROG is as often a lower page's as not, so tPROG −
     # its spread often cannot reach the end of a unit's upper pages: dev seeds 306, 316, 384)
-    allowed = [c for c in checks if any(h.plausible for h in c.hypotheses)]
+    allowed = [c for c, off in zip(checks, off_fit) if any(h.plausible for h in c.hypotheses)
+               and not (off and _count_or_leaning(c) != best.packages_per_unit)]
+    unfit = sum(1 for c, off in zip(checks, off_fit) if off and any(h.plausible for h in c.hypotheses)
+                and _count_or_leaning(c) != best.packages_per_unit)
     # A bound where the same count still fits best, only by less than a decisive margin, has
     # not changed the count: the data there are less sure, not of another mind (issue 22: dev
     # seeds 480, 483, 316 read their count at the fitted time, and one bound leaned the same way).
@@ -206,8 +218,12 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     return replace(best, confidence=conf, scheme=best.scheme if s_conf != UNDETERMINED else None,
                    scheme_confidence=s_conf,
                    reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread"
-                          + ("" if len(allowed) == len(checks) else
-                             f", {len(checks) - len(allowed)} of its {len(checks)} bounds ruled out: no count fits there")
+                          + ("" if len(allowed) + unfit == len(checks) else
+                             f", {len(checks) - len(allowed) - unfit} of its {len(checks)} bounds ruled out: no count "
+                             "fits there")
+                          + ("" if not unfit else
+                             f", {unfit} transfer-time bound(s) ruled out by the fit: every count fits there worse by "
+                             f"{DECISIVE:g} or more than the count at the fitted time")
                           + ("" if all(c.packages_per_unit is not None for c in allowed) else
                              f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
                              f"not decisively") + ")",
