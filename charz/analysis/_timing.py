@@ -222,8 +222,9 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                              f", {len(checks) - len(allowed) - unfit} of its {len(checks)} bounds ruled out: no count "
                              "fits there")
                           + ("" if not unfit else
-                             f", {unfit} transfer-time bound(s) ruled out by the fit: every count fits there worse by "
-                             f"{DECISIVE:g} or more than the count at the fitted time")
+                             f"; {unfit} transfer-time bound{'s' if unfit > 1 else ''} naming another count ruled out "
+                             f"by the fit: every count fits there worse by {DECISIVE:g} or more than this one at the "
+                             "fitted time")
                           + ("" if all(c.packages_per_unit is not None for c in allowed) else
                              f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
                              f"not decisively") + ")",
