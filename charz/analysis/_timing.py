@@ -153,10 +153,10 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
         return undetermined(f"no timing given; {prog.reason}, but the one-page write's "
                             f"{prog.pre_program_us:.0f} µs before its program leave no room to fit a page transfer")
 
-    def rise(x: float, p: float) -> RiseResult:
+    def rise(x: float, p: float, stretch: float | None = None) -> RiseResult:
         return unit_rise(waves_a, t_s, end_s, unit_pages=unit_pages, page_size_bytes=page_size_bytes,
                          channels=channels, packages=packages, t_xfer_page_us=float(x), t_prog_us=float(p),
-                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False)
+                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False, stretch_prog_us=stretch)
 
     runs = [rise(x, prog.value_us) for x in grid]
     scores = np.array([_best_score(r) for r in runs])
@@ -184,9 +184,13 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     # same stretch of the same mean, whatever the transfer time): the data put the transfer
     # time nearer the fitted one than a grid step, so a count read there, at a timing the
     # waveform does not allow, is not held against the count (one held there still backs it).
-    # Only the transfer time's bounds: tPROG moves the stretch the fits compare, so scores at
-    # another tPROG are not comparable.
-    off_fit = [bool(scores[j] - scores[k] >= DECISIVE) for j in near] + [False, False]
+    off_fit = [bool(scores[j] - scores[k] >= DECISIVE) for j in near]
+    for p, c in zip((prog.value_us - prog.spread_us, prog.value_us + prog.spread_us), checks[-2:]):
+        # The same for tPROG ± its spread where it names another count: tPROG sets the stretch
+        # the fits compare, so the bound is scored again on the measured tPROG's stretch (its
+        # own stretch still gives its count).
+        off_fit.append(_count_or_leaning(c) != best.packages_per_unit
+                       and bool(_best_score(rise(grid[k], p, prog.value_us)) - scores[k] >= DECISIVE))
     # A timing under which no hypothesis is plausible (none reaches the write's end with its
     # programs, or none shows a program step) is one the waveform rules out, not a reading
     # that disagrees: the count must hold over the timings the data allow, at least two of them
@@ -222,9 +226,9 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                              f", {len(checks) - len(allowed) - unfit} of its {len(checks)} bounds ruled out: no count "
                              "fits there")
                           + ("" if not unfit else
-                             f"; {unfit} transfer-time bound{'s' if unfit > 1 else ''} naming another count ruled out "
-                             f"by the fit: every count fits there worse by {DECISIVE:g} or more than this one at the "
-                             "fitted time")
+                             f"; {unfit} bound{'s' if unfit > 1 else ''} naming another count ruled out by the fit: "
+                             f"every count fits there worse by {DECISIVE:g} or more than this one at the measured "
+                             "timing")
                           + ("" if all(c.packages_per_unit is not None for c in allowed) else
                              f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
                              f"not decisively") + ")",

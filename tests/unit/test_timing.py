@@ -140,11 +140,12 @@ def test_a_transfer_time_at_the_spans_bound_is_measured_from_below():
 
 
 def die_major_write(first_us, packages, dies, *, xfer_us, prog_us, select_us=5.0, amps=(0.045, 0.052), busy=0.05,
-                    xfer_a=0.012, ripple=0.15, noise=0.002, repeats=4, seed=0, prog_jitter=0.03):
+                    xfer_a=0.012, ripple=0.15, noise=0.002, repeats=4, seed=0, prog_jitter=0.03, page_types=(1.0,)):
     """``packages`` packages of ``dies`` dies on one channel, dealt die by die: page q crosses
     the channel from ``first_us`` + q × (``xfer_us`` + ``select_us``) to package q mod P, then
-    its die programs ``prog_us``.  A package draws one program current while any of its dies
-    programs (datasheet ICC2: the current is the package's pump, not additive over dies)."""
+    its die programs ``prog_us`` × its page's type (lower/upper pages in turn).  A package
+    draws one program current while any of its dies programs (datasheet ICC2: the current is
+    the package's pump, not additive over dies)."""
     rng = np.random.default_rng(seed)
     tu = T * 1e6
     rows, ends = [], []
@@ -155,7 +156,7 @@ def die_major_write(first_us, packages, dies, *, xfer_us, prog_us, select_us=5.0
         for q in range(packages * dies):
             x0 = first_us + q * (xfer_us + select_us)
             p0 = x0 + xfer_us
-            p1 = p0 + prog_us * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
+            p1 = p0 + prog_us * page_types[q % len(page_types)] * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
             w += xfer_a * ((tu > x0) & (tu < p0))
             on[q % packages] |= (tu > p0) & (tu < p1)
             last = max(last, p1)
@@ -198,3 +199,21 @@ def test_a_count_where_the_neighbours_fit_as_well_still_abstains():
     r, _ = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=4, page_size_bytes=8192, channels=4,
                                      packages=16)
     assert r.packages_per_unit is None and r.confidence == UNDETERMINED
+
+
+def test_a_program_time_the_fit_rules_out_does_not_unsettle_the_count():
+    # Eight packages of two dies, dealt die by die, pages 40 µs over the channel 15 µs apart;
+    # MLC pages program 600 and 1400 µs in turn (typical 1000 µs, as a one-page write shows).
+    # At tPROG − its spread (~730 µs) no count of 8 reaches the write's end and the others
+    # lean nowhere, so that bound unsettled the count.  Scored on the stretch the fits at the
+    # measured tPROG compare, every count fits there decisively worse than 8 packages at the
+    # measured tPROG: the unit's programs are not that short, and the count stands (medium).
+    page, _, _ = die_major_write(30.0, 1, 1, xfer_us=40.0, prog_us=1000.0, select_us=15.0,
+                                 amps=(0.045, 0.052, 0.048, 0.05), seed=1, noise=0.004)
+    unit, t, ends = die_major_write(30.0, 8, 2, xfer_us=40.0, prog_us=1000.0, select_us=15.0,
+                                    amps=(0.045, 0.052, 0.048, 0.05), page_types=(0.6, 1.4), seed=11, noise=0.004)
+    r, _ = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=16, page_size_bytes=8192, channels=8,
+                                     packages=32)
+    assert r.packages_per_unit == 8, r.reason
+    assert r.confidence != HIGH and r.confidence != UNDETERMINED
+    assert "ruled out by the fit" in r.reason
