@@ -516,7 +516,8 @@ def unit_rise(
         # the stretch the fits compare ends where programs may start to end: tPROG sets it,
         # unless the caller holds it to another tPROG's to compare scores across tPROGs
         data = _rise_data(waves_a, t_s, end_s, t_prog_us=stretch_prog_us or t_prog_us,
-                          page_size_bytes=page_size_bytes, host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a, before_falls=before_falls)
+                          page_size_bytes=page_size_bytes, host_rate_bytes_per_s=host_rate_bytes_per_s,
+                          noise_a=noise_a, before_falls=before_falls)
         return _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
 
     if starts_first:

@@ -184,22 +184,21 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     # same stretch of the same mean, whatever the transfer time): the data put the transfer
     # time nearer the fitted one than a grid step, so a count read there, at a timing the
     # waveform does not allow, is not held against the count (one held there still backs it).
+    fits = [any(h.plausible for h in c.hypotheses) for c in checks]
+    against = [f and _count_or_leaning(c) != best.packages_per_unit for c, f in zip(checks, fits)]
     off_fit = [bool(scores[j] - scores[k] >= DECISIVE) for j in near]
-    for p, c in zip((prog.value_us - prog.spread_us, prog.value_us + prog.spread_us), checks[-2:]):
+    for p, a in zip((prog.value_us - prog.spread_us, prog.value_us + prog.spread_us), against[-2:]):
         # The same for tPROG ± its spread where it names another count: tPROG sets the stretch
         # the fits compare, so the bound is scored again on the measured tPROG's stretch (its
         # own stretch still gives its count).
-        off_fit.append(_count_or_leaning(c) != best.packages_per_unit
-                       and bool(_best_score(rise(grid[k], p, prog.value_us)) - scores[k] >= DECISIVE))
+        off_fit.append(a and bool(_best_score(rise(grid[k], p, prog.value_us)) - scores[k] >= DECISIVE))
     # A timing under which no hypothesis is plausible (none reaches the write's end with its
     # programs, or none shows a program step) is one the waveform rules out, not a reading
     # that disagrees: the count must hold over the timings the data allow, at least two of them
     # besides the best (a one-page write's tPROG is as often a lower page's as not, so tPROG −
     # its spread often cannot reach the end of a unit's upper pages: dev seeds 306, 316, 384)
-    allowed = [c for c, off in zip(checks, off_fit) if any(h.plausible for h in c.hypotheses)
-               and not (off and _count_or_leaning(c) != best.packages_per_unit)]
-    unfit = sum(1 for c, off in zip(checks, off_fit) if off and any(h.plausible for h in c.hypotheses)
-                and _count_or_leaning(c) != best.packages_per_unit)
+    allowed = [c for c, f, a, off in zip(checks, fits, against, off_fit) if f and not (a and off)]
+    unfit = sum(1 for a, off in zip(against, off_fit) if a and off)
     # A bound where the same count still fits best, only by less than a decisive margin, has
     # not changed the count: the data there are less sure, not of another mind (issue 22: dev
     # seeds 480, 483, 316 read their count at the fitted time, and one bound leaned the same way).
