@@ -212,8 +212,8 @@ def test_a_program_time_the_fit_rules_out_does_not_unsettle_the_count():
                                  amps=(0.045, 0.052, 0.048, 0.05), seed=1, noise=0.004)
     unit, t, ends = die_major_write(30.0, 8, 2, xfer_us=40.0, prog_us=1000.0, select_us=15.0,
                                     amps=(0.045, 0.052, 0.048, 0.05), page_types=(0.6, 1.4), seed=11, noise=0.004)
-    r, _ = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=16, page_size_bytes=8192, channels=8,
-                                     packages=32)
+    r, _ = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=16, page_size_bytes=8192, channels=4,
+                                     packages=16)
     assert r.packages_per_unit == 8, r.reason
     assert r.confidence != HIGH and r.confidence != UNDETERMINED
     assert "ruled out by the fit" in r.reason
