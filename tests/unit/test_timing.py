@@ -204,8 +204,8 @@ def test_a_count_where_the_neighbours_fit_as_well_still_abstains():
 def test_a_program_time_the_fit_rules_out_does_not_unsettle_the_count():
     # Eight packages of two dies, dealt die by die, pages 40 µs over the channel 15 µs apart;
     # MLC pages program 600 and 1400 µs in turn (typical 1000 µs, as a one-page write shows).
-    # At tPROG − its spread (~730 µs) no count of 8 reaches the write's end and the others
-    # lean nowhere, so that bound unsettled the count.  Scored on the stretch the fits at the
+    # At tPROG − its spread (~730 µs) the fits fall apart (no count ahead of every other, none
+    # leaned to), so that bound unsettled the count.  Scored on the stretch the fits at the
     # measured tPROG compare, every count fits there decisively worse than 8 packages at the
     # measured tPROG: the unit's programs are not that short, and the count stands (medium).
     page, _, _ = die_major_write(30.0, 1, 1, xfer_us=40.0, prog_us=1000.0, select_us=15.0,
