@@ -490,6 +490,7 @@ def unit_rise(
     host_rate_bytes_per_s: float | None = None,
     noise_a: float = 0.0,
     starts_first: bool = True,
+    stretch_prog_us: float | None = None,
 ) -> RiseResult:
     """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
 
@@ -497,7 +498,8 @@ def unit_rise(
     time axis ``t_s`` (from the request); ``end_s`` their measured ends.  ``starts_first``:
     count on the stretch before any program can end first, and read through the programs'
     ends only where that stretch does not decide (measured timing compares fits on one
-    stretch, so it turns this off).
+    stretch, so it turns this off).  ``stretch_prog_us``: the tPROG whose stretch the fits
+    compare (default ``t_prog_us``), so that scores at two tPROGs compare.
 
     Example
     -------
@@ -511,8 +513,11 @@ def unit_rise(
     (2, 'high')
     """
     def rise(before_falls: float | None) -> RiseResult:
-        data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
-                          host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a, before_falls=before_falls)
+        # the stretch the fits compare ends where programs may start to end: tPROG sets it,
+        # unless the caller holds it to another tPROG's to compare scores across tPROGs
+        data = _rise_data(waves_a, t_s, end_s, t_prog_us=stretch_prog_us or t_prog_us,
+                          page_size_bytes=page_size_bytes, host_rate_bytes_per_s=host_rate_bytes_per_s,
+                          noise_a=noise_a, before_falls=before_falls)
         return _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
 
     if starts_first:

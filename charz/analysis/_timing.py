@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
-from charz.analysis._rise import RiseResult, host_page_time_us, unit_rise
+from charz.analysis._rise import DECISIVE, RiseResult, host_page_time_us, unit_rise
 from charz.analysis._smooth import moving_average
 
 SMOOTH_US = 22.0  # one ISPP period (as the rise averages)
@@ -230,10 +230,10 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
         return undetermined(f"no timing given; {prog.reason}, but the measured write's "
                             f"{prog.pre_program_us:.0f} µs before its program leave no room to fit a page transfer")
 
-    def rise(x: float, p: float) -> RiseResult:
+    def rise(x: float, p: float, stretch: float | None = None) -> RiseResult:
         return unit_rise(waves_a, t_s, end_s, unit_pages=unit_pages, page_size_bytes=page_size_bytes,
                          channels=channels, packages=packages, t_xfer_page_us=float(x), t_prog_us=float(p),
-                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False)
+                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False, stretch_prog_us=stretch)
 
     runs = [rise(x, prog.value_us) for x in grid]
     scores = np.array([_best_score(r) for r in runs])
@@ -255,14 +255,30 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                                                 f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
     # at a one-unit write's ±50 % the transfer time fitted at the measured tPROG need not hold
     bound = (lambda p: _refitted(rise, grid, p)) if prog.of_unit else (lambda p: rise(grid[k], p))
-    checks = [runs[k - 1]] + ([] if top else [runs[k + 1]]) + [bound(prog.value_us - prog.spread_us),
-                                                               bound(prog.value_us + prog.spread_us)]
+    near = [k - 1] + ([] if top else [k + 1])
+    checks = [runs[j] for j in near] + [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
+    # A transfer time at which every count fits decisively worse than the best count at the
+    # fitted one is ruled out by the fit itself (the rise's scores at one tPROG compare the
+    # same stretch of the same mean, whatever the transfer time): the data put the transfer
+    # time nearer the fitted one than a grid step, so a count read there, at a timing the
+    # waveform does not allow, is not held against the count (one held there still backs it).
+    fits = [any(h.plausible for h in c.hypotheses) for c in checks]
+    against = [f and _count_or_leaning(c) != best.packages_per_unit for c, f in zip(checks, fits)]
+    off_fit = [bool(scores[j] - scores[k] >= DECISIVE) for j in near]
+    for p, a in zip((prog.value_us - prog.spread_us, prog.value_us + prog.spread_us), against[-2:]):
+        # The same for tPROG ± its spread where it names another count: tPROG sets the stretch
+        # the fits compare, so the bound is scored again on the measured tPROG's stretch (its
+        # own stretch still gives its count).  Not where the bound's transfer time was fitted
+        # anew (a one-unit write's tPROG): that score is another fit's, so the bound stands.
+        off_fit.append(a and not prog.of_unit
+                       and bool(_best_score(rise(grid[k], p, prog.value_us)) - scores[k] >= DECISIVE))
     # A timing under which no hypothesis is plausible (none reaches the write's end with its
     # programs, or none shows a program step) is one the waveform rules out, not a reading
     # that disagrees: the count must hold over the timings the data allow, at least two of them
     # besides the best (a one-page write's tPROG is as often a lower page's as not, so tPROG −
     # its spread often cannot reach the end of a unit's upper pages: dev seeds 306, 316, 384)
-    allowed = [c for c in checks if any(h.plausible for h in c.hypotheses)]
+    allowed = [c for c, f, a, off in zip(checks, fits, against, off_fit) if f and not (a and off)]
+    unfit = sum(1 for a, off in zip(against, off_fit) if a and off)
     # A bound where the same count still fits best, only by less than a decisive margin, has
     # not changed the count: the data there are less sure, not of another mind (issue 22: dev
     # seeds 480, 483, 316 read their count at the fitted time, and one bound leaned the same way).
@@ -285,8 +301,13 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     return replace(best, confidence=conf, scheme=best.scheme if s_conf != UNDETERMINED else None,
                    scheme_confidence=s_conf,
                    reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread"
-                          + ("" if len(allowed) == len(checks) else
-                             f", {len(checks) - len(allowed)} of its {len(checks)} bounds ruled out: no count fits there")
+                          + ("" if len(allowed) + unfit == len(checks) else
+                             f", {len(checks) - len(allowed) - unfit} of its {len(checks)} bounds ruled out: no count "
+                             "fits there")
+                          + ("" if not unfit else
+                             f"; {unfit} bound{'s' if unfit > 1 else ''} naming another count ruled out by the fit: "
+                             f"every count fits there worse by {DECISIVE:g} or more than this one at the measured "
+                             "timing")
                           + ("" if all(c.packages_per_unit is not None for c in allowed) else
                              f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
                              f"not decisively") + ")",
