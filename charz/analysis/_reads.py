@@ -634,9 +634,16 @@ def fit_read_unit(
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best, rate_unit, rate_counts, agree, merged, burst_clear = None, None, (), 0.0, 0.0, False
+    uncounted = ""
     if bursts is not None:
-        v = _burst_view(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok],
-                        None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[ok],
+        # Reads whose bursts were not counted (NaN: clipped at the ADC's rail) are timed only;
+        # the counts are a view where the counted reads still cover every size.
+        counted = ok & np.isfinite(np.asarray(bursts, dtype=np.float64))
+        if np.unique(size_bytes[counted]).size < sizes.size:
+            bursts, uncounted = None, "bursts: too few reads counted (clipped), no view; "
+    if bursts is not None:
+        v = _burst_view(size_bytes[counted], np.asarray(bursts, dtype=np.float64)[counted],
+                        None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[counted],
                         sizes, units, per_unit, largest, page_size_bytes)
         base["bursts"] = v.median
         burst_best, agree, burst_clear, rate_unit, rate_counts, merged = v.best, v.agree, v.clear, v.rate_unit, v.rate_counts, v.merged
@@ -649,7 +656,7 @@ def fit_read_unit(
         busy, busy_decides, busy_why = _busy_view(size_bytes[ok], np.asarray(busy_us, dtype=np.float64)[ok],
                                                   page_size_bytes, name, hidden, sizes, s.median)
 
-    why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
+    why = uncounted + (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
     if dropped.size:
         why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"

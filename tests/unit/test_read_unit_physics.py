@@ -474,3 +474,25 @@ def test_counts_of_half_the_array_reads_are_bursts_run_together(bursts_unit_page
         assert "run together" in r.reason
     else:
         assert r.unit_bytes is None and "do not agree" in r.reason, r.reason
+
+
+def test_reads_clipped_at_the_rail_are_still_timed():
+    # A scope range set for the writes: the reads' array-read bursts (+25 mA over 140 mA)
+    # reach past the 8-bit screen's top code, 150 mA at 1 mA per code, on every read but
+    # two.  Their edges (100 mA idle to 140 mA busy) lie far below the rail, so every read
+    # still starts and ends where it did: a 4-page unit at 60 + 30 µs per unit steps the
+    # durations by 90 µs every 4 pages.  Only the clipped tops are not counted as bursts.
+    rng = np.random.default_rng(5)
+    traces = []
+    for k, p in enumerate(np.repeat(np.r_[np.arange(1, 21), 40], 3)):
+        t = _read_trace(rng, p, 4, latency_us=40.0, t_read_us=60.0, xfer_us=30.0, tail_us=20.0)
+        w = t.waveform
+        rail = 255 if k < 2 else 150
+        traces.append(Trace("read", t.size_bytes, Waveform(np.minimum(w.codes, rail), w.y_mult, w.y_offset_codes,
+                                                           w.y_zero, w.sample_interval_s, w.t_first_s, unit="A",
+                                                           code_min=0, code_max=rail)))
+    table = measure_traces(traces)
+    assert np.count_nonzero(table.usable) == 2  # the rail flags the others: not a view of their tops
+    q, r = read_stage(traces, table, PAGE)
+    assert q.value == 4 * PAGE, q.evidence
+    assert q.confidence == "medium" and "clipped" in q.evidence
