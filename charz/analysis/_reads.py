@@ -29,6 +29,7 @@ import numpy as np
 from scipy.signal import find_peaks, peak_prominences
 
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._ripple import RippleView
 from charz.analysis._smooth import W_PATTERN
 from charz.analysis._steps import summarize_sizes
 
@@ -586,6 +587,7 @@ def fit_read_unit(
     host_rate_bytes_per_s: float | None = None,
     burst_width: np.ndarray | None = None,
     busy_us: np.ndarray | None = None,
+    ripple: RippleView | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -699,12 +701,25 @@ def fit_read_unit(
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
         disputed = decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides)
+        rip = ripple if ripple is not None and ripple.unit_bytes is not None else None
+        rip_why = "" if ripple is None else "; " + ripple.reason
         if not disputed and busy is not None and busy_decides:
             # Neither the counts nor the durations decide (bursts run together, durations at
-            # the host rate): the busy time counts the array reads on its own, at medium.
-            return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + busy_why + "; that view decides", **base)
+            # the host rate): the busy time counts the array reads on its own, at medium —
+            # unless the ripple's cycles count other array reads.
+            if rip is not None and rip.unit_bytes != busy.unit_bytes:
+                return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + rip_why + " — the two do not agree",
+                                      **base)
+            return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + busy_why + rip_why + "; that view decides",
+                                  **base)
+        if not disputed and rip is not None:
+            # The bursts' peaks are lost (run together, or small against a host transfer's
+            # level) and the durations hide the unit, but the largest read still repeats one
+            # pattern per array read: its cycles count them, alone at medium.
+            return ReadUnitResult(int(rip.unit_bytes), None, MEDIUM, why + busy_why + rip_why + "; that view decides",
+                                  **base)
         tail = " — the two views do not agree" if disputed else " — neither view decides"
-        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + tail, **base)
+        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + rip_why + tail, **base)
     if busy is not None and busy_decides and unit != busy.unit_bytes:
         # the busy time counts other array reads than the answer: views that disagree
         return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + f" — it does not agree with {name(unit)}", **base)

@@ -13,6 +13,7 @@ from charz.analysis._energy import PowerBudget, power_budget
 from charz.analysis._groups import medians_by
 from charz.analysis._quantity import MEASURED, Quantity
 from charz.analysis._reads import ReadUnitResult, burst_windows, count_peaks, fit_read_unit, one_unit_duration, pattern_window
+from charz.analysis._ripple import RippleView, read_ripple, ripple_unit
 from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
 from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_tail, check_write_cache
 from charz.analysis._window import FLAG_CLIPPED, FLAG_NO_ACTIVITY, FLAG_NONFINITE, FLAG_TRUNCATED
@@ -61,7 +62,7 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     bursts[clipped] = np.nan
     busy_us = np.where(clipped, np.nan, bw.busy * dt * 1e6)
     r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s, burst_width=bw.high / bursts,
-                      busy_us=busy_us)
+                      busy_us=busy_us, ripple=_largest_reads_ripple(segments, rows, sizes, clipped, page_size_bytes))
     counted = "" if not clipped.any() else f"; {int(clipped.sum())} clipped reads timed, their bursts not counted"
     evidence = f"{r.reason} (bursts counted on a {window}-sample moving average{counted})"
     if r.unit_bytes is not None:
@@ -74,6 +75,14 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
             confidence_of_bound=r.confidence,
         ), r
     return Quantity.undetermined("B", MEASURED, evidence), r
+
+
+def _largest_reads_ripple(segments, rows, sizes, clipped, page_size_bytes: int) -> RippleView:
+    """The ripple view (:func:`ripple_unit`) of the largest reads not clipped (codes to amperes)."""
+    largest = int(sizes.max())
+    which = np.flatnonzero((sizes == largest) & ~clipped)
+    ripples = [read_ripple((segments[i] - rows[i, 3]) * rows[i, 2] + rows[i, 4], rows[i, 1]) for i in which.tolist()]
+    return ripple_unit(ripples, largest, page_size_bytes)
 
 
 def rmw_stage(traces, table, write_unit_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> RmwResult | None:

@@ -496,3 +496,58 @@ def test_reads_clipped_at_the_rail_are_still_timed():
     q, r = read_stage(traces, table, PAGE)
     assert q.value == 4 * PAGE, q.evidence
     assert q.confidence == "medium" and "clipped" in q.evidence
+
+
+def _host_bound_one_page_read(rng, pages, *, page=16384, t_read_us=35.0, xfer_us=56.0, host_mb_s=150.0, dt=1e-6,
+                              n=9000, pre=1000):
+    """Idle 150 mA; from the command (40 µs latency) each page is an array read (+19 mA for
+    tR), then its transfer over the channel (+33 mA), back to back (one page per unit, 91 µs
+    a page); the host link (+17 mA) moves each page once it is read, at 150 MB/s (109 µs a
+    page): slower than the flash, so the durations rise at the host's rate and the flash
+    finishes first.  σ 7 mA of sample noise on a 12-bit screen of 0.1 mA steps."""
+    t = (np.arange(n) - pre) * dt * 1e6
+    amps = np.full(n, 0.150)
+    host_page = page / host_mb_s  # µs
+    ready = 40.0 + t_read_us + xfer_us
+    end_host = ready + pages * host_page
+    amps[(t >= ready) & (t < end_host)] += 0.017
+    for k in range(int(pages)):
+        s = 40.0 + k * (t_read_us + xfer_us)
+        amps[(t >= s) & (t < s + t_read_us)] += 0.019
+        amps[(t >= s + t_read_us) & (t < s + t_read_us + xfer_us)] += 0.033
+    amps[(t >= 0) & (t < end_host + 10.0)] += 0.010  # the controller, command to status
+    amps += rng.normal(0, 0.007, n)
+    codes = np.round(amps / 1e-4).astype(np.int16)
+    return Trace("read", int(pages * page), Waveform(codes, 1e-4, 0.0, 0.0, dt, -pre * dt, unit="A"))
+
+
+def test_a_host_bound_one_page_units_ripple_counts_its_array_reads():
+    # Neither the bursts (each sits on the host transfer's level and touches the next) nor
+    # the durations (at the host's rate) name the unit; the largest read (32 pages) repeats
+    # its 91 µs pattern 32 times before the host link finishes: 32 array reads, one page each.
+    rng = np.random.default_rng(11)
+    traces = [_host_bound_one_page_read(rng, p) for p in np.repeat(np.r_[np.arange(1, 11), 32], 4)]
+    q, r = read_stage(traces, measure_traces(traces), 16384, 150e6)
+    assert q.value == 16384 and q.confidence == "medium", q.evidence
+    assert "ripple: " in q.evidence
+
+
+def test_a_read_without_a_repeating_pattern_has_no_ripple_view():
+    # The same reads with the array reads' and transfers' currents equal (one flat level):
+    # nothing repeats, so no cycles are counted and the view names no unit.
+    from charz.analysis._ripple import read_ripple, ripple_unit
+
+    rng = np.random.default_rng(2)
+    flat = [0.2 + rng.normal(0, 0.007, 3700) for _ in range(4)]
+    view = ripple_unit([read_ripple(x, 1e-6) for x in flat], 32 * 16384, 16384)
+    assert view.unit_bytes is None, view.reason
+
+
+def test_a_ripple_count_between_two_units_names_neither():
+    # 24 cycles in a 32-page read: 32 one-page reads lost in part, or 16 two-page reads with
+    # a second pattern; neither unit predicts it within 15 %.
+    from charz.analysis._ripple import Ripple, ripple_unit
+
+    r = [Ripple(90e-6, 0.5, 24.0)] * 4
+    assert ripple_unit(r, 32 * 16384, 16384).unit_bytes is None
+    assert ripple_unit([Ripple(90e-6, 0.5, 16.5)] * 4, 32 * 16384, 16384).unit_bytes == 32768
