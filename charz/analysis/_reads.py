@@ -64,6 +64,9 @@ REPEATS_DISAGREE = 0.5
 # by less than this share of the durations' time per page: the flash then finishes before
 # the host link does, so what is busy is the flash, not the host DMA.
 BUSY_FLASH_SHARE = 0.8
+# Repeats of one read within this share of each other are the same read (tR varies by ±3 %,
+# a window's edges by a sample or two): see _whole_windows.
+REPEATS_SAME = 0.08
 
 
 @dataclass(frozen=True)
@@ -409,6 +412,38 @@ def busy_time_unit(size_bytes: np.ndarray, busy_us: np.ndarray, page_size_bytes:
     return BusyView(int(units[best]), margin, float(b[best] * page_size_bytes / units[best]))
 
 
+def _whole_windows(size_bytes: np.ndarray, duration_us: np.ndarray):
+    """Per size, the repeats that agree with each other, where some do (see REPEATS_SAME).
+
+    A read's time is its array reads and transfers, the same on every repeat within a few
+    per cent (tR varies by ±3 %).  A window that ended where the current first dipped into
+    the noise (between two bursts, on a noisy record) is shorter than its repeats, and one
+    slowed by a background erase longer; neither agrees with the others.  Two such windows
+    in five moved a size's median by a page's worth on 4 µs records at ×2 noise.  Where at
+    least two repeats lie within REPEATS_SAME of each other, the largest such group (the
+    longer on a tie: windows are cut short more often than slowed) stands for the size;
+    where none do, every repeat stays (the median decides).
+
+    >>> s = np.repeat([1, 2], 5)
+    >>> _whole_windows(s, np.array([160, 156, 88, 168, 150, 476, 760, 556, 136, 804.0]))[1].tolist()
+    [160.0, 156.0, 168.0, 150.0, 760.0, 804.0]
+    """
+    order = np.argsort(size_bytes, kind="stable")
+    size_bytes, duration_us = size_bytes[order], duration_us[order]
+    _, first, counts = np.unique(size_bytes, return_index=True, return_counts=True)
+    keep = np.ones(size_bytes.size, dtype=bool)
+    for a, n in zip(first.tolist(), counts.tolist()):
+        d = duration_us[a:a + n]
+        near = np.abs(d[:, None] - d[None, :]) <= REPEATS_SAME * np.maximum(d[:, None], d[None, :])
+        size = near.sum(axis=1)
+        if size.max() < 2:
+            continue
+        best = np.flatnonzero(size == size.max())
+        centre = best[np.argmax(d[best])]
+        keep[a:a + n] = near[centre]
+    return size_bytes[keep], duration_us[keep]
+
+
 def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
     """BIC of every candidate unit on the per-size median durations, and the sizes left out.
 
@@ -612,7 +647,7 @@ def fit_read_unit(
     ok = np.isfinite(duration_us)
     if np.count_nonzero(ok) < 4:
         return ReadUnitResult(None, None, UNDETERMINED, "fewer than four usable read captures")
-    s = summarize_sizes(size_bytes[ok], duration_us[ok])
+    s = summarize_sizes(*_whole_windows(size_bytes[ok], duration_us[ok]))
     sizes = s.size_pages.astype(np.float64)  # bytes here
     if sizes.size < 3:
         return ReadUnitResult(None, None, UNDETERMINED, "reads of fewer than three sizes")
