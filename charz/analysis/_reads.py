@@ -23,7 +23,7 @@ one-unit read, whichever is smaller (stated in the result).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy.signal import find_peaks, peak_prominences
@@ -622,7 +622,7 @@ def fit_read_unit(
     host_rate_bytes_per_s: float | None = None,
     burst_width: np.ndarray | None = None,
     busy_us: np.ndarray | None = None,
-    ripple: RippleView | None = None,
+    ripple: RippleView | Callable[[], RippleView] | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -630,7 +630,10 @@ def fit_read_unit(
     read tried) predicts ``ceil(size / R)`` bursts, and the best must beat the next
     clearly.  The durations must agree: with the host transfer taken out at the given
     link rate (or fitted), the time must rise in steps of ``R``.  Agreement gives a
-    confident answer; either view alone, a medium one; disagreement, none.
+    confident answer; either view alone, a medium one; disagreement, none.  ``busy_us``
+    (the array's busy time per read) and ``ripple`` (the largest read's cycles,
+    :mod:`charz.analysis._ripple`; a callable is measured only where the other views
+    leave the unit open) are the third and fourth views (docs/analysis.md §5).
 
     Example
     -------
@@ -736,6 +739,9 @@ def fit_read_unit(
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
         disputed = decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides)
+        # The ripple is measured only here, where the other views leave the unit open (a
+        # callable: its lock-in pass over the largest reads costs as much as the counting).
+        ripple = ripple() if callable(ripple) else ripple
         rip = ripple if ripple is not None and ripple.unit_bytes is not None else None
         rip_why = "" if ripple is None else "; " + ripple.reason
         if not disputed and busy is not None and busy_decides:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.fft import irfft, next_fast_len, rfft
 from scipy.ndimage import median_filter, uniform_filter1d
 from scipy.signal import find_peaks
 
@@ -75,8 +76,9 @@ def read_ripple(values: np.ndarray, sample_interval_s: float) -> Ripple:
     x = median_filter(x, 5, mode="nearest")
     r = x - uniform_filter1d(x, size=hi, mode="nearest")
     r = r - r.mean()
-    f = np.fft.rfft(r, 2 * n)
-    ac = np.fft.irfft(f * np.conj(f))[:n]
+    m = next_fast_len(2 * n, real=True)  # zero-padded past 2n: no lag wraps around
+    f = rfft(r, m)
+    ac = irfft(f * np.conj(f), m)[:n]
     if not ac[0] > 0:
         return NO_RIPPLE
     ac = ac / ac[0] / (1.0 - np.arange(n) / n)  # unbiased: each lag over the samples it has

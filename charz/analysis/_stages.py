@@ -62,7 +62,7 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     bursts[clipped] = np.nan
     busy_us = np.where(clipped, np.nan, bw.busy * dt * 1e6)
     r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s, burst_width=bw.high / bursts,
-                      busy_us=busy_us, ripple=_largest_reads_ripple(segments, rows, sizes, clipped, page_size_bytes))
+                      busy_us=busy_us, ripple=lambda: _largest_reads_ripple(segments, rows, sizes, clipped, page_size_bytes))
     counted = "" if not clipped.any() else f"; {int(clipped.sum())} clipped reads timed, their bursts not counted"
     evidence = f"{r.reason} (bursts counted on a {window}-sample moving average{counted})"
     if r.unit_bytes is not None:
