@@ -614,6 +614,29 @@ def _busy_view(size_bytes, busy_us, page_size_bytes, name, hidden, sizes, median
     return busy, decides, why
 
 
+def _open_unit(disputed: bool, busy, busy_decides: bool, ripple, why: str, base: dict) -> ReadUnitResult:
+    """Where neither the counts nor the durations decide: the busy time, then the ripple,
+    alone at medium — or undetermined."""
+    # The ripple is measured only here, where the other views leave the unit open (a
+    # callable: its lock-in pass over the largest reads costs as much as the counting).
+    ripple = ripple() if callable(ripple) else ripple
+    rip = ripple if ripple is not None and ripple.unit_bytes is not None else None
+    why += "" if ripple is None else "; " + ripple.reason
+    if not disputed and busy is not None and busy_decides:
+        # Bursts run together, durations at the host rate: the busy time counts the array
+        # reads on its own — unless the ripple's cycles count other array reads.
+        if rip is not None and rip.unit_bytes != busy.unit_bytes:
+            return ReadUnitResult(None, None, UNDETERMINED, why + " — the two do not agree", **base)
+        return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + "; that view decides", **base)
+    if not disputed and rip is not None:
+        # The bursts' peaks are lost (run together, or small against a host transfer's
+        # level) and the durations hide the unit, but the largest read still repeats one
+        # pattern per array read: its cycles count them.
+        return ReadUnitResult(int(rip.unit_bytes), None, MEDIUM, why + "; that view decides", **base)
+    tail = " — the two views do not agree" if disputed else " — neither view decides"
+    return ReadUnitResult(None, None, UNDETERMINED, why + tail, **base)
+
+
 def fit_read_unit(
     size_bytes: np.ndarray,
     duration_s: np.ndarray,
@@ -739,28 +762,7 @@ def fit_read_unit(
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
         disputed = decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides)
-        # The ripple is measured only here, where the other views leave the unit open (a
-        # callable: its lock-in pass over the largest reads costs as much as the counting).
-        ripple = ripple() if callable(ripple) else ripple
-        rip = ripple if ripple is not None and ripple.unit_bytes is not None else None
-        rip_why = "" if ripple is None else "; " + ripple.reason
-        if not disputed and busy is not None and busy_decides:
-            # Neither the counts nor the durations decide (bursts run together, durations at
-            # the host rate): the busy time counts the array reads on its own, at medium —
-            # unless the ripple's cycles count other array reads.
-            if rip is not None and rip.unit_bytes != busy.unit_bytes:
-                return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + rip_why + " — the two do not agree",
-                                      **base)
-            return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + busy_why + rip_why + "; that view decides",
-                                  **base)
-        if not disputed and rip is not None:
-            # The bursts' peaks are lost (run together, or small against a host transfer's
-            # level) and the durations hide the unit, but the largest read still repeats one
-            # pattern per array read: its cycles count them, alone at medium.
-            return ReadUnitResult(int(rip.unit_bytes), None, MEDIUM, why + busy_why + rip_why + "; that view decides",
-                                  **base)
-        tail = " — the two views do not agree" if disputed else " — neither view decides"
-        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + rip_why + tail, **base)
+        return _open_unit(disputed, busy, busy_decides, ripple, why + busy_why, base)
     if busy is not None and busy_decides and unit != busy.unit_bytes:
         # the busy time counts other array reads than the answer: views that disagree
         return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + f" — it does not agree with {name(unit)}", **base)
