@@ -31,14 +31,13 @@ from scipy.signal import find_peaks
 
 MIN_PERIOD_S = 15e-6
 FUNDAMENTAL = 0.85
-# The view: every repeat (three in four at least) must repeat this clearly ...
+# The view: more than half of the repeats (two at least) must repeat this clearly ...
 MIN_STRENGTH = 0.2
 # ... with periods within a tenth of their median; the unit's count must be within this
 # share of the cycles, from at least this many units (six cycles at least measure a period;
 # a few more keep the envelope's two ends, half a cycle each, a small share).
 CYCLES_TOLERANCE = 0.15
 MIN_UNITS = 8
-REPEATS_AGREE = 0.75
 
 
 @dataclass(frozen=True)
@@ -105,8 +104,8 @@ class RippleView:
 def ripple_unit(ripples: list[Ripple], largest_bytes: int, page_size_bytes: int) -> RippleView:
     """The unit the largest read's ripple names: its cycles are its array reads.
 
-    The repeats must repeat clearly (strength ≥ 0.2 on three in four of them, two at least)
-    with the same period (within a tenth); their median cycle count is then read against
+    More than half of the repeats (two at least) must repeat clearly (strength ≥ 0.2) with
+    the same period (within a tenth): one repeat in three lost in the noise is an outlier; their median cycle count is then read against
     units of 2^k pages (a controller stripes a unit over a power of two of pages), each
     predicting ``ceil(largest / R)`` array reads: exactly one, of at least eight reads, must
     lie within 15 % of the count.  A count between two units (a ripple lost in part of the
@@ -115,12 +114,14 @@ def ripple_unit(ripples: list[Ripple], largest_bytes: int, page_size_bytes: int)
     >>> r = [Ripple(92e-6, 0.55, 31.0), Ripple(93e-6, 0.6, 33.5), Ripple(92e-6, 0.5, 32.4)]
     >>> ripple_unit(r, 524288, 16384).unit_bytes
     16384
+    >>> ripple_unit(r[:2] + [NO_RIPPLE], 524288, 16384).unit_bytes     # two of three
+    16384
     >>> ripple_unit(r[:1] + [NO_RIPPLE, NO_RIPPLE], 524288, 16384).unit_bytes is None
     True
     """
     n = len(ripples)
     clear = [r for r in ripples if r.strength >= MIN_STRENGTH and np.isfinite(r.period_s)]
-    need = max(2, int(np.ceil(REPEATS_AGREE * n)))
+    need = max(2, n // 2 + 1)
     if len(clear) < need:
         return RippleView(None, f"ripple: {len(clear)} of {n} largest reads repeat clearly, no view")
     period = np.array([r.period_s for r in clear])
