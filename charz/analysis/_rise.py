@@ -573,11 +573,16 @@ def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_x
         if unit_pages % ppu or packages % ppu or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
-        # page-gated where waiting for the whole package from the host would take longer than
-        # a page over the channel: else the two predict the same starts up to the fitted gap
-        # (die-major for one package only shifts its start, which the fitted gap absorbs)
+        # page-gated (each page sent as it arrives) wherever the host link's current is in the
+        # fit: its column starts with the host data, and a controller that streams sends its
+        # first page one host page after that, one that waits for the package's pages `dies`
+        # host pages after — where the host is faster than the channel the two differ only
+        # there, but no fitted gap makes one the other: the waiting model must misplace the
+        # link's end or the first transfer (datasheet seed 621: 4 packages of 2 dies on one
+        # channel, streamed, fitted worse than 2 packages 208 µs apart at "high").  (Die-major
+        # for one package only shifts its start, which the fitted gap absorbs.)
         leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
-            (PAGE_GATED,) if dies * data.host_page_us > t_xfer_page_us else ())
+            (PAGE_GATED,) if data.host_page_us > 0 else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
                                          for ld in leads):
             _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us)
