@@ -522,8 +522,9 @@ def unit_rise(
                                                 f"and channel time and {LOWER_PAGE:g} tPROG past the onset)")
     r = rise(None)
     if starts_first and r.packages_per_unit is not None:
-        twin = _die_rounds_after_ends(r, t_xfer_page_us, t_prog_us,
-                                      host_page_time_us(page_size_bytes, host_rate_bytes_per_s))
+        host_page_us = host_page_time_us(page_size_bytes, host_rate_bytes_per_s)
+        twin = (_die_rounds_after_ends(r, t_xfer_page_us, t_prog_us, host_page_us)
+                or _staggered_larger_count(r, t_xfer_page_us, t_prog_us, host_page_us))
         if twin:
             return replace(r, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
                            scheme_confidence=UNDETERMINED, reason=r.reason + f" — but {twin}")
@@ -561,6 +562,36 @@ def _die_rounds_after_ends(r: RiseResult, t_xfer_page_us: float, t_prog_us: floa
     return (f"{n} packages of {d} dies dealt die by die start each next die's program no earlier than "
             f"an averaging width ({SMOOTH_US:g} µs) before its last one ends, which draws the current of "
             f"{n * d} one-die packages started as earlier ones end: the rise cannot tell them apart")
+
+
+def _staggered_larger_count(r: RiseResult, t_xfer_page_us: float, t_prog_us: float, host_page_us: float) -> str:
+    """Why a count read through the programs' ends cannot be told from a larger one, or "".
+
+    A plausible hypothesis of more packages than the answer, within :data:`DECISIVE` of it,
+    whose packages can never all program at once under the given timing (its last program
+    starts after its first package's last die has ended, even at tPROG + :data:`PROG_SPREAD`):
+    such packages — staggered by a shared channel, each starting as its pages have crossed —
+    put no more than a few programs on at any moment, so the level of the current never shows
+    how many there are, and only the times of their falls do.  Those are what the fits model
+    least surely (±:data:`PROG_SPREAD` tPROG, lower and upper pages), and fewer packages with
+    more dies each, their starts spaced to match, draw the same staircase through them
+    (datasheet seed 621: 4 packages of 2 dies on one channel, a start every 137 µs, 290 µs
+    of program each, read as 2 packages 208 µs apart)."""
+    best = min((h for h in r.hypotheses if h.plausible and h.packages_per_unit == r.packages_per_unit),
+               key=lambda h: h.score, default=None)
+    if best is None:
+        return ""
+    for h in sorted(r.hypotheses, key=lambda h: h.score):
+        if not h.plausible or h.packages_per_unit <= best.packages_per_unit or h.score - best.score >= DECISIVE:
+            continue
+        xs, prog = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer_page_us,
+                           host_page_us, h.lead or None)
+        ends = np.asarray(xs, dtype=np.float64)[:, -1] + t_xfer_page_us + (1 + PROG_SPREAD) * t_prog_us
+        if float(np.max(prog)) >= float(np.min(ends)):
+            return (f"{h.packages_per_unit} packages, their programs starting {np.diff(prog).mean():.0f} µs apart, "
+                    f"fit within {DECISIVE:g} and never all program at once: the rise's level never shows how "
+                    f"many there are, only their ends do, which it cannot time surely")
+    return ""
 
 
 def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_xfer_page_us: float,
