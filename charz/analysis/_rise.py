@@ -568,15 +568,17 @@ def _staggered_larger_count(r: RiseResult, t_xfer_page_us: float, t_prog_us: flo
     """Why a count read through the programs' ends cannot be told from a larger one, or "".
 
     A plausible hypothesis of more packages than the answer, within :data:`DECISIVE` of it,
-    whose packages can never all program at once under the given timing (its last program
-    starts after its first package's last die has ended, even at tPROG + :data:`PROG_SPREAD`):
-    such packages — staggered by a shared channel, each starting as its pages have crossed —
-    put no more than a few programs on at any moment, so the level of the current never shows
-    how many there are, and only the times of their falls do.  Those are what the fits model
-    least surely (±:data:`PROG_SPREAD` tPROG, lower and upper pages), and fewer packages with
-    more dies each, their starts spaced to match, draw the same staircase through them
-    (datasheet seed 621: 4 packages of 2 dies on one channel, a start every 137 µs, 290 µs
-    of program each, read as 2 packages 208 µs apart)."""
+    whose packages, under the given timing (each from its first page's end to its last die's
+    end at tPROG), never have more programs on at once for longer than an averaging width
+    (:data:`SMOOTH_US`) than the answer has packages: such packages — staggered by a shared
+    channel, each starting as its pages have crossed — never raise the current above the
+    level the smaller count reaches, so only the times of their starts and falls tell the two
+    apart, and the falls are what the fits model least surely (±:data:`PROG_SPREAD` tPROG).
+    Fewer packages of more dies, their starts spaced to match, draw the same staircase
+    (datasheet seed 621: 4 packages of 2 dies on one channel, a start every 137 µs, 286 µs
+    of program each — never more than 2 at once — read as 2 packages 208 µs apart).  Where
+    the larger count would put more programs on at once than the answer has packages (dev
+    seeds 434, 551), the level shows it and the fit's margin stands."""
     best = min((h for h in r.hypotheses if h.plausible and h.packages_per_unit == r.packages_per_unit),
                key=lambda h: h.score, default=None)
     if best is None:
@@ -586,11 +588,16 @@ def _staggered_larger_count(r: RiseResult, t_xfer_page_us: float, t_prog_us: flo
             continue
         xs, prog = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer_page_us,
                            host_page_us, h.lead or None)
-        ends = np.asarray(xs, dtype=np.float64)[:, -1] + t_xfer_page_us + (1 + PROG_SPREAD) * t_prog_us
-        if float(np.max(prog)) >= float(np.min(ends)):
+        ends = np.asarray(xs, dtype=np.float64)[:, -1] + t_xfer_page_us + t_prog_us
+        # k programs on together for longer than an averaging width <=> the k intervals,
+        # each shortened by half a width at both ends, still overlap
+        a, b = np.asarray(prog, dtype=np.float64) + SMOOTH_US / 2, ends - SMOOTH_US / 2
+        at_once = int(np.max(np.sum((a[None, :] <= a[:, None]) & (b[None, :] > a[:, None]), axis=1)))
+        if at_once <= best.packages_per_unit:
             return (f"{h.packages_per_unit} packages, their programs starting {np.diff(prog).mean():.0f} µs apart, "
-                    f"fit within {DECISIVE:g} and never all program at once: the rise's level never shows how "
-                    f"many there are, only their ends do, which it cannot time surely")
+                    f"fit within {DECISIVE:g} and never have more than {at_once} programming at once: the level "
+                    f"of the rise cannot tell them from {best.packages_per_unit}, only their ends can, which the "
+                    f"fits cannot time surely")
     return ""
 
 
