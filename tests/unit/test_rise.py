@@ -8,7 +8,7 @@ noise and per-package spread are added.  Nothing comes from charz's simulator.
 import numpy as np
 import pytest
 
-from charz.analysis._rise import unit_rise
+from charz.analysis._rise import RiseHypothesis, RiseResult, _staggered_larger_count, unit_rise
 
 pytestmark = pytest.mark.unit
 
@@ -415,3 +415,22 @@ def test_streamed_packages_on_one_channel_are_not_read_as_two(seed):
     r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=16384, channels=4, packages=16, t_xfer_page_us=70.0,
                   t_prog_us=220.0, host_rate_bytes_per_s=16384 / 30.0 * 1e6)
     assert r.packages_per_unit in (4, None), r.reason
+
+
+def _hyp(ppu, dies, channels, lead, score, switch_us=0.5):
+    return RiseHypothesis(ppu, dies, channels, ("x",), switch_us, 0.0, 0.0, (), (), score, True, "", lead)
+
+
+@pytest.mark.parametrize("t_prog_us, abstains", [(220.0, True), (500.0, False)])
+def test_a_smaller_count_abstains_only_where_the_level_cannot_show_the_larger(t_prog_us, abstains):
+    # Four packages of two dies on one channel, their pages in a row at 70 µs a page: a
+    # package starts every 140 µs and programs from its first page's end to its last die's
+    # end (70 µs + tPROG).  At tPROG 220 µs no more than two program together for longer than
+    # the 22 µs averaging (the third meets the first's end after 10 µs), the level of a
+    # 2-package unit: a 2-package answer within 16 of it is not an answer.  At 500 µs all
+    # four program together and the level would show them: the fit's margin stands.
+    best = _hyp(2, 4, (0, 1), 4, -300.0, switch_us=210.0)
+    rival = _hyp(4, 2, (0, 0, 0, 0), 2, -291.0)
+    r = RiseResult(2, None, "medium", "undetermined", "", "", hypotheses=(best, rival))
+    why = _staggered_larger_count(r, 70.0, t_prog_us, 0.0)
+    assert bool(why) == abstains, why
