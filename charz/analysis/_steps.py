@@ -264,8 +264,32 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
         # only its count waits for the top.
         ramp = _as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]))
         if ramp is not None:
-            return replace(ramp, count_sure=False)
+            # ... unless the ramp reached the packages: there are no more to start
+            return replace(ramp, count_sure=ramp.n_step == n_package)
+        if n_package and valid[0].n_levels == n_package:
+            return _top_at_every_package(_decide(sizes, y, se, s, cands, valid, n_package, idle_a), valid[0], why)
         return StepResult(None, None, UNDETERMINED, why, valid[0], None, s, tuple(valid[:6]))
+    return _decide(sizes, y, se, s, cands, valid, n_package, idle_a)
+
+
+def _top_at_every_package(r: StepResult, stair: Staircase, why: str) -> StepResult:
+    """A staircase of as many levels as packages whose last tread still rises: every package
+    has its step (a step is one more package busy, never more levels than packages), so the
+    top is reached and the rise past it is no package's — cache program moves the next
+    unit's pages over the channels while every package programs, and their transfer current
+    lifts the peak.  Medium at most (the top's level is blurred by that lift); where the
+    staircase the data decide on is another one, the sweep's rising end stands (``why``)."""
+    if r.n_step != stair.n_levels or r.step_pages != stair.tread_pages:
+        return StepResult(None, None, UNDETERMINED, why, stair, None, r.sizes, r.candidates)
+    note = (f"; the last tread still rises, but {stair.n_levels} levels are one per package: every package is busy "
+            "at the top, and the rise past it is the next unit's transfers while they program")
+    return replace(r, confidence=MEDIUM if r.confidence == HIGH else r.confidence, reason=r.reason + note)
+
+
+def _decide(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: SizeLevels, cands: list, valid: list,
+            n_package: int | None, idle_a: float | None) -> StepResult:
+    """The staircase the valid candidates (clean, significant steps; best first) decide on,
+    or why none: rivals, finer steps, a flat line the noise could fake, small top rises."""
     best = valid[0]
     runner, margin, no_units = _runner_up(cands, best, se)
     top = tuple(valid[:6])
@@ -424,10 +448,13 @@ def _no_valid_staircase(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: Siz
         why = f"no staircase with significant steps (best: {cands[0].n_levels} × {cands[0].tread_pages} pages, smallest step {cands[0].min_rise_z:.1f} σ); add repeats or reduce noise"
     else:
         why = "no staircase of equal-width steps explains the peaks"
-    # A sweep that never reaches M_peak says so, ramp or not (the count would rest on the
-    # packages given alone); a ramp decides only where the staircases are merely unclean.
-    ramp = None if _still_rising(sizes, y, se) else _as_ramp(why, s, n_package, cands[0] if cands else None, None,
-                                                              tuple(cands[:6]))
+    # A sweep that never reaches M_peak says so, ramp or not, unless the ramp reached every
+    # package given (a one-page step each: no package is left to raise the peak further, so
+    # what rises past them is the next pages' transfers); a ramp decides only where the
+    # staircases are merely unclean.
+    ramp = _as_ramp(why, s, n_package, cands[0] if cands else None, None, tuple(cands[:6]))
+    if ramp is not None and ramp.n_step != n_package and _still_rising(sizes, y, se):
+        ramp = None
     return ramp or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
 
 
@@ -459,11 +486,20 @@ def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top) 
         return None
     k, rise = ramp
     flat = _flat_after(s.median, k, rise)
-    text = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages, then "
-            + ("by less than half that per page: one-page steps, each one more package" if flat else
-               "still by steps or unmeasured: one-page steps, their count unsure") + f" (the staircase fit: {why})")
+    every = bool(n_package) and k == n_package
+    if every:
+        # One-page steps up to the packages given: every package has its step (there are no
+        # more to start), so the count stands whatever the peak does past it.
+        text = (f"the peak rises {rise * 1e3:.0f} mA with every page up to the {k} packages given: one-page "
+                f"steps, each one more package, to every package busy; what it does past {k} pages is no "
+                "package's (the next pages' transfers while every package programs)")
+    else:
+        text = (f"the peak rises {rise * 1e3:.0f} mA with every page up to {k} pages, then "
+                + ("by less than half that per page: one-page steps, each one more package" if flat else
+                   "still by steps or unmeasured: one-page steps, their count unsure"))
+    text += f" (the staircase fit: {why})"
     return StepResult(k, 1, MEDIUM, text, _ramp_staircase(s.median, k), best, s, top, finer_shown=True,
-                      count_sure=flat)
+                      count_sure=flat or every)
 
 
 def _ramp_staircase(y: np.ndarray, pages: int) -> Staircase:
@@ -518,7 +554,20 @@ def _one_page_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, n_package: 
     """(pages, rise per page) of a staircase of one-page steps from the first size: the peak
     rises by about the same amount (within :data:`RAMP_EVEN`) at every page, each rise
     ≥ 4 standard errors, odd and even pages alike (two-page treads would alternate), at
-    least four pages and no more than the packages.  None when the peaks are not that."""
+    least four pages.  A ramp longer than the packages is cut at them where every rise past
+    them is smaller than its typical one (then ``pages == n_package``).  None when the peaks
+    are not that.
+
+    Example
+    -------
+    Five packages, 20 mA a page, then the next pages' transfers lift 12 mA and 11 mA (over half
+    a step each, so they pass as ramp steps until cut at the packages):
+
+    >>> y = np.array([100.0, 120, 140, 160, 180, 192, 203]) * 1e-3
+    >>> pages, rise = _one_page_ramp(np.arange(1, 8), y, np.full(7, 1e-3), 5)
+    >>> pages, round(rise * 1e3)
+    (5, 20)
+    """
     gaps = np.flatnonzero(sizes != sizes[0] + np.arange(sizes.size))  # the ramp needs every page size
     last = int(gaps[0]) if gaps.size else sizes.size
     if sizes[0] != 1 or last < 5:
@@ -536,13 +585,28 @@ def _one_page_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, n_package: 
         k -= 1
     if k < 4:
         return None
-    run, med = d[:k], float(np.median(d[:k]))
-    if abs(float(run[0::2].mean()) - float(run[1::2].mean())) > 0.25 * med:
+    if n_package and k + 1 > n_package:
+        # More pages rise than there are packages: one-page steps stop at every package busy
+        # (a step is one more package, 003 §4.1), so the rises past the packages are no
+        # package's — cache program moves the next pages over the channels while every
+        # package programs, and their transfer current lifts the peak by part of a step.  The
+        # ramp is its first ``n_package`` pages, which must be a ramp on their own, and every
+        # rise past them must be smaller than the ramp's typical one (a transfer draws 30–60 %
+        # of a package's program current; equal rises on and on would be no packages at all).
+        k = int(n_package) - 1
+        if k < 4 or not _ramp_alike(d[:k]) or np.any(d[k:] >= float(np.median(d[:k]))):
+            return None
+    elif not _ramp_alike(d[:k]):
         return None
-    pages = k + 1
-    if n_package and pages > n_package:
-        return None
-    return pages, med
+    return k + 1, float(np.median(d[:k]))
+
+
+def _ramp_alike(run: np.ndarray) -> bool:
+    """Rises alike (within :data:`RAMP_EVEN` of their median) and odd and even pages alike
+    (two-page treads would alternate a step and nothing)."""
+    med = float(np.median(run))
+    return bool(med > 0 and np.all(np.abs(run - med) <= RAMP_EVEN * med)
+                and abs(float(run[0::2].mean()) - float(run[1::2].mean())) <= 0.25 * med)
 
 
 def _tread_stands(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top) -> StepResult:

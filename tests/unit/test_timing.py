@@ -80,14 +80,63 @@ def test_rise_runs_on_measured_timing_and_says_at_most_medium():
     assert "measured" in r.reason
 
 
-def test_no_count_when_the_one_page_write_cannot_be_measured():
+def test_no_count_when_neither_the_one_page_nor_the_one_unit_write_can_be_measured():
     page, _, _ = write(60.0, 1, xfer_us=40.0, prog_us=900.0, amps=[0.002], busy=0.003, xfer_a=0.0, noise=0.02)
-    unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, seed=4)
+    unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, amps=[0.002, 0.002], busy=0.003, xfer_a=0.0,
+                          noise=0.02, seed=4)
     r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
                                          packages=8)
     assert not times
     assert r.packages_per_unit is None and r.confidence == UNDETERMINED
-    assert "not measured" in r.reason
+    assert "not measured" in r.reason and "one-unit writes" in r.reason
+
+
+def rmw_page_write(read_a, read_us):
+    """A read-modify-write drive's one-page write: the unit's other page is read out of the
+    array first (``read_a`` above the busy level for ``read_us`` from 20 µs, then 100 µs of
+    its transfer out at 12 mA), and only then does the whole two-page unit program (tPROG
+    900 µs, pages 40 µs over two channels, as :func:`write` draws them)."""
+    w, t, ends = write(20.0 + read_us + 100.0, 2, xfer_us=40.0, prog_us=900.0, seed=3)
+    tu = t * 1e6
+    w = w + read_a * ((tu > 20.0) & (tu < 20.0 + read_us)) + 0.012 * ((tu > 20.0 + read_us) & (tu < 120.0 + read_us))
+    return w, t, ends
+
+
+def test_a_read_burst_is_not_measured_as_the_program():
+    # The read (300 mA for 30 µs: many pages sensed at once) peaks far above the programs
+    # (~100 mA): the top step is the read's, about 12 µs wide through the 22 µs average —
+    # shorter than any NAND page program.  Before, that was tPROG "12 ± 2 µs measured" (dev
+    # seed 463: "44 ± 9 µs", its tPROG 665 µs).
+    page, t, _ = rmw_page_write(0.300, 30.0)
+    m = program_time(page, t)
+    assert m.value_us is None and "less than any page program" in m.reason
+
+
+def test_a_read_as_high_as_the_programs_is_no_base():
+    # The read (100 mA for 60 µs) stands as high as the two packages' programs: the level
+    # after the onset is the read's, and the current falls below it before the programs
+    # start.  Before, that level was taken for the base and tPROG "626 ± 125 µs measured"
+    # (900 µs drawn): a wrong time inside a spread that did not cover the truth.
+    page, t, _ = rmw_page_write(0.100, 60.0)
+    m = program_time(page, t)
+    assert m.value_us is None and "in front of the programs" in m.reason
+
+
+@pytest.mark.parametrize("read_a, read_us", [(0.100, 60.0), (0.300, 30.0)])
+def test_a_read_modify_write_drive_is_measured_on_its_one_unit_writes(read_a, read_us):
+    # The one-unit write programs the same unit with no read in front, and its program
+    # current measures tPROG, with the wider spread of a unit's programs (±50 %).  Before,
+    # the rise abstained or ran on the read's time (dev seeds 257, 464, 517, 539: "no timing
+    # given, and not measured").
+    page, _, _ = rmw_page_write(read_a, read_us)
+    unit, t, ends = write(60.0, 2, xfer_us=40.0, prog_us=900.0, seed=4)
+    r, times = rise_with_measured_timing(unit, t, ends, page, t, unit_pages=2, page_size_bytes=16384, channels=2,
+                                         packages=8)
+    prog = times["t_prog_us"]
+    assert abs(prog.value - 900.0) <= prog.uncertainty and "one-unit writes" in prog.evidence
+    assert prog.uncertainty >= 0.5 * prog.value
+    assert r.packages_per_unit == 2, r.reason
+    assert r.confidence != HIGH and r.confidence != UNDETERMINED
 
 
 def test_a_timing_the_write_rules_out_does_not_unsettle_the_count():
@@ -137,3 +186,22 @@ def test_a_transfer_time_at_the_spans_bound_is_measured_from_below():
     assert r.confidence != HIGH and r.confidence != UNDETERMINED
     assert 110.0 / 1.5 <= times["t_xfer_page_us"].value <= 110.0 * 1.5
     assert "span before its program bounds it" in r.reason
+
+
+def test_a_one_unit_tprog_bound_refits_the_transfer_time():
+    # At a one-unit write's tPROG bound (±50 %) the transfer time fitted at the measured tPROG
+    # need not hold: the bound's reading is the best plausible fit over the whole grid, and a
+    # bound under which nothing fits anywhere shows that (dev seed 463: at tPROG − spread,
+    # the truth, no count fitted at the 114 µs transfer fitted at tPROG, 8 packages at 51 µs).
+    from charz.analysis._rise import RiseHypothesis, RiseResult
+    from charz.analysis._timing import _refitted
+
+    def rise(x, p):
+        # at tPROG 660 µs only a 51 µs transfer fits (8 packages); at 1980 µs nothing does
+        plausible = p < 1000 and x == 51.0
+        h = RiseHypothesis(8, 4, (0,) * 8, (), 0.0, 0.0, 0.0, (), (), -100.0 if plausible else 0.0, plausible)
+        return RiseResult(8 if plausible else None, None, "medium", "undetermined", f"{x}", "", hypotheses=(h,))
+
+    grid = np.array([22.5, 33.75, 51.0, 114.0])
+    assert _refitted(rise, grid, 660.0).packages_per_unit == 8
+    assert not any(h.plausible for h in _refitted(rise, grid, 1980.0).hypotheses)

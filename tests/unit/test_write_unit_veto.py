@@ -164,3 +164,41 @@ def test_durations_that_follow_no_tread_veto_nothing():
     c = characterize(traces, Given(channels=13, packages=13, page_size_bytes=PAGE))
     assert c["step_pages"].value == 2, c["step_pages"].evidence
     assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
+
+
+def walk_trace(pages: int, rng, repeat: int, pkg_a=(0.045, 0.045, 0.045 / 4, 0.045), tread: int = 2,
+               xfer_us: float = 50.0, prog_us: float = 450.0) -> Trace:
+    """Units of ``tread`` pages, one package each, walked over ``len(pkg_a)`` packages: a unit
+    programs once its pages have crossed the channel (``xfer_us`` a page, one unit after
+    another) and its package is free; a unit the write fills only in part is padded.  The
+    controller is busy until the last program ends."""
+    t_us = (T_FIRST + DT * np.arange(N)) * 1e6
+    amps = np.full(N, IDLE_A)
+    units, free, end = -(-pages // tread), [0.0] * len(pkg_a), 0.0
+    for k in range(units):
+        pkg = k % len(pkg_a)
+        p0 = max(START_US + 20.0 + (k + 1) * tread * xfer_us, free[pkg])
+        free[pkg] = end = p0 + prog_us
+        amps[(t_us >= p0) & (t_us < free[pkg])] += pkg_a[pkg]
+    amps[(t_us >= START_US) & (t_us < end)] += CTRL_A
+    amps += rng.normal(0.0, 0.003, N)
+    codes = np.round(amps / Y_MULT).astype(np.int16)
+    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
+                                                 code_max=2047), repeat=repeat)
+
+
+def test_uneven_steps_of_overlapping_units_that_durations_confirm_decide_the_unit():
+    # Four packages, 2-page units 100 µs apart (two 50 µs page transfers), tPROG 450 µs: all
+    # four units program at once (units that overlap), the third package draws a quarter of
+    # the others' 45 mA (a weak package: uneven steps of 45, 11 and 45 mA), and the sweep runs
+    # two units past the top (the fifth unit waits 50 µs for its package, which frees as the
+    # fourth still programs, so the peak stays at the top).  Every unit adds its 100 µs of
+    # transfers: the durations' tread is 2 pages too, and no tread is a wait of a whole write.  The uneven path must decide the unit
+    # from the two views here — the no-overlap check (tread_is_a_wait) is no veto.
+    rng = np.random.default_rng(5)
+    traces = [walk_trace(p, rng, r) for r in range(3) for p in range(1, 13)]
+    c = characterize(traces, Given(channels=4, packages=4, page_size_bytes=PAGE))
+    step = c["step_pages"]
+    assert step.value == 2 and step.details.get("decided_by") == "both", step.evidence
+    assert "uneven, and duration treads agree" in step.evidence, step.evidence
+    assert c["write_io_unit_bytes"].value == 2 * PAGE, c["write_io_unit_bytes"].evidence
