@@ -16,8 +16,8 @@ import numpy as np
 
 from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note, one_way_scheme
 from charz.analysis._rise import RiseResult, host_page_time_us, unit_rise
-from charz.analysis._timing import rise_with_measured_timing
-from charz.analysis._saturation import (TopCheck, check_top, first_wait, steps_even, tread_is_a_wait,
+from charz.analysis._timing import PAGE_TYPE_SPREAD, program_time, rise_with_measured_timing
+from charz.analysis._saturation import (TopCheck, check_top, first_wait, steps_even, tread_is_a_wait, NO_OVERLAP_SHARE,
                                        units_share_channels_without_time)
 from charz.analysis._equations import dies_and_unit
 from charz.analysis._quantity import (
@@ -352,6 +352,7 @@ class _Writes:
     allocation: AllocationResult | None = None
     from_durations: UnitFromDurations | None = None
     rise: RiseResult | None = None
+    traces: Sequence[Trace] = ()
 
     def finish(self) -> Characterization:
         scheme = self.q.get("allocation_scheme")
@@ -403,7 +404,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         ``m_peak_a``, ``M_peak_a``, ``idle_a`` and the fitted timing, each a Quantity.
     """
     table = measure_traces(traces)
-    w = _Writes(table, given, _given_and_idle(given, table), _flag_warnings(table))
+    w = _Writes(table, given, _given_and_idle(given, table), _flag_warnings(table), traces=traces)
     sweep = _write_sweep(w)
     if sweep is None:
         return w.finish()
@@ -812,12 +813,36 @@ def _units_apart(w: _Writes, sweep: _Sweep, tread: _Tread, by_time: UnitFromDura
     2 packages, said at 'high').  Even or uneven steps alike."""
     if (tread.n_step or 0) < 2:
         return ""
-    waits, one_unit_us = tread_is_a_wait(sweep.size_pages, sweep.durations, tread.step_pages, by_time.per_unit_us)
+    t_prog = _program_time(w, sweep, tread.step_pages)
+    waits, one_unit_us = tread_is_a_wait(sweep.size_pages, sweep.durations, tread.step_pages, by_time.per_unit_us,
+                                         t_prog)
     if not waits:
         return ""
+    prog = (f" and at least the shortest program ({t_prog[0]:.0f} ± {t_prog[1]:.0f} µs) — more than all its span "
+            "outside a program" if t_prog is not None and by_time.per_unit_us < NO_OVERLAP_SHARE * one_unit_us else "")
     return (f"the views disagree: the peak staircase has {tread.n_step} levels of {tread.step_pages} pages "
             f"({w.steps.reason}), but each tread of the durations adds {by_time.per_unit_us:.0f} µs of a one-unit "
-            f"write's {one_unit_us:.0f} µs: units that do not overlap draw no second level")
+            f"write's {one_unit_us:.0f} µs{prog}: units that do not overlap draw no second level")
+
+
+def _program_time(w: _Writes, sweep: _Sweep, unit_pages: int) -> tuple[float, float] | None:
+    """tPROG and its spread (µs): given (spread the page types'), else measured from the
+    one-page writes' program current (:func:`program_time`) where every one-page write ends
+    before every write of ``unit_pages`` — a drive that pads a page to a whole unit, or reads
+    and rewrites the unit around it, programs several dies one after another, whose current
+    spans more than one program (datasheet dev seeds 387, 489: measured 1.7–1.8× tPROG);
+    else None."""
+    given = w.given
+    if given.t_prog_us:
+        return given.t_prog_us, PAGE_TYPE_SPREAD * given.t_prog_us
+    one_page, unit = sweep.durations[sweep.size_pages == 1], sweep.durations[sweep.size_pages == unit_pages]
+    if unit_pages < 2 or not one_page.size or not unit.size or one_page.max() >= unit.min():
+        return None
+    one = _writes_of(w.traces, w.table, given.page_size_bytes) if given.page_size_bytes and w.traces else None
+    if one is None:
+        return None
+    m = program_time(one[0], one[1])
+    return (m.value_us, m.spread_us) if m.value_us is not None else None
 
 
 def _durations_tread_on_one_channel(w: _Writes, by_time: UnitFromDurations, why: str) -> _Tread | None:

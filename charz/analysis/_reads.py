@@ -23,12 +23,13 @@ one-unit read, whichever is smaller (stated in the result).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 from scipy.signal import find_peaks, peak_prominences
 
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
+from charz.analysis._ripple import RippleView
 from charz.analysis._smooth import W_PATTERN
 from charz.analysis._steps import summarize_sizes
 
@@ -63,6 +64,9 @@ REPEATS_DISAGREE = 0.5
 # by less than this share of the durations' time per page: the flash then finishes before
 # the host link does, so what is busy is the flash, not the host DMA.
 BUSY_FLASH_SHARE = 0.8
+# Repeats of one read within this share of each other are the same read (tR varies by ±3 %,
+# a window's edges by a sample or two): see _whole_windows.
+REPEATS_SAME = 0.08
 
 
 @dataclass(frozen=True)
@@ -408,6 +412,38 @@ def busy_time_unit(size_bytes: np.ndarray, busy_us: np.ndarray, page_size_bytes:
     return BusyView(int(units[best]), margin, float(b[best] * page_size_bytes / units[best]))
 
 
+def _whole_windows(size_bytes: np.ndarray, duration_us: np.ndarray):
+    """Per size, the repeats that agree with each other, where some do (see REPEATS_SAME).
+
+    A read's time is its array reads and transfers, the same on every repeat within a few
+    per cent (tR varies by ±3 %).  A window that ended where the current first dipped into
+    the noise (between two bursts, on a noisy record) is shorter than its repeats, and one
+    slowed by a background erase longer; neither agrees with the others.  Two such windows
+    in five moved a size's median by a page's worth on 4 µs records at ×2 noise.  Where at
+    least two repeats lie within REPEATS_SAME of each other, the largest such group (the
+    longer on a tie: windows are cut short more often than slowed) stands for the size;
+    where none do, every repeat stays (the median decides).
+
+    >>> s = np.repeat([1, 2], 5)
+    >>> _whole_windows(s, np.array([160, 156, 88, 168, 150, 476, 760, 556, 136, 804.0]))[1].tolist()
+    [160.0, 156.0, 168.0, 150.0, 760.0, 804.0]
+    """
+    order = np.argsort(size_bytes, kind="stable")
+    size_bytes, duration_us = size_bytes[order], duration_us[order]
+    _, first, counts = np.unique(size_bytes, return_index=True, return_counts=True)
+    keep = np.ones(size_bytes.size, dtype=bool)
+    for a, n in zip(first.tolist(), counts.tolist()):
+        d = duration_us[a:a + n]
+        near = np.abs(d[:, None] - d[None, :]) <= REPEATS_SAME * np.maximum(d[:, None], d[None, :])
+        size = near.sum(axis=1)
+        if size.max() < 2:
+            continue
+        best = np.flatnonzero(size == size.max())
+        centre = best[np.argmax(d[best])]
+        keep[a:a + n] = near[centre]
+    return size_bytes[keep], duration_us[keep]
+
+
 def _duration_scores(sizes, median_us, stderr_us, units, host_rate_bytes_per_s):
     """BIC of every candidate unit on the per-size median durations, and the sizes left out.
 
@@ -578,6 +614,29 @@ def _busy_view(size_bytes, busy_us, page_size_bytes, name, hidden, sizes, median
     return busy, decides, why
 
 
+def _open_unit(disputed: bool, busy, busy_decides: bool, ripple, why: str, base: dict) -> ReadUnitResult:
+    """Where neither the counts nor the durations decide: the busy time, then the ripple,
+    alone at medium — or undetermined."""
+    # The ripple is measured only here, where the other views leave the unit open (a
+    # callable: its lock-in pass over the largest reads costs as much as the counting).
+    ripple = ripple() if callable(ripple) else ripple
+    rip = ripple if ripple is not None and ripple.unit_bytes is not None else None
+    why += "" if ripple is None else "; " + ripple.reason
+    if not disputed and busy is not None and busy_decides:
+        # Bursts run together, durations at the host rate: the busy time counts the array
+        # reads on its own — unless the ripple's cycles count other array reads.
+        if rip is not None and rip.unit_bytes != busy.unit_bytes:
+            return ReadUnitResult(None, None, UNDETERMINED, why + " — the two do not agree", **base)
+        return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + "; that view decides", **base)
+    if not disputed and rip is not None:
+        # The bursts' peaks are lost (run together, or small against a host transfer's
+        # level) and the durations hide the unit, but the largest read still repeats one
+        # pattern per array read: its cycles count them.
+        return ReadUnitResult(int(rip.unit_bytes), None, MEDIUM, why + "; that view decides", **base)
+    tail = " — the two views do not agree" if disputed else " — neither view decides"
+    return ReadUnitResult(None, None, UNDETERMINED, why + tail, **base)
+
+
 def fit_read_unit(
     size_bytes: np.ndarray,
     duration_s: np.ndarray,
@@ -586,6 +645,7 @@ def fit_read_unit(
     host_rate_bytes_per_s: float | None = None,
     burst_width: np.ndarray | None = None,
     busy_us: np.ndarray | None = None,
+    ripple: RippleView | Callable[[], RippleView] | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -593,7 +653,10 @@ def fit_read_unit(
     read tried) predicts ``ceil(size / R)`` bursts, and the best must beat the next
     clearly.  The durations must agree: with the host transfer taken out at the given
     link rate (or fitted), the time must rise in steps of ``R``.  Agreement gives a
-    confident answer; either view alone, a medium one; disagreement, none.
+    confident answer; either view alone, a medium one; disagreement, none.  ``busy_us``
+    (the array's busy time per read) and ``ripple`` (the largest read's cycles,
+    :mod:`charz.analysis._ripple`; a callable is measured only where the other views
+    leave the unit open) are the third and fourth views (docs/analysis.md §5).
 
     Example
     -------
@@ -610,7 +673,7 @@ def fit_read_unit(
     ok = np.isfinite(duration_us)
     if np.count_nonzero(ok) < 4:
         return ReadUnitResult(None, None, UNDETERMINED, "fewer than four usable read captures")
-    s = summarize_sizes(size_bytes[ok], duration_us[ok])
+    s = summarize_sizes(*_whole_windows(size_bytes[ok], duration_us[ok]))
     sizes = s.size_pages.astype(np.float64)  # bytes here
     if sizes.size < 3:
         return ReadUnitResult(None, None, UNDETERMINED, "reads of fewer than three sizes")
@@ -634,9 +697,16 @@ def fit_read_unit(
 
     base = dict(sizes_bytes=s.size_pages.astype(np.int64), duration_us=s.median)
     burst_best, rate_unit, rate_counts, agree, merged, burst_clear = None, None, (), 0.0, 0.0, False
+    uncounted = ""
     if bursts is not None:
-        v = _burst_view(size_bytes[ok], np.asarray(bursts, dtype=np.float64)[ok],
-                        None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[ok],
+        # Reads whose bursts were not counted (NaN: clipped at the ADC's rail) are timed only;
+        # the counts are a view where the counted reads still cover every size.
+        counted = ok & np.isfinite(np.asarray(bursts, dtype=np.float64))
+        if np.unique(size_bytes[counted]).size < sizes.size:
+            bursts, uncounted = None, "bursts: too few reads counted (clipped), no view; "
+    if bursts is not None:
+        v = _burst_view(size_bytes[counted], np.asarray(bursts, dtype=np.float64)[counted],
+                        None if burst_width is None else np.asarray(burst_width, dtype=np.float64)[counted],
                         sizes, units, per_unit, largest, page_size_bytes)
         base["bursts"] = v.median
         burst_best, agree, burst_clear, rate_unit, rate_counts, merged = v.best, v.agree, v.clear, v.rate_unit, v.rate_counts, v.merged
@@ -649,7 +719,7 @@ def fit_read_unit(
         busy, busy_decides, busy_why = _busy_view(size_bytes[ok], np.asarray(busy_us, dtype=np.float64)[ok],
                                                   page_size_bytes, name, hidden, sizes, s.median)
 
-    why = (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
+    why = uncounted + (f"bursts: {name(burst_best)} fits {agree:.0%} of sizes; " if burst_best is not None or bursts is not None else "") + (
         f"durations: {name(dur_best)}" + (f" by a margin of {dur_margin:.0f}" if np.isfinite(dur_margin) else ""))
     if dropped.size:
         why += " (left out: " + ", ".join(f"{int(sizes[i])} B" for i in dropped) + ", far off every unit)"
@@ -692,12 +762,7 @@ def fit_read_unit(
     else:
         decided = (bursts is not None and burst_clear) + dur_decides
         disputed = decided == 2 or (bursts is not None and agree >= BURSTS_UNREADABLE and dur_decides)
-        if not disputed and busy is not None and busy_decides:
-            # Neither the counts nor the durations decide (bursts run together, durations at
-            # the host rate): the busy time counts the array reads on its own, at medium.
-            return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + busy_why + "; that view decides", **base)
-        tail = " — the two views do not agree" if disputed else " — neither view decides"
-        return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + tail, **base)
+        return _open_unit(disputed, busy, busy_decides, ripple, why + busy_why, base)
     if busy is not None and busy_decides and unit != busy.unit_bytes:
         # the busy time counts other array reads than the answer: views that disagree
         return ReadUnitResult(None, None, UNDETERMINED, why + busy_why + f" — it does not agree with {name(unit)}", **base)

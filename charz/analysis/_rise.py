@@ -490,6 +490,7 @@ def unit_rise(
     host_rate_bytes_per_s: float | None = None,
     noise_a: float = 0.0,
     starts_first: bool = True,
+    stretch_prog_us: float | None = None,
 ) -> RiseResult:
     """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
 
@@ -497,7 +498,8 @@ def unit_rise(
     time axis ``t_s`` (from the request); ``end_s`` their measured ends.  ``starts_first``:
     count on the stretch before any program can end first, and read through the programs'
     ends only where that stretch does not decide (measured timing compares fits on one
-    stretch, so it turns this off).
+    stretch, so it turns this off).  ``stretch_prog_us``: the tPROG whose stretch the fits
+    compare (default ``t_prog_us``), so that scores at two tPROGs compare.
 
     Example
     -------
@@ -511,8 +513,11 @@ def unit_rise(
     (2, 'high')
     """
     def rise(before_falls: float | None) -> RiseResult:
-        data = _rise_data(waves_a, t_s, end_s, t_prog_us=t_prog_us, page_size_bytes=page_size_bytes,
-                          host_rate_bytes_per_s=host_rate_bytes_per_s, noise_a=noise_a, before_falls=before_falls)
+        # the stretch the fits compare ends where programs may start to end: tPROG sets it,
+        # unless the caller holds it to another tPROG's to compare scores across tPROGs
+        data = _rise_data(waves_a, t_s, end_s, t_prog_us=stretch_prog_us or t_prog_us,
+                          page_size_bytes=page_size_bytes, host_rate_bytes_per_s=host_rate_bytes_per_s,
+                          noise_a=noise_a, before_falls=before_falls)
         return _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
 
     if starts_first:
@@ -522,8 +527,9 @@ def unit_rise(
                                                 f"and channel time and {LOWER_PAGE:g} tPROG past the onset)")
     r = rise(None)
     if starts_first and r.packages_per_unit is not None:
-        twin = _die_rounds_after_ends(r, t_xfer_page_us, t_prog_us,
-                                      host_page_time_us(page_size_bytes, host_rate_bytes_per_s))
+        host_page_us = host_page_time_us(page_size_bytes, host_rate_bytes_per_s)
+        twin = (_die_rounds_after_ends(r, t_xfer_page_us, t_prog_us, host_page_us)
+                or _staggered_larger_count(r, t_xfer_page_us, t_prog_us, host_page_us))
         if twin:
             return replace(r, packages_per_unit=None, scheme=None, confidence=UNDETERMINED,
                            scheme_confidence=UNDETERMINED, reason=r.reason + f" — but {twin}")
@@ -563,6 +569,43 @@ def _die_rounds_after_ends(r: RiseResult, t_xfer_page_us: float, t_prog_us: floa
             f"{n * d} one-die packages started as earlier ones end: the rise cannot tell them apart")
 
 
+def _staggered_larger_count(r: RiseResult, t_xfer_page_us: float, t_prog_us: float, host_page_us: float) -> str:
+    """Why a count read through the programs' ends cannot be told from a larger one, or "".
+
+    A plausible hypothesis of more packages than the answer, within :data:`DECISIVE` of it,
+    whose packages, under the given timing (each from its first page's end to its last die's
+    end at tPROG), never have more programs on at once for longer than an averaging width
+    (:data:`SMOOTH_US`) than the answer has packages: such packages — staggered by a shared
+    channel, each starting as its pages have crossed — never raise the current above the
+    level the smaller count reaches, so only the times of their starts and falls tell the two
+    apart, and the falls are what the fits model least surely (±:data:`PROG_SPREAD` tPROG).
+    Fewer packages of more dies, their starts spaced to match, draw the same staircase
+    (datasheet seed 621: 4 packages of 2 dies on one channel, a start every 137 µs, 286 µs
+    of program each — never more than 2 at once — read as 2 packages 208 µs apart).  Where
+    the larger count would put more programs on at once than the answer has packages (dev
+    seeds 434, 551), the level shows it and the fit's margin stands."""
+    best = min((h for h in r.hypotheses if h.plausible and h.packages_per_unit == r.packages_per_unit),
+               key=lambda h: h.score, default=None)
+    if best is None:
+        return ""
+    for h in sorted(r.hypotheses, key=lambda h: h.score):
+        if not h.plausible or h.packages_per_unit <= best.packages_per_unit or h.score - best.score >= DECISIVE:
+            continue
+        xs, prog = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer_page_us,
+                           host_page_us, h.lead or None)
+        ends = np.asarray(xs, dtype=np.float64)[:, -1] + t_xfer_page_us + t_prog_us
+        # k programs on together for longer than an averaging width <=> the k intervals,
+        # each shortened by half a width at both ends, still overlap
+        a, b = np.asarray(prog, dtype=np.float64) + SMOOTH_US / 2, ends - SMOOTH_US / 2
+        at_once = int(np.max(np.sum((a[None, :] <= a[:, None]) & (b[None, :] > a[:, None]), axis=1)))
+        if at_once <= best.packages_per_unit:
+            return (f"{h.packages_per_unit} packages, their programs starting {np.diff(prog).mean():.0f} µs apart, "
+                    f"fit within {DECISIVE:g} and never have more than {at_once} programming at once: the level "
+                    f"of the rise cannot tell them from {best.packages_per_unit}, only their ends can, which the "
+                    f"fits cannot time surely")
+    return ""
+
+
 def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_xfer_page_us: float,
              t_prog_us: float) -> RiseResult:
     """Every hypothesis fitted on one stretch of the mean rise, and the decision."""
@@ -573,11 +616,16 @@ def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_x
         if unit_pages % ppu or packages % ppu or unit_pages // ppu > MAX_DIES:
             continue
         dies = unit_pages // ppu
-        # page-gated where waiting for the whole package from the host would take longer than
-        # a page over the channel: else the two predict the same starts up to the fitted gap
-        # (die-major for one package only shifts its start, which the fitted gap absorbs)
+        # page-gated (each page sent as it arrives) wherever the host link's current is in the
+        # fit: its column starts with the host data, and a controller that streams sends its
+        # first page one host page after that, one that waits for the package's pages `dies`
+        # host pages after — where the host is faster than the channel the two differ only
+        # there, but no fitted gap makes one the other: the waiting model must misplace the
+        # link's end or the first transfer (datasheet seed 621: 4 packages of 2 dies on one
+        # channel, streamed, fitted worse than 2 packages 208 µs apart at "high").  (Die-major
+        # for one package only shifts its start, which the fitted gap absorbs.)
         leads = (dies,) if dies == 1 else (dies,) + ((1,) if ppu > 1 else ()) + (
-            (PAGE_GATED,) if dies * data.host_page_us > t_xfer_page_us else ())
+            (PAGE_GATED,) if data.host_page_us > 0 else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
                                          for ld in leads):
             _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us)

@@ -270,7 +270,8 @@ def units_share_channels_without_time(size_pages: np.ndarray, duration_s: np.nda
     return True, why
 
 
-__all__ = ["TopCheck", "check_top", "first_wait", "steps_even", "units_share_channels_without_time"]
+__all__ = ["NO_OVERLAP_SHARE", "TopCheck", "check_top", "first_wait", "steps_even", "tread_is_a_wait",
+           "units_share_channels_without_time"]
 
 
 # of a one-unit write: a tread that adds this much is a wait, not overlapped units (not
@@ -279,16 +280,26 @@ NO_OVERLAP_SHARE = 0.9
 
 
 def tread_is_a_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: int,
-                    per_tread_us: float | None) -> tuple[bool, float]:
-    """Whether each duration tread of ``step_pages`` adds nearly a whole one-unit write
-    (``NO_OVERLAP_SHARE`` of the median duration of the writes of one tread or less), and that
-    duration in µs.
+                    per_tread_us: float | None, t_prog: tuple[float, float] | None = None) -> tuple[bool, float]:
+    """Whether each duration tread of ``step_pages`` holds a wait for a busy package, and the
+    median duration of the writes of one tread or less (µs).
 
-    Units that overlap add their transfers per unit; a tread that adds nearly a whole write
-    is a wait for a busy package, so the units before it did not overlap: a staircase of two
-    or more levels on the same tread is then no staircase of units (cache program moves the
-    waiting unit's pages while the packages program, and that transfer current lifts the
-    peak), and the tread marks where every package is busy (N_step x D_step), not the unit.
+    Units that overlap add their transfers per unit; a tread that adds more is a wait for a
+    busy package, so the units before it did not overlap: a staircase of two or more levels
+    on the same tread is then no staircase of units (cache program moves the waiting unit's
+    pages while the packages program, and that transfer current lifts the peak), and the
+    tread marks where every package is busy (N_step x D_step), not the unit.  Two bounds:
+
+    * without a program time, a tread that adds ``NO_OVERLAP_SHARE`` of a whole one-unit
+      write or more;
+    * with one (``t_prog`` = tPROG and its spread, µs, given or measured): a tread that adds
+      at least the shortest program time and more than the whole one-unit write's span
+      outside its shortest program.  That span bounds the unit's transfers, host data and status — all a
+      unit on free packages can add — so only a wait can add more.  A one-unit write of one
+      page holds host data and status beside its program, which the first bound counts as
+      overlap (datasheet seed 616: 1-page units on 2 packages, the tread adds 339 µs of a
+      503 µs write, tPROG 331 ± 66 µs).  A program time measured too long only makes a
+      tread look like a wait where it is not (an answer lost), never the reverse.
 
     Example
     -------
@@ -298,6 +309,30 @@ def tread_is_a_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: 
     >>> d = (2400 + 40 * ((s - 1) % 2) + 2300 * ((s - 1) // 2)) * 1e-6
     >>> tread_is_a_wait(s, d, 2, 2300.0)[0]
     True
+
+    tPROG 330 µs behind 150 µs of host data and transfer: every third page waits a program,
+    which is under 0.9 of a write but more than all its span outside the program.
+
+    >>> d = (480 + 55 * ((s - 1) % 2) + 340 * ((s - 1) // 2)) * 1e-6
+    >>> tread_is_a_wait(s, d, 2, 340.0)[0], tread_is_a_wait(s, d, 2, 340.0, (330.0, 66.0))[0]
+    (False, True)
     """
-    one_us = float(np.median(np.asarray(duration_s)[np.asarray(size_pages) <= step_pages])) * 1e6
-    return per_tread_us is not None and per_tread_us >= NO_OVERLAP_SHARE * one_us, one_us
+    size_pages, d_us = np.asarray(size_pages), np.asarray(duration_s) * 1e6
+    one_us = float(np.median(d_us[size_pages <= step_pages]))
+    if per_tread_us is None:
+        return False, one_us
+    if per_tread_us >= NO_OVERLAP_SHARE * one_us:
+        return True, one_us
+    if t_prog is None:
+        return False, one_us
+    # Whole units only: a partial one moves less host data than a unit adds, and on a drive
+    # that reads and rewrites the rest of a unit it takes longer than the whole one.
+    medians = []
+    for k in range(step_pages, int(size_pages.max()) + 1, step_pages):
+        if not (size_pages == k).any():
+            break
+        medians.append(float(np.median(d_us[size_pages == k])))
+    if len(medians) < 2:
+        return False, one_us
+    shortest, unit_us, per_unit_us = t_prog[0] - t_prog[1], medians[0], float(np.median(np.diff(medians)))
+    return shortest > 0 and per_unit_us >= shortest and per_unit_us > unit_us - shortest, one_us

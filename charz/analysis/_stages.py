@@ -13,8 +13,10 @@ from charz.analysis._energy import PowerBudget, power_budget
 from charz.analysis._groups import medians_by
 from charz.analysis._quantity import MEASURED, Quantity
 from charz.analysis._reads import ReadUnitResult, burst_windows, count_peaks, fit_read_unit, one_unit_duration, pattern_window
+from charz.analysis._ripple import RippleView, read_ripple, ripple_unit
 from charz.analysis._rmw import GRID_S, RmwResult, detect_rmw, head
 from charz.analysis._setup import SetupWarning, check_idle_peaks, check_standby_tail, check_write_cache
+from charz.analysis._window import FLAG_CLIPPED, FLAG_NO_ACTIVITY, FLAG_NONFINITE, FLAG_TRUNCATED
 from charz.analysis._rmw import head_span
 
 
@@ -23,11 +25,17 @@ def _values(t) -> np.ndarray:
 
 
 def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> tuple[Quantity, ReadUnitResult | None]:
-    reads = np.flatnonzero((table.op == "read") & table.usable)
+    # A read clipped at the ADC's rail still starts and ends where it did: its edges lie far
+    # below the rail, so its duration is kept (a scope range set for the writes clipped 120
+    # of 123 reads of one drive, and with them every duration); only its bursts and busy
+    # time, read from the flattened top, are not.
+    timed = (table.flags & (FLAG_NO_ACTIVITY | FLAG_TRUNCATED | FLAG_NONFINITE)) == 0
+    reads = np.flatnonzero((table.op == "read") & (table.usable | timed))
     if reads.size == 0:
         return Quantity.undetermined("B", MEASURED, "no read sweep in this session"), None
     if not page_size_bytes:
         return Quantity.undetermined("B", MEASURED, "the page size is not given"), None
+    clipped = (table.flags[reads] & FLAG_CLIPPED) != 0
     sizes = table.size_bytes[reads]
     durations = table.duration_s[reads]
     one_unit = one_unit_duration(sizes, durations)
@@ -51,9 +59,12 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
     per_page = (np.median(durations[large]) - one_unit) / max(1.0, (sizes.max() - sizes.min()) / page_size_bytes)
     distance = max(1, int(min(0.5 * one_unit, 0.5 * per_page) / dt)) if per_page > 0 else max(1, int(0.5 * one_unit / dt))
     bursts = count_peaks(bw, table.noise_a[reads], distance).astype(np.float64)
+    bursts[clipped] = np.nan
+    busy_us = np.where(clipped, np.nan, bw.busy * dt * 1e6)
     r = fit_read_unit(sizes, durations, bursts, page_size_bytes, host_rate_bytes_per_s, burst_width=bw.high / bursts,
-                      busy_us=bw.busy * dt * 1e6)
-    evidence = f"{r.reason} (bursts counted on a {window}-sample moving average)"
+                      busy_us=busy_us, ripple=lambda: _largest_reads_ripple(segments, rows, sizes, clipped, page_size_bytes))
+    counted = "" if not clipped.any() else f"; {int(clipped.sum())} clipped reads timed, their bursts not counted"
+    evidence = f"{r.reason} (bursts counted on a {window}-sample moving average{counted})"
     if r.unit_bytes is not None:
         return Quantity(r.unit_bytes, "B", MEASURED, confidence=r.confidence, evidence=evidence), r
     if r.at_least_bytes is not None:
@@ -64,6 +75,14 @@ def read_stage(traces, table, page_size_bytes: int | None, host_rate_bytes_per_s
             confidence_of_bound=r.confidence,
         ), r
     return Quantity.undetermined("B", MEASURED, evidence), r
+
+
+def _largest_reads_ripple(segments, rows, sizes, clipped, page_size_bytes: int) -> RippleView:
+    """The ripple view (:func:`ripple_unit`) of the largest reads not clipped (codes to amperes)."""
+    largest = int(sizes.max())
+    which = np.flatnonzero((sizes == largest) & ~clipped)
+    ripples = [read_ripple((segments[i] - rows[i, 3]) * rows[i, 2] + rows[i, 4], rows[i, 1]) for i in which.tolist()]
+    return ripple_unit(ripples, largest, page_size_bytes)
 
 
 def rmw_stage(traces, table, write_unit_bytes: int | None, host_rate_bytes_per_s: float | None = None) -> RmwResult | None:

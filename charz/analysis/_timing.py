@@ -9,6 +9,11 @@ transfer time.  A bench engineer without the datasheet measures them:
   program's length whatever its ripple (ISPP pulses average out in the charge).  Median
   over the repeats.  Its spread is at least :data:`PAGE_TYPE_SPREAD` of it: one page is a
   lower or an upper page, and datasheets put those ±20 % or more from the typical time.
+  A read-modify-write's read in front of the programs (a burst held for less than any page
+  program, or a level the current falls below before the programs) is no program and no
+  base; where the one-page writes give no clean step, the one-unit writes (the same unit
+  programmed, no read in front) are measured the same way, ±50 % (:data:`UNIT_SPREAD`),
+  and at their tPROG bounds the transfer time is fitted anew.
 * the page transfer time from the rise itself: the rise is fitted at transfer times on a
   geometric grid (×1.5 a step) up to the one-page write's span before its program (the
   transfer cannot be longer than that), and the best fit's time is the measurement; its
@@ -27,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
-from charz.analysis._rise import RiseResult, host_page_time_us, unit_rise
+from charz.analysis._rise import DECISIVE, RiseResult, host_page_time_us, unit_rise
 from charz.analysis._smooth import moving_average
 
 SMOOTH_US = 22.0  # one ISPP period (as the rise averages)
@@ -36,6 +41,17 @@ MAX_REPEAT_SPREAD = 0.25  # repeats of one-page writes that disagree more than t
 MIN_STEP_SIGMAS = 8.0  # a program step must stand this far above the noise of the averaged mean
 XFER_MIN_US = 10.0  # a page at ONFI/Toggle rates (16 KiB at 1.6 GB/s)
 XFER_STEP = 1.5  # the grid's ratio; one step is the transfer time's spread
+# No NAND page program is this short (SLC datasheets: tPROG 200–300 µs), while an array read
+# is no longer (tR 25–100 µs): a top step held for less is a read-modify-write's read burst
+MIN_PROGRAM_US = 100.0
+# A level after the onset that the current falls below by this much of the program step (and
+# four sigmas of noise) before the step rises is no base: something ran in front of the
+# programs (a read-modify-write's read)
+FRONT_DIP = 0.25
+# The one-unit write's program current is its packages' programs one after another (a page's
+# transfer apart each, a die's more), lower and upper pages mixed: its length is tPROG only to
+# within this fraction (dev drives 200–599 at noise x1: measured/true 0.45–2.3)
+UNIT_SPREAD = 0.5
 
 
 @dataclass(frozen=True)
@@ -46,9 +62,10 @@ class Measured:
     spread_us: float
     pre_program_us: float | None
     reason: str
+    of_unit: bool = False  # measured on the one-unit writes (spread :data:`UNIT_SPREAD`)
 
 
-def program_time(waves_a: np.ndarray, t_s: np.ndarray) -> Measured:
+def program_time(waves_a: np.ndarray, t_s: np.ndarray, what: str = "one-page writes") -> Measured:
     """tPROG from one-page writes: the median equivalent width of the program current.
 
     ``waves_a`` (R × N): the repeats' currents above idle on the time axis ``t_s`` (s).
@@ -58,7 +75,12 @@ def program_time(waves_a: np.ndarray, t_s: np.ndarray) -> Measured:
     level to the top, and its equivalent width is the charge above that level from there
     on, divided by the step (top − level).  Not clean (value None) when the step does not
     stand :data:`MIN_STEP_SIGMAS` above the noise, fewer than two repeats measure, or the
-    repeats spread more than :data:`MAX_REPEAT_SPREAD` of their median.
+    repeats spread more than :data:`MAX_REPEAT_SPREAD` of their median.  A repeat is not
+    measured where nothing above half the step is held for :data:`MIN_PROGRAM_US` (the top
+    is an array read's burst, not a program), or where the current falls between the level
+    after its onset and the program step by more than :data:`FRONT_DIP` of the step (that
+    level was something in front of the programs — a read-modify-write's read — not their
+    base).  ``what`` names the writes in the evidence.
 
     Example: a 5 mA busy level from 10 µs and a 40 mA program from 100 to 700 µs:
 
@@ -76,7 +98,7 @@ def program_time(waves_a: np.ndarray, t_s: np.ndarray) -> Measured:
     w = max(1, int(round(SMOOTH_US / dt)))
     if waves.shape[1] < 4 * w:
         return Measured(None, 0.0, None, "the one-page writes are too short to measure")
-    widths, pres = [], []
+    widths, pres, fronted, bursts = [], [], 0, 0
     for row in waves:
         sm = moving_average(row, w)
         tt = t_us[w // 2: w // 2 + sm.size]
@@ -94,20 +116,63 @@ def program_time(waves_a: np.ndarray, t_s: np.ndarray) -> Measured:
         step = peak - base
         if step <= MIN_STEP_SIGMAS * max(sigma, 1e-12):
             continue
-        i0 = int(np.argmax(sm > base + 0.5 * step))
+        i0 = _first_held_rise(sm, base + 0.5 * step, MIN_PROGRAM_US / dt)
+        if i0 is None:
+            bursts += 1  # nothing above half the step lasts a page program: a read's burst
+            continue
+        first = int(np.argmax(sm > base + 0.5 * step))
+        if first < i0 and float(np.min(sm[first:i0])) > base:
+            i0 = first  # the step rose there, only noise dipped it under half before it held
+        between = sm[np.flatnonzero(near)[-1]:i0]
+        if between.size and base - float(np.min(between)) > FRONT_DIP * step + 4.0 * sigma:
+            fronted += 1  # the level fell before the program step rose: it was no base
+            continue
         on = tt >= tt[i0] - SMOOTH_US
         widths.append(float(np.sum(np.clip(sm[on] - base, 0.0, None)) * dt / step))
         pres.append(float(tt[i0]) - t_on)
+    if len(widths) < 2 and bursts:
+        return Measured(None, 0.0, None, f"in {bursts} of the {len(waves)} {what} the top step lasts less than any "
+                                         f"page program ({MIN_PROGRAM_US:.0f} µs): an array read's burst")
+    if len(widths) < 2 and fronted:
+        return Measured(None, 0.0, None, f"in {fronted} of the {len(waves)} {what} the current falls between its "
+                                         f"first level and the program step (a read in front of the programs)")
     if len(widths) < 2:
-        return Measured(None, 0.0, None, "the program step of a one-page write does not stand out of the noise "
+        return Measured(None, 0.0, None, f"the program step of the {what} does not stand out of the noise "
                                          "in two repeats")
     value = float(np.median(widths))
     rep = float(np.std(widths))
     if rep > MAX_REPEAT_SPREAD * value:
-        return Measured(None, rep, None, f"one-page writes' program lengths spread {rep:.0f} µs around {value:.0f} µs")
+        return Measured(None, rep, None, f"{what}' program lengths spread {rep:.0f} µs around {value:.0f} µs")
     return Measured(value, max(rep, PAGE_TYPE_SPREAD * value), float(np.median(pres)),
                     f"tPROG {value:.0f} ± {max(rep, PAGE_TYPE_SPREAD * value):.0f} µs measured (program current "
-                    f"of {len(widths)} one-page writes)")
+                    f"of {len(widths)} {what})")
+
+
+def _first_held_rise(sm: np.ndarray, level: float, hold: float) -> int | None:
+    """Index where ``sm`` first rises above ``level`` and stays there ``hold`` samples, or None."""
+    above = np.concatenate([[False], sm > level, [False]])
+    edges = np.flatnonzero(np.diff(above.astype(np.int8)))
+    starts, stops = edges[::2], edges[1::2]
+    held = np.flatnonzero(stops - starts >= hold)
+    return int(starts[held[0]]) if held.size else None
+
+
+def _measured_program(page_waves_a, page_t_s, unit_waves_a, unit_t_s) -> Measured:
+    """tPROG from the one-page writes' program current, or where that is not clean, from the
+    one-unit writes' with the wider spread :data:`UNIT_SPREAD`.  A write below the unit
+    programs the whole unit (003 §4.1: padded, or read-modify-written), so both show the
+    same unit's programs — but a read-modify-write drive first reads the missing pages, and
+    that read can stand as high as the programs or higher; the one-unit write has no read in
+    front of its programs."""
+    prog = program_time(page_waves_a, page_t_s)
+    if prog.value_us is not None:
+        return prog
+    unit = program_time(unit_waves_a, unit_t_s, "one-unit writes")
+    if unit.value_us is None:
+        return replace(prog, reason=f"{prog.reason}, nor in the one-unit writes ({unit.reason})")
+    spread = max(unit.spread_us, UNIT_SPREAD * unit.value_us)
+    return replace(unit, spread_us=spread, of_unit=True, reason=f"tPROG {unit.value_us:.0f} ± {spread:.0f} µs measured (program "
+                                                  f"current of the one-unit writes; {prog.reason})")
 
 
 def transfer_grid(pre_program_us: float, host_page_us: float) -> np.ndarray:
@@ -123,6 +188,18 @@ def transfer_grid(pre_program_us: float, host_page_us: float) -> np.ndarray:
 def _best_score(r: RiseResult) -> float:
     fair = [h.score for h in r.hypotheses if h.plausible]
     return min(fair) if fair else np.inf
+
+
+def _refitted(rise, grid: np.ndarray, t_prog_us: float) -> RiseResult:
+    """The rise at ``t_prog_us`` with the page transfer time fitted anew on ``grid`` (the
+    best plausible fit; where none is plausible anywhere, the grid's first, which shows it).
+    A tPROG bound is a timing the data may allow with another transfer time than the one
+    fitted at the measured tPROG: held at that one, a wrong pair can rule the bound out
+    (datasheet dev 463: tPROG measured 2× on its one-unit writes, the transfer fitted at
+    114 µs for 46 — at tPROG − spread, the truth, no count fitted at 114 µs, while 8
+    packages, the truth, fit at 51 µs)."""
+    runs = [rise(x, t_prog_us) for x in grid]
+    return runs[int(np.argmin([_best_score(r) for r in runs]))]
 
 
 def _count_or_leaning(r: RiseResult) -> int | None:
@@ -142,7 +219,7 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     def undetermined(why: str) -> tuple[RiseResult, dict[str, Quantity]]:
         return RiseResult(None, None, UNDETERMINED, UNDETERMINED, why, ""), times
 
-    prog = program_time(page_waves_a, page_t_s)
+    prog = _measured_program(page_waves_a, page_t_s, waves_a, t_s)
     if prog.value_us is None:
         return undetermined(f"no timing given, and not measured: {prog.reason}")
     times["t_prog_us"] = Quantity(round(prog.value_us, 1), "µs", MEASURED, uncertainty=round(prog.spread_us, 1),
@@ -150,13 +227,13 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     host_page_us = host_page_time_us(page_size_bytes, host_rate_bytes_per_s)
     grid = transfer_grid(prog.pre_program_us, host_page_us)
     if grid.size < 3:
-        return undetermined(f"no timing given; {prog.reason}, but the one-page write's "
+        return undetermined(f"no timing given; {prog.reason}, but the measured write's "
                             f"{prog.pre_program_us:.0f} µs before its program leave no room to fit a page transfer")
 
-    def rise(x: float, p: float) -> RiseResult:
+    def rise(x: float, p: float, stretch: float | None = None) -> RiseResult:
         return unit_rise(waves_a, t_s, end_s, unit_pages=unit_pages, page_size_bytes=page_size_bytes,
                          channels=channels, packages=packages, t_xfer_page_us=float(x), t_prog_us=float(p),
-                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False)
+                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False, stretch_prog_us=stretch)
 
     runs = [rise(x, prog.value_us) for x in grid]
     scores = np.array([_best_score(r) for r in runs])
@@ -169,21 +246,39 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
         return undetermined(f"no timing given; {prog.reason}; the rise's fit does not bound the page transfer "
                             f"time inside {grid[0]:.0f}–{grid[-1]:.0f} µs")
     best = runs[k]
-    xfer = (f"page transfer {grid[k]:.0f} µs (÷{XFER_STEP:g}; no longer: the one-page write's span before its "
+    xfer = (f"page transfer {grid[k]:.0f} µs (÷{XFER_STEP:g}; no longer: the measured write's span before its "
             f"program bounds it) fitted" if top else f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted")
     times["t_xfer_page_us"] = Quantity(round(float(grid[k]), 1), "µs", MEASURED,
                                        uncertainty=round(float(grid[k] - grid[k - 1]) if top else
                                                          float(grid[k + 1] - grid[k]), 1), confidence=MEDIUM,
                                        evidence=f"{xfer}: the rise of a one-unit write fits best there among "
                                                 f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
-    checks = [runs[k - 1]] + ([] if top else [runs[k + 1]]) + [rise(grid[k], prog.value_us - prog.spread_us),
-              rise(grid[k], prog.value_us + prog.spread_us)]
+    # at a one-unit write's ±50 % the transfer time fitted at the measured tPROG need not hold
+    bound = (lambda p: _refitted(rise, grid, p)) if prog.of_unit else (lambda p: rise(grid[k], p))
+    near = [k - 1] + ([] if top else [k + 1])
+    checks = [runs[j] for j in near] + [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
+    # A transfer time at which every count fits decisively worse than the best count at the
+    # fitted one is ruled out by the fit itself (the rise's scores at one tPROG compare the
+    # same stretch of the same mean, whatever the transfer time): the data put the transfer
+    # time nearer the fitted one than a grid step, so a count read there, at a timing the
+    # waveform does not allow, is not held against the count (one held there still backs it).
+    fits = [any(h.plausible for h in c.hypotheses) for c in checks]
+    against = [f and _count_or_leaning(c) != best.packages_per_unit for c, f in zip(checks, fits)]
+    off_fit = [bool(scores[j] - scores[k] >= DECISIVE) for j in near]
+    for p, a in zip((prog.value_us - prog.spread_us, prog.value_us + prog.spread_us), against[-2:]):
+        # The same for tPROG ± its spread where it names another count: tPROG sets the stretch
+        # the fits compare, so the bound is scored again on the measured tPROG's stretch (its
+        # own stretch still gives its count).  Not where the bound's transfer time was fitted
+        # anew (a one-unit write's tPROG): that score is another fit's, so the bound stands.
+        off_fit.append(a and not prog.of_unit
+                       and bool(_best_score(rise(grid[k], p, prog.value_us)) - scores[k] >= DECISIVE))
     # A timing under which no hypothesis is plausible (none reaches the write's end with its
     # programs, or none shows a program step) is one the waveform rules out, not a reading
     # that disagrees: the count must hold over the timings the data allow, at least two of them
     # besides the best (a one-page write's tPROG is as often a lower page's as not, so tPROG −
     # its spread often cannot reach the end of a unit's upper pages: dev seeds 306, 316, 384)
-    allowed = [c for c in checks if any(h.plausible for h in c.hypotheses)]
+    allowed = [c for c, f, a, off in zip(checks, fits, against, off_fit) if f and not (a and off)]
+    unfit = sum(1 for a, off in zip(against, off_fit) if a and off)
     # A bound where the same count still fits best, only by less than a decisive margin, has
     # not changed the count: the data there are less sure, not of another mind (issue 22: dev
     # seeds 480, 483, 316 read their count at the fitted time, and one bound leaned the same way).
@@ -206,8 +301,13 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     return replace(best, confidence=conf, scheme=best.scheme if s_conf != UNDETERMINED else None,
                    scheme_confidence=s_conf,
                    reason=f"{best.reason} (timing measured: {prog.reason}, {xfer}; the same count within their spread"
-                          + ("" if len(allowed) == len(checks) else
-                             f", {len(checks) - len(allowed)} of its {len(checks)} bounds ruled out: no count fits there")
+                          + ("" if len(allowed) + unfit == len(checks) else
+                             f", {len(checks) - len(allowed) - unfit} of its {len(checks)} bounds ruled out: no count "
+                             "fits there")
+                          + ("" if not unfit else
+                             f"; {unfit} bound{'s' if unfit > 1 else ''} naming another count ruled out by the fit: "
+                             f"every count fits there worse by {DECISIVE:g} or more than this one at the measured "
+                             "timing")
                           + ("" if all(c.packages_per_unit is not None for c in allowed) else
                              f", at {sum(c.packages_per_unit is None for c in allowed)} of them fitting best, "
                              f"not decisively") + ")",

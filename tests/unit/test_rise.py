@@ -8,7 +8,7 @@ noise and per-package spread are added.  Nothing comes from charz's simulator.
 import numpy as np
 import pytest
 
-from charz.analysis._rise import unit_rise
+from charz.analysis._rise import RiseHypothesis, RiseResult, _staggered_larger_count, unit_rise
 
 pytestmark = pytest.mark.unit
 
@@ -363,3 +363,74 @@ def test_a_start_well_clear_of_the_host_link_still_counts():
     r = unit_rise(w, t, e, unit_pages=2, page_size_bytes=16384, channels=8, packages=8, t_xfer_page_us=55.0,
                   t_prog_us=1000.0, host_rate_bytes_per_s=16384 / 10.0 * 1e6)
     assert r.packages_per_unit == 2, r.reason
+
+
+def draw_streamed_one_channel(packages, dies, *, host_us, xfer_us, select_us, prog_us, busy_a, host_a, xfer_a,
+                              prog_a, t_cmd=10.0, noise=0.005, repeats=5, seed=3):
+    """Every package of the unit on one channel, a package's pages in a row (package-major),
+    each page sent on as soon as the host has delivered it and the channel is free (the host
+    faster than the channel, so the channel sets the pace; the next package is selected,
+    ``select_us``, while the previous page still crosses).  The host link draws ``host_a``
+    from the command until the unit's last page is in; the channel ``xfer_a`` while a page
+    crosses it; each die programs its page from its transfer's end for tPROG, and a package
+    draws one program current (its dies share a pump) while any die programs, with a 22 µs
+    ISPP ripple of ±4 %."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(-100e-6, 1.6e-3, 1e-6)
+    rows, ends = [], []
+    for _ in range(repeats):
+        u = t * 1e6 - rng.uniform(-2, 2)
+        w = host_a * ((u >= 0.5 * t_cmd) & (u < t_cmd + packages * dies * host_us))
+        chan_free, stop, prev = 0.0, 0.0, 0.0
+        for k in range(packages):
+            on = np.zeros(u.size, dtype=bool)
+            for d in range(dies):
+                q = k * dies + d
+                x = max(t_cmd + (q + 1) * host_us, chan_free, prev + (select_us if d == 0 and k else 0.0))
+                prev = x
+                w = w + xfer_a * ((u >= x) & (u < x + xfer_us))
+                chan_free = x + xfer_us
+                end = chan_free + prog_us * rng.uniform(0.97, 1.03)
+                on |= (u >= chan_free) & (u < end)
+                stop = max(stop, end)
+            ripple = 1 + 0.04 * np.sign(np.sin(2 * np.pi * u / 22.0))
+            w = w + prog_a * rng.uniform(0.97, 1.03) * on * ripple
+        w = w + busy_a * ((u >= 0.4 * t_cmd) & (u < stop + 15))
+        rows.append(w + rng.normal(0, noise, u.size))
+        ends.append((stop + 15) * 1e-6)
+    return np.array(rows), t, np.array(ends)
+
+
+@pytest.mark.parametrize("seed", [3, 7, 8])
+def test_streamed_packages_on_one_channel_are_not_read_as_two(seed):
+    # Issue 22, datasheet seed 621: four packages of two dies on one channel, each page sent
+    # on as it arrives (30 µs a page from the host, 70 µs over the channel), so a package
+    # starts every 140 µs and programs 290 µs (first die's page in to last die's program end,
+    # tPROG 220 µs): never more than two program at once.  A controller that waits for all of
+    # a package's pages puts its first transfer a host page later than the host link's start
+    # allows, and so fitted worse than two packages 208 µs apart on two channels ("2 at
+    # high", dies 4 for 2).  Four is right; two must never be claimed.
+    w, t, e = draw_streamed_one_channel(4, 2, host_us=30.0, xfer_us=70.0, select_us=7.0, prog_us=220.0,
+                                        busy_a=0.100, host_a=0.014, xfer_a=0.020, prog_a=0.030, seed=seed)
+    r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=16384, channels=4, packages=16, t_xfer_page_us=70.0,
+                  t_prog_us=220.0, host_rate_bytes_per_s=16384 / 30.0 * 1e6)
+    assert r.packages_per_unit in (4, None), r.reason
+
+
+def _hyp(ppu, dies, channels, lead, score, switch_us=0.5):
+    return RiseHypothesis(ppu, dies, channels, ("x",), switch_us, 0.0, 0.0, (), (), score, True, "", lead)
+
+
+@pytest.mark.parametrize("t_prog_us, abstains", [(220.0, True), (500.0, False)])
+def test_a_smaller_count_abstains_only_where_the_level_cannot_show_the_larger(t_prog_us, abstains):
+    # Four packages of two dies on one channel, their pages in a row at 70 µs a page: a
+    # package starts every 140 µs and programs from its first page's end to its last die's
+    # end (70 µs + tPROG).  At tPROG 220 µs no more than two program together for longer than
+    # the 22 µs averaging (the third meets the first's end after 10 µs), the level of a
+    # 2-package unit: a 2-package answer within 16 of it is not an answer.  At 500 µs all
+    # four program together and the level would show them: the fit's margin stands.
+    best = _hyp(2, 4, (0, 1), 4, -300.0, switch_us=210.0)
+    rival = _hyp(4, 2, (0, 0, 0, 0), 2, -291.0)
+    r = RiseResult(2, None, "medium", "undetermined", "", "", hypotheses=(best, rival))
+    why = _staggered_larger_count(r, 70.0, t_prog_us, 0.0)
+    assert bool(why) == abstains, why

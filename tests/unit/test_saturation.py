@@ -11,7 +11,7 @@ last program.
 import numpy as np
 import pytest
 
-from charz.analysis._saturation import check_top, first_wait
+from charz.analysis._saturation import check_top, first_wait, tread_is_a_wait
 
 pytestmark = pytest.mark.unit
 
@@ -104,3 +104,41 @@ def test_characterize_puts_the_top_where_a_unit_waited():
     dies = c["dies_per_package"]
     assert dies.value == 1, dies.evidence
     assert dies.confidence == "medium"
+
+
+# --- a tread that waits a program although it adds less than 0.9 of a write ---------------
+# One-page units on 2 packages, cache program, host data 76 µs a page, transfer 67 µs,
+# tPROG 338 µs (datasheet dev seed 616's timing): every page past the second waits a
+# program, so the durations climb a program every 2 pages — the round of both packages,
+# not a 2-page unit.  A one-page write is 76 + 67 + 338 + 10 µs, so the tread (~340 µs) is
+# well under 0.9 of it: only the program time shows the tread holds a wait.
+
+def _tread(s, d, pages):
+    """What each tread of ``pages`` adds: the median step between whole treads' durations."""
+    med = np.array([np.median(d[s == k]) for k in range(pages, int(s.max()) + 1, pages)]) * 1e6
+    return float(np.median(np.diff(med)))
+
+
+def test_a_tread_of_one_program_is_a_wait_given_the_program_time():
+    s, d = durations(packages=2, ppu=1, dies=1, host_us=76.0, xfer_us=67.0, prog_us=338.0, max_pages=10)
+    per = _tread(s, d, 2)
+    assert not tread_is_a_wait(s, d, 2, per)[0]  # the whole-write bound alone misses it
+    assert tread_is_a_wait(s, d, 2, per, (338.0, 0.2 * 338.0))[0]
+
+
+def test_units_that_overlap_add_transfers_not_a_program():
+    # 2-page units (2 dies) on 4 packages: each unit adds its pages' transfers until all four
+    # packages program; the tread is the unit's, not a wait, whatever the program time.
+    s, d = durations(packages=4, ppu=1, dies=2, host_us=20.0, xfer_us=60.0, prog_us=330.0, max_pages=8)
+    per = _tread(s, d, 2)
+    assert not tread_is_a_wait(s, d, 2, per, (330.0, 66.0))[0]
+
+
+def test_a_slow_host_adds_more_than_a_program_per_unit_without_a_wait():
+    # 4-page units on 4 packages behind a 150 µs/page host link: each unit adds 600 µs of host
+    # data, more than tPROG (500 µs), but no more than a one-unit write spends outside its program.
+    s, d = durations(packages=4, ppu=1, dies=4, host_us=150.0, xfer_us=40.0, prog_us=500.0, max_pages=20)
+    per = _tread(s, d, 4)
+    assert per > 400.0
+    assert not tread_is_a_wait(s, d, 4, per, (500.0, 100.0))[0]
+    assert not tread_is_a_wait(s, d, 4, per, (600.0, 120.0))[0]  # a program time measured 20 % long
