@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import minimize
 
+from charz.analysis._allocation_subunit import Durations, WalkVisits, decide_subunit, fit_subunit, sub_sizes
 from charz.analysis._latency import CHANNEL_ONLY, Layout, prefix_end_paths_us, prefix_end_us, visit_sequence
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
 from charz.analysis._steps import summarize_sizes
@@ -331,6 +332,31 @@ def _stretched(timing: Timing, dof: int) -> str:
             f"{MIN_DOF_STRETCHED - dof} more unit{'' if MIN_DOF_STRETCHED - dof == 1 else 's'}")
 
 
+def _subunit_view(fits, visits, k, packages: int, full: Durations, size_pages, duration_us, unit_pages, page_bytes, timing: Timing,
+                  dof: int) -> tuple[str | None, str]:
+    """The scheme the sub-unit sizes' read-out names (:mod:`_allocation_subunit`), or None.
+
+    Only with the page transfer and program times given: the read-out's channel pattern is
+    counted in page transfers, and a walk whose full-unit fit stretched the transfer time
+    would stretch its read-out with it; and only for units over several packages."""
+    if timing.t_xfer_page_us is None or timing.t_prog_us is None or k < 2:
+        # (a unit on one package reads out over that package's channel whatever the walk:
+        # what would be left to tell walks apart is the host timing's model error)
+        return None, ""
+    sub = sub_sizes(size_pages[np.isfinite(duration_us)], unit_pages, packages // k)
+    if sub.size < 2:
+        return None, ""
+    keep = np.isin(size_pages, sub) & np.isfinite(duration_us)
+    s = summarize_sizes(size_pages[keep], duration_us[keep])
+    sub_d = Durations(s.size_pages.astype(np.int64), s.median, 1.0 / np.hypot(s.stderr, MODEL_FLOOR_US) ** 2)
+    walk_visits = [WalkVisits(f.scheme, f.layouts[0], *visits[f.layouts][:2], k, visits[f.layouts][2],
+                              visits[f.layouts][3], f.params_us, f.chi2) for f in fits]
+    sub_fits = fit_subunit(walk_visits, full, sub_d, unit_pages, page_bytes, timing.host_rate_bytes_per_s,
+                           timing.t_switch_us, MAX_OFFSET_SHARE * float(full.y_us.min()))
+    return decide_subunit(sub_fits, dof + s.size_pages.size - 1, SUGGESTIVE, MIN_RMS_RATIO, MODEL_FLOOR_US,
+                          timing.t_xfer_page_us)
+
+
 def one_way_note(channels: int | None, packages: int | None, unit_pages: int | None) -> str | None:
     """What the scheme of a drive with one package per channel can only be, while the
     packages per unit is not known; ``None`` on drives with several ways.
@@ -353,6 +379,71 @@ def one_way_note(channels: int | None, packages: int | None, unit_pages: int | N
     dies = f"{unit_pages} dies" if unit_pages else "dies"
     return (f"one package per channel: channel-only if {unit} spans more than one package, way-priority "
             f"(003 §5.2, Q Pro) if it fills one package's {dies} — it needs the packages per unit")
+
+
+ONE_WAY_RMS_RATIO = RULE_OUT_RMS_RATIO  # as a ruled-out scheme: what no walk models misfits both alike
+
+
+def one_way_scheme(size_pages: np.ndarray, duration_s: np.ndarray, *, channels: int, unit_pages: int,
+                   page_size_bytes: int, timing: Timing) -> AllocationResult:
+    """The scheme of a one-way drive (one package per channel) whose dies are not known, from
+    the durations of each packages-per-unit the unit allows.
+
+    On such a drive the scheme *is* the packages per unit: one package (the unit fills its
+    dies, every page crossing one channel: way priority, 003 §5.2) or several (each on its own
+    channel: channel-only).  Each split of the ``unit_pages`` into packages × dies is fitted as
+    :func:`infer_allocation` fits a walk; a scheme is named where every split of the other
+    scheme misses the durations by ``ONE_WAY_RMS_RATIO``× the best split's rms (never counting
+    it better than 3 µs) and by Δχ² ≥ 12 (scaled) — the margins by which a scheme is ruled
+    out — with the best split explaining the durations (reduced χ² ≤ 30) and, with the transfer
+    or program time fitted, two sizes to spare.  It names a scheme, not the dies: splits of one
+    scheme (2 or 4 packages) may fit alike.  Medium at most: one view.
+
+    Example
+    -------
+    A 4-channel one-way drive, 4-page units on four packages (channel-only), t_xfer 100,
+    switch 20, tPROG 600 µs: one unit ends at 3 switches + 1 transfer + tPROG, unit m at
+    (4m − 1) switches + ...; a unit of one package would send 4 pages over one channel first.
+
+    >>> from charz.analysis._latency import prefix_end_us
+    >>> ch = np.arange(16) % 4
+    >>> ends = 30 + prefix_end_us(ch, ch, 100.0, 20.0, 600.0)[[3, 7, 11, 15]]
+    >>> r = one_way_scheme(np.repeat([4, 8, 12, 16], 3), np.repeat(ends, 3) * 1e-6, channels=4, unit_pages=4,
+    ...                    page_size_bytes=4096, timing=Timing(100.0, None, 600.0))
+    >>> r.scheme, r.confidence
+    ('channel-only', 'medium')
+    """
+    splits = [ppu for ppu in range(1, min(channels, unit_pages) + 1) if unit_pages % ppu == 0 and channels % ppu == 0]
+    if unit_pages < 2 or channels < 2 or len(splits) < 2:
+        return AllocationResult(None, UNDETERMINED, "one package per channel, and only one split of the unit")
+    fits = []
+    for ppu in splits:
+        r = infer_allocation(size_pages, duration_s, channels=channels, packages=channels,
+                             dies_per_package=unit_pages // ppu, unit_pages=unit_pages,
+                             page_size_bytes=page_size_bytes, timing=timing)
+        if not r.candidates:
+            return AllocationResult(None, UNDETERMINED, r.reason)
+        fits.append((ppu, min(r.candidates, key=lambda f: f.chi2), r))
+    fits.sort(key=lambda t: t[1].chi2)
+    (ppu, best, res), rivals = fits[0], [t for t in fits if t[1].scheme != fits[0][1].scheme]
+    if not rivals:
+        return AllocationResult(None, UNDETERMINED, "every split of the unit has the same name")
+    n_sizes, n_free = res.measured_us.size, len(timing.free()) + 1
+    dof = n_sizes - n_free
+    stretched = _stretched(timing, dof)
+    if dof < 1 or stretched:
+        return AllocationResult(None, UNDETERMINED, stretched or f"{n_sizes} full-unit sizes for {n_free} fitted parameters")
+    reduced = best.chi2 / dof
+    r_ppu, rival, _ = rivals[0]
+    margin = (rival.chi2 - best.chi2) / max(1.0, reduced)
+    why = (f"one package per channel: the unit of {unit_pages} pages on {ppu} package(s) ({best.scheme}) fits "
+           f"{n_sizes} full-unit sizes with {best.rms_residual_us:.0f} µs rms; on {r_ppu} package(s) "
+           f"({rival.scheme}) it misses by {rival.rms_residual_us:.0f} µs rms (Δχ² = {margin:.0f})")
+    if (reduced <= MISFIT and margin >= SUGGESTIVE
+            and rival.rms_residual_us >= ONE_WAY_RMS_RATIO * max(best.rms_residual_us, MODEL_FLOOR_US)):
+        return AllocationResult(best.scheme, MEDIUM, why, candidates=tuple(f for _, f, _ in fits), margin=margin)
+    return AllocationResult(None, UNDETERMINED, why + " — not decisive", candidates=tuple(f for _, f, _ in fits),
+                            margin=margin)
 
 
 def infer_allocation(
@@ -404,6 +495,7 @@ def infer_allocation(
     base = dict(sizes_pages=units * unit_pages, measured_us=y, measured_se_us=se)
     walks = enumerate_walks(channels, ways, k, int(units.max()) * k, dies_per_package)
     fits = _candidates(walks, _fit_walks(walks, units, k, dies_per_package, page_size_bytes, timing, y, w), y)
+    visits = {tuple(names): (ch, pkg, dies_per_package, k) for _, names, ch, pkg in walks}
     dof = units.size - n_free
     if dies_per_package > 1 and k > 1 and dof >= 1 and fits[0].chi2 / dof > MISFIT:
         # 003's visits carry all of a package's pages at once (package-major).  Where no such
@@ -413,6 +505,7 @@ def infer_allocation(
         dm = die_major_walks(walks, k, dies_per_package, int(units.max()))
         fits = sorted(fits + _candidates(dm, _fit_walks(dm, units, k * dies_per_package, 1, page_size_bytes,
                                                          timing, y, w), y), key=lambda f: f.chi2)
+        visits.update({tuple(names): (ch, pkg, 1, k * dies_per_package) for _, names, ch, pkg in dm})
     best = fits[0]
     labels = {f.scheme for f in fits}
     if len(labels) == 1:
@@ -459,6 +552,11 @@ def infer_allocation(
         return AllocationResult(best.scheme, HIGH, why, candidates=tuple(fits), margin=margin, **base)
     if margin >= SUGGESTIVE and clearly_better:
         return AllocationResult(best.scheme, MEDIUM, why, candidates=tuple(fits), margin=margin, **base)
+    by_sub, sub_why = _subunit_view(fits, visits, k, packages, Durations(units * unit_pages, y, w), size_pages, duration_us,
+                                    unit_pages, page_size_bytes, timing, dof)
+    if by_sub is not None:
+        return AllocationResult(by_sub, MEDIUM, f"{why}; the full-unit sizes do not decide, {sub_why}",
+                                candidates=tuple(fits), margin=margin, **base)
     return AllocationResult(
         None, UNDETERMINED,
         why + (" — not decisive: the walks imitate each other at some switch delay; the rise of a one-unit "
@@ -469,4 +567,5 @@ def infer_allocation(
     )
 
 
-__all__ = ["Timing", "CandidateFit", "AllocationResult", "enumerate_walks", "die_major_walks", "infer_allocation", "one_way_note", "CHANNEL_ONLY"]
+__all__ = ["Timing", "CandidateFit", "AllocationResult", "enumerate_walks", "die_major_walks", "infer_allocation",
+           "one_way_note", "one_way_scheme", "CHANNEL_ONLY"]

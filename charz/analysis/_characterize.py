@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note
+from charz.analysis._allocation import AllocationResult, Timing, infer_allocation, one_way_note, one_way_scheme
 from charz.analysis._rise import RiseResult, host_page_time_us, unit_rise
 from charz.analysis._timing import PAGE_TYPE_SPREAD, program_time, rise_with_measured_timing
 from charz.analysis._saturation import (TopCheck, check_top, first_wait, steps_even, tread_is_a_wait, NO_OVERLAP_SHARE,
@@ -438,6 +438,8 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         return w.finish()
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
+    else:
+        _one_way_stage(w, sweep)
     return w.finish()
 
 
@@ -453,6 +455,8 @@ def _from_durations_alone(traces, w: _Writes, sweep: _Sweep, alone: _Tread) -> C
         geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
+    else:
+        _one_way_stage(w, sweep)
     return w.finish()
 
 
@@ -1017,6 +1021,33 @@ def _allocation_stage(w: _Writes, sweep: _Sweep, dies: int, unit_pages: int, con
                                    evidence=f"fitted with the {allocation.scheme} walk to the duration curve")
             else:
                 q[name] = Quantity.given(getattr(given, name), "µs")
+
+
+def _one_way_stage(w: _Writes, sweep: _Sweep) -> None:
+    """A drive of one package per channel whose dies stayed undetermined (not disputed): its
+    scheme is its packages per unit, which the durations of each split of the known unit may
+    tell (:func:`one_way_scheme`).  The rise, where it names a scheme, must agree."""
+    q, given = w.q, w.given
+    unit, dies = q.get("write_io_unit_bytes"), q.get("dies_per_package")
+    if not (given.channels and given.channels > 1 and given.packages == given.channels and given.page_size_bytes
+            and unit is not None and unit.known and dies is not None and not dies.known
+            and (dies.details or {}).get("decided_by") != "neither"):
+        return
+    old = q.get("allocation_scheme")
+    if old is not None and (old.known or (old.details or {}).get("decided_by") == "neither"):
+        return
+    r = one_way_scheme(sweep.size_pages, sweep.durations, channels=given.channels,
+                       unit_pages=int(unit.value) // given.page_size_bytes, page_size_bytes=given.page_size_bytes,
+                       timing=given.timing())
+    if r.scheme is None:
+        return
+    if w.rise is not None and w.rise.scheme and w.rise.scheme != r.scheme:
+        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, f"the views disagree: durations say {r.scheme} "
+                                                       f"({r.reason}); the rise says {w.rise.scheme}", decided_by="neither")
+        return
+    q["allocation_scheme"] = Quantity(r.scheme, "", INFERRED, confidence=combine_confidence(r.confidence, unit.confidence),
+                                      evidence=f"durations: {r.reason}; the dies stay open",
+                                      details={"decided_by": "durations"})
 
 
 _ALWAYS = {

@@ -134,6 +134,7 @@ def prefix_end_us(
     t_switch_us,
     t_prog_us,
     ready_us=None,
+    start_us=0.0,
 ) -> np.ndarray:
     """End time of the request made of the first ``i + 1`` visits, for every ``i``.
 
@@ -145,6 +146,9 @@ def prefix_end_us(
         Register transfer per visit, channel-switch delay, program time.
     ready_us : None or (n,) or (P, n) array
         Time the host data of each visit is available; ``None`` = at 0.
+    start_us : float or (P,) array
+        Where the cursor starts: 0, or later when something the controller does first
+        (a read-modify-write's read-out) holds back the first visit.
 
     Returns
     -------
@@ -161,7 +165,7 @@ def prefix_end_us(
     package = np.asarray(package, dtype=np.intp)
     if channel.shape != package.shape or channel.ndim != 1:
         raise ValueError("channel and package must be 1-D arrays of equal length")
-    t_reg, t_switch, t_prog = _as_params(t_reg_us, t_switch_us, t_prog_us)
+    t_reg, t_switch, t_prog, start0 = _as_params(t_reg_us, t_switch_us, t_prog_us, start_us)
     shape = t_reg.shape
     n = channel.size
     ready = None
@@ -171,7 +175,7 @@ def prefix_end_us(
     n_pkg = int(package.max(initial=-1)) + 1
     ch_free = np.zeros((n_ch,) + shape)
     pkg_free = np.zeros((n_pkg,) + shape)
-    cursor = np.zeros(shape)
+    cursor = start0.copy()
     end = np.full(shape, -np.inf)
     out = np.empty(shape + (n,))
     busy = t_reg + t_prog
