@@ -130,6 +130,17 @@ def test_uneven_steps_on_treads_that_each_wait_a_whole_write_decide_nothing():
     assert "do not overlap" in c["write_io_unit_bytes"].evidence, c["write_io_unit_bytes"].evidence
 
 
+def _write_trace(amps: np.ndarray, t_us: np.ndarray, end: float, pages: int, rng, repeat: int) -> Trace:
+    """The controller busy from the command to the last program's ``end``, 3 mA of noise, on
+    the 12-bit scale."""
+    amps = amps.copy()
+    amps[(t_us >= START_US) & (t_us < end)] += CTRL_A
+    amps += rng.normal(0.0, 0.003, N)
+    codes = np.round(amps / Y_MULT).astype(np.int16)
+    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
+                                                 code_max=2047), repeat=repeat)
+
+
 def overlapping_trace(pages: int, tread: int, packages: int, rng, repeat: int, gap_us: float = 40.0,
                       pkg_a: float = 0.025, prog_us: float = 3000.0) -> Trace:
     """Units that overlap: unit k (one package, ``tread`` pages) starts programming ``gap_us``
@@ -146,11 +157,7 @@ def overlapping_trace(pages: int, tread: int, packages: int, rng, repeat: int, g
         p1 = p0 + prog_us
         amps[(t_us >= p0) & (t_us < p1)] += pkg_a  # 12 of them stay on the 12-bit scale
         end = max(end, p1)
-    amps[(t_us >= START_US) & (t_us < end)] += CTRL_A
-    amps += rng.normal(0.0, 0.003, N)
-    codes = np.round(amps / Y_MULT).astype(np.int16)
-    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
-                                                 code_max=2047), repeat=repeat)
+    return _write_trace(amps, t_us, end, pages, rng, repeat)
 
 
 def test_durations_that_follow_no_tread_veto_nothing():
@@ -180,11 +187,7 @@ def walk_trace(pages: int, rng, repeat: int, pkg_a=(0.045, 0.045, 0.045 / 4, 0.0
         p0 = max(START_US + 20.0 + (k + 1) * tread * xfer_us, free[pkg])
         free[pkg] = end = p0 + prog_us
         amps[(t_us >= p0) & (t_us < free[pkg])] += pkg_a[pkg]
-    amps[(t_us >= START_US) & (t_us < end)] += CTRL_A
-    amps += rng.normal(0.0, 0.003, N)
-    codes = np.round(amps / Y_MULT).astype(np.int16)
-    return Trace("write", pages * PAGE, Waveform(codes, Y_MULT, 0.0, 0.0, DT, T_FIRST, unit="A", code_min=-2048,
-                                                 code_max=2047), repeat=repeat)
+    return _write_trace(amps, t_us, end, pages, rng, repeat)
 
 
 def test_uneven_steps_of_overlapping_units_that_durations_confirm_decide_the_unit():
