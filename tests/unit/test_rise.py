@@ -434,3 +434,54 @@ def test_a_smaller_count_abstains_only_where_the_level_cannot_show_the_larger(t_
     r = RiseResult(2, None, "medium", "undetermined", "", "", hypotheses=(best, rival))
     why = _staggered_larger_count(r, 70.0, t_prog_us, 0.0)
     assert bool(why) == abstains, why
+
+
+def draw_dies_in_turn(packages, dies, *, host_us, xfer_us, prog_us, prog_a, xfer_a, busy=0.05, noise=0.003,
+                      repeats=5, seed=7):
+    """Die-major on one channel as a slow host delivers: page q (in from the host at
+    (q + 1) × ``host_us``) crosses to package q mod P, die q div P, and that die programs
+    tPROG from its transfer's end.  A package draws its one program current while any of its
+    dies programs — and none between, where its dies take turns."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(-200e-6, 4.0e-3, DT)
+    rows, ends = [], []
+    for _ in range(repeats):
+        u = t * 1e6 - rng.uniform(-3, 3)
+        w = np.zeros(u.size)
+        on = np.zeros((packages, u.size), dtype=bool)
+        chan, end = 0.0, 0.0
+        for q in range(packages * dies):
+            x0 = max(host_us * (q + 1), chan)
+            chan = x0 + xfer_us
+            w += xfer_a * ((u >= x0) & (u < chan))
+            stop = chan + prog_us * rng.uniform(0.97, 1.03)
+            on[q % packages] |= (u >= chan) & (u < stop)
+            end = max(end, stop)
+        for k in range(packages):
+            w += prog_a * rng.uniform(0.95, 1.05) * on[k]
+        w += busy * ((u >= 5) & (u < end + 10))
+        rows.append(w + rng.normal(0, noise, u.size))
+        ends.append((end + 10) * 1e-6)
+    return np.array(rows), t, np.array(ends)
+
+
+def test_packages_whose_dies_take_turns_are_not_counted_as_one_die_packages():
+    # Blind datasheet seed 718: 4 packages of 2 dies on one channel, dealt die by die as a
+    # 150 MB/s host delivers 16 KiB pages (109 µs each), 42 µs over the channel, tPROG 307 µs:
+    # each die's program ends before its package's next die starts, so the current is that of
+    # 8 one-die packages started a host page apart.  It read "8 packages" at medium (dies 1
+    # for 2); the current cannot tell the two, so the rise must not say 8.
+    w, t, e = draw_dies_in_turn(4, 2, host_us=109.0, xfer_us=42.0, prog_us=307.0, prog_a=0.027, xfer_a=0.012)
+    r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=16384, channels=2, packages=16, t_xfer_page_us=42.0,
+                  t_prog_us=307.0, host_rate_bytes_per_s=16384 / 109.0 * 1e6)
+    assert r.packages_per_unit != 8, r.reason
+
+
+def test_packages_whose_dies_program_together_still_count():
+    # The same drive with tPROG 1500 µs: each package's second die starts while its first
+    # still programs, so four packages stay on together and the rise reads them before any
+    # program can end — the rule above does not reach it.
+    w, t, e = draw_dies_in_turn(4, 2, host_us=109.0, xfer_us=42.0, prog_us=1500.0, prog_a=0.027, xfer_a=0.012)
+    r = unit_rise(w, t, e, unit_pages=8, page_size_bytes=16384, channels=2, packages=16, t_xfer_page_us=42.0,
+                  t_prog_us=1500.0, host_rate_bytes_per_s=16384 / 109.0 * 1e6)
+    assert r.packages_per_unit == 4, r.reason
