@@ -556,13 +556,7 @@ def _die_rounds_after_ends(r: RiseResult, t_xfer_page_us: float, t_prog_us: floa
     and the fit sees it."""
     best = min((h for h in r.hypotheses if h.plausible and h.packages_per_unit == r.packages_per_unit),
                key=lambda h: h.score, default=None)
-    if best is None or best.lead != 1 or best.dies_per_package < 2:
-        return ""
-    xs, _ = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
-                    t_xfer_page_us, host_page_us, 1)
-    xs = np.asarray(xs, dtype=np.float64)
-    # die k + 1 programs from xs[:, k + 1] + t_xfer; die k ended at xs[:, k] + t_xfer + tPROG
-    if np.any(xs[:, 1:] < xs[:, :-1] + t_prog_us - SMOOTH_US):
+    if best is None or not _rounds_after_ends(best, t_xfer_page_us, t_prog_us, host_page_us):
         return ""
     n, d = best.packages_per_unit, best.dies_per_package
     return (f"{n} packages of {d} dies dealt die by die start each next die's program no earlier than "
@@ -578,6 +572,7 @@ def _rounds_after_ends(h: RiseHypothesis, t_xfer_page_us: float, t_prog_us: floa
     xs, _ = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer_page_us,
                     host_page_us, 1)
     xs = np.asarray(xs, dtype=np.float64)
+    # die k + 1 programs from xs[:, k + 1] + t_xfer; die k ended at xs[:, k] + t_xfer + tPROG
     return not np.any(xs[:, 1:] < xs[:, :-1] + t_prog_us - SMOOTH_US)
 
 
