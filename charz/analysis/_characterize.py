@@ -246,10 +246,10 @@ def _writes_of(traces, table: CaptureTable, size_bytes: int):
     return np.array(rows), t, table.end_s[idx]
 
 
-def _take_rise(w: _Writes, traces, unit_pages: int, *, measure: bool) -> None:
+def _take_rise(w: _Writes, unit_pages: int, *, measure: bool) -> None:
     """The rise of a one-unit write into ``w.rise``, and the timing it measured (if any) into
     the answers, where the profile shows it (origin "measured")."""
-    w.rise, timing = _rise_of_unit(traces, w.table, unit_pages, w.given, measure=measure)
+    w.rise, timing = _rise_of_unit(w.traces, w.table, unit_pages, w.given, measure=measure)
     w.q.update(timing)
 
 
@@ -414,7 +414,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     if tread.n_step is None and tread.step_pages is None:
         alone = _unit_from_durations_alone(w, sweep)
         if alone is not None:
-            return _from_durations_alone(traces, w, sweep, alone)
+            return _from_durations_alone(w, sweep, alone)
     if tread.n_step is None or tread.step_pages is None:
         for key in ("dies_per_package", "write_io_unit_bytes", "allocation_scheme"):
             w.q[key] = Quantity.undetermined({"dies_per_package": "dies", "write_io_unit_bytes": "B"}.get(key, ""), INFERRED,
@@ -425,14 +425,14 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     if tread.top.even and tread.n_step != 1:
         tread = _durations_confirm_tread(w, sweep, tread)
         if tread is not None and tread.n_step is None:
-            return _from_durations_alone(traces, w, sweep, tread)  # the peaks' treads are no units
+            return _from_durations_alone(w, sweep, tread)  # the peaks' treads are no units
     if tread is not None and not tread.top.even:
         tread = _uneven_tread(w, sweep, tread)
     if tread is None:
         return w.finish()
     # measured timing only where the staircase alone cannot count (a second, weaker view
     # beside Eq. 1 would only add disagreements)
-    _take_rise(w, traces, tread.step_pages, measure=tread.top.all_busy is not True)
+    _take_rise(w, tread.step_pages, measure=tread.top.all_busy is not True)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if _host_bound_tread_alone(w, tread):
         return w.finish()
@@ -443,15 +443,15 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
     return w.finish()
 
 
-def _from_durations_alone(traces, w: _Writes, sweep: _Sweep, alone: _Tread) -> Characterization:
+def _from_durations_alone(w: _Writes, sweep: _Sweep, alone: _Tread) -> Characterization:
     """The write path from a unit the durations gave alone: the staircase at whole units
     (:func:`_count_from_whole_units`) or, without it, the rise for the packages per unit."""
     counted = _count_from_whole_units(w, sweep, alone)
     if counted is not None:
-        _take_rise(w, traces, counted.step_pages, measure=counted.top.all_busy is not True)
+        _take_rise(w, counted.step_pages, measure=counted.top.all_busy is not True)
         geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
     else:
-        _take_rise(w, traces, alone.step_pages, measure=True)
+        _take_rise(w, alone.step_pages, measure=True)
         geometry = None if _rise_spans_drive_beside_next(w, sweep, alone) else _dies_below_top(w, alone)
     if geometry is not None:
         _allocation_stage(w, sweep, *geometry)
