@@ -617,9 +617,9 @@ def _busy_view(size_bytes, busy_us, page_size_bytes, name, hidden, sizes, median
 def _open_unit(disputed: bool, busy, busy_decides: bool, ripple, why: str, base: dict) -> ReadUnitResult:
     """Where neither the counts nor the durations decide: the busy time, then the ripple,
     alone at medium — or undetermined."""
-    # The ripple is measured only here, where the other views leave the unit open (a
-    # callable: its lock-in pass over the largest reads costs as much as the counting).
-    ripple = ripple() if callable(ripple) else ripple
+    # The ripple is measured only here, where the other views leave the unit open (it is
+    # passed as a callable: its lock-in pass over the largest reads costs as much as the counting).
+    ripple = ripple() if ripple is not None else None
     rip = ripple if ripple is not None and ripple.unit_bytes is not None else None
     why += "" if ripple is None else "; " + ripple.reason
     if not disputed and busy is not None and busy_decides:
@@ -645,7 +645,7 @@ def fit_read_unit(
     host_rate_bytes_per_s: float | None = None,
     burst_width: np.ndarray | None = None,
     busy_us: np.ndarray | None = None,
-    ripple: RippleView | Callable[[], RippleView] | None = None,
+    ripple: Callable[[], RippleView] | None = None,
 ) -> ReadUnitResult:
     """Choose the read unit from burst counts and read durations.
 
@@ -654,9 +654,9 @@ def fit_read_unit(
     clearly.  The durations must agree: with the host transfer taken out at the given
     link rate (or fitted), the time must rise in steps of ``R``.  Agreement gives a
     confident answer; either view alone, a medium one; disagreement, none.  ``busy_us``
-    (the array's busy time per read) and ``ripple`` (the largest read's cycles,
-    :mod:`charz.analysis._ripple`; a callable is measured only where the other views
-    leave the unit open) are the third and fourth views (docs/analysis.md §5).
+    (the array's busy time per read) and ``ripple`` (a callable giving the largest read's
+    cycles, :mod:`charz.analysis._ripple`, called only where the other views leave the unit
+    open) are the third and fourth views (docs/analysis.md §5).
 
     Example
     -------
