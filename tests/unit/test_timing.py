@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from charz.analysis._quantity import HIGH, UNDETERMINED
-from charz.analysis._timing import program_time, rise_with_measured_timing
+from charz.analysis._rise import RiseHypothesis, RiseResult
+from charz.analysis._timing import _refitted, program_time, rise_with_measured_timing
 
 pytestmark = pytest.mark.unit
 
@@ -193,9 +194,6 @@ def test_a_one_unit_tprog_bound_refits_the_transfer_time():
     # need not hold: the bound's reading is the best plausible fit over the whole grid, and a
     # bound under which nothing fits anywhere shows that (dev seed 463: at tPROG − spread,
     # the truth, no count fitted at the 114 µs transfer fitted at tPROG, 8 packages at 51 µs).
-    from charz.analysis._rise import RiseHypothesis, RiseResult
-    from charz.analysis._timing import _refitted
-
     def rise(x, p):
         # at tPROG 660 µs only a 51 µs transfer fits (8 packages); at 1980 µs nothing does
         plausible = p < 1000 and x == 51.0
