@@ -294,12 +294,12 @@ def tread_is_a_wait(size_pages: np.ndarray, duration_s: np.ndarray, step_pages: 
       write or more;
     * with one (``t_prog`` = tPROG and its spread, µs, given or measured): a tread that adds
       at least the shortest program time and more than the whole one-unit write's span
-      outside its shortest program.  That span bounds the unit's transfers, host data and status — all a
-      unit on free packages can add — so only a wait can add more.  A one-unit write of one
-      page holds host data and status beside its program, which the first bound counts as
-      overlap (datasheet seed 616: 1-page units on 2 packages, the tread adds 339 µs of a
-      503 µs write, tPROG 331 ± 66 µs).  A program time measured too long only makes a
-      tread look like a wait where it is not (an answer lost), never the reverse.
+      outside its shortest program.  That span bounds the unit's transfers, host data and
+      status — all a unit on free packages can add — so only a wait can add more.  A
+      one-unit write of one page holds host data and status beside its program, which the
+      first bound counts as overlap (datasheet seed 616: 1-page units on 2 packages, the tread
+      adds 339 µs of a 503 µs write, tPROG 331 ± 66 µs).  A program time measured too long
+      only makes a tread look like a wait where it is not (an answer lost), never the reverse.
 
     Example
     -------
