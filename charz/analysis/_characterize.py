@@ -1026,7 +1026,8 @@ def _allocation_stage(w: _Writes, sweep: _Sweep, dies: int, unit_pages: int, con
 def _one_way_stage(w: _Writes, sweep: _Sweep) -> None:
     """A drive of one package per channel whose dies stayed undetermined (not disputed): its
     scheme is its packages per unit, which the durations of each split of the known unit may
-    tell (:func:`one_way_scheme`).  The rise, where it names a scheme, must agree."""
+    tell (:func:`one_way_scheme`).  The rise, where it names a scheme, must agree
+    (:func:`_scheme_quantity`)."""
     q, given = w.q, w.given
     unit, dies = q.get("write_io_unit_bytes"), q.get("dies_per_package")
     if not (given.channels and given.channels > 1 and given.packages == given.channels and given.page_size_bytes
@@ -1041,13 +1042,10 @@ def _one_way_stage(w: _Writes, sweep: _Sweep) -> None:
                        timing=given.timing())
     if r.scheme is None:
         return
-    if w.rise is not None and w.rise.scheme and w.rise.scheme != r.scheme:
-        q["allocation_scheme"] = Quantity.undetermined("", INFERRED, f"the views disagree: durations say {r.scheme} "
-                                                       f"({r.reason}); the rise says {w.rise.scheme}", decided_by="neither")
-        return
-    q["allocation_scheme"] = Quantity(r.scheme, "", INFERRED, confidence=combine_confidence(r.confidence, unit.confidence),
-                                      evidence=f"durations: {r.reason}; the dies stay open",
-                                      details={"decided_by": "durations"})
+    # the same combination of the durations and the rise as every other drive's scheme
+    scheme = _scheme_quantity(r, w.rise, unit.confidence)
+    q["allocation_scheme"] = replace(scheme, evidence=scheme.evidence + "; the dies stay open") if scheme.known \
+        else scheme
 
 
 _ALWAYS = {
