@@ -33,7 +33,7 @@ import numpy as np
 from charz.analysis._allocation import enumerate_walks
 from charz.analysis._smooth import moving_average
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
-from charz.analysis._rise_kernel import bounded_fits, grid_columns, normal_equations
+from charz.analysis._rise_kernel import bounded_fits, grid_best_fits, grid_columns, normal_equations
 
 SMOOTH_US = 22.0  # one ISPP period: the sawtooth averages out, steps only widen
 GRID_US = 6.0  # the fitted curve is compared every 6 µs, a quarter of the averaging
@@ -368,6 +368,20 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     if bad.any():
         coef[bad], r[bad] = _fit_batch_numpy(G[bad], b[bad], yy)
     return coef, r
+
+
+def _grid_rss(G: np.ndarray, b: np.ndarray, yy: float, eligible: np.ndarray) -> np.ndarray:
+    """The residuals of :func:`_fit_batch` where one can be the least of the ``eligible``
+    points, +inf elsewhere (the grid wants only its least; ``_rise_kernel.grid_best_fits``
+    skips the points a bound rules out — a bounded fit is never better than the
+    unconstrained one — so the least and where it lies are :func:`_fit_batch`'s).  The
+    allowance for rounding, a millionth of yᵀy, is far above the sums' few units in the
+    last place and far below any two fits the grid must tell apart."""
+    r = grid_best_fits(G, b, yy, _FACES[G.shape[1]], eligible, 1e-6 * yy)
+    bad = np.isnan(r)
+    if bad.any():
+        r[bad] = _fit_batch_numpy(G[bad], b[bad], yy)[1]
+    return r
 
 
 def _fit_batch_numpy(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.ndarray]:
@@ -746,9 +760,6 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         # the host link's current depends on the first start alone
         host = (_host_columns(t, onset + firsts, ppu * dies, data.host_page_us, width) if data.host_page_us > 0
                 else np.empty((0, t.size)))
-        G_k, b_k = _normal_equations(busy_of, xf, on, host, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
-                                     inv.ravel(), np.arange(len(xf)) // ss.size)
-        _, rss_k = _fit_batch(G_k, b_k, float(y @ y))
         # Only timings that reach the measured end compete (the plausibility test of
         # :func:`_hypothesis`): a switch delay that fits the first starts but would end the
         # unit's last program long before the write ended is not this drive's (die-major units
@@ -757,8 +768,9 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         last = np.max(xs[..., -1], axis=-1) + t_xfer_page_us + t_prog_us - data.end
         reach = ((last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width)
                  & (last <= DURATION_SLACK * t_prog_us + 2 * width))[inv.ravel()]
-        if reach.any():
-            rss_k = np.where(reach, rss_k, np.inf)
+        G_k, b_k = _normal_equations(busy_of, xf, on, host, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
+                                     inv.ravel(), np.arange(len(xf)) // ss.size)
+        rss_k = _grid_rss(G_k, b_k, float(y @ y), reach if reach.any() else np.ones(reach.size, dtype=bool))
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             # point i of the grid, (busy start, gap, switch delay) in C order, without meshgrids

@@ -275,3 +275,43 @@ def bounded_fits(gram, xty, yy, faces):
     for k in range(K):
         rss[k] = _bounded_fit(gram[k], xty[k], yy, faces, coef[k], c, a, x)
     return coef, rss
+
+
+@_jit
+def grid_best_fits(gram, xty, yy, faces, eligible, slack):
+    """The residuals of :func:`bounded_fits` where they can be a grid's least, +inf where they
+    cannot: only the least eligible residual (and where it lies) is wanted of a grid, and a
+    bounded fit is never better than the unconstrained one, so a point whose unconstrained
+    residual is more than ``slack`` (rounding's allowance) above a bounded residual already
+    found can never be the least.  The unconstrained fit of every eligible point first (its
+    answer where its currents can be); then the others' bounded fits, least unconstrained
+    residual first, until that bound passes the least found.  NaN where a system to solve is
+    singular, as :func:`bounded_fits`.  Each residual found is the very one
+    :func:`bounded_fits` gives (the same loops on the same numbers)."""
+    K, n = gram.shape[0], gram.shape[1]
+    rss = np.full(K, np.inf)
+    bound = np.full(K, np.inf)
+    out, c, a, x = np.empty(n), np.empty(n), np.empty((n, n + 1)), np.empty(n)
+    least = np.inf
+    for k in range(K):
+        if not eligible[k]:
+            continue
+        r = _face_fit(gram[k], xty[k], yy, faces[0], c, a, x)
+        if np.isnan(r):
+            r = _bounded_fit(gram[k], xty[k], yy, faces, out, c, a, x)
+            rss[k] = r
+        elif _feasible(c, 0.0):
+            rss[k] = r
+        else:
+            bound[k] = r
+            continue
+        if r < least:
+            least = r
+    for k in np.argsort(bound):
+        if not bound[k] <= least + slack:
+            break
+        r = _bounded_fit(gram[k], xty[k], yy, faces, out, c, a, x)
+        rss[k] = r
+        if r < least:
+            least = r
+    return rss
