@@ -33,7 +33,7 @@ import numpy as np
 from charz.analysis._allocation import enumerate_walks
 from charz.analysis._smooth import moving_average
 from charz.analysis._quantity import HIGH, MEDIUM, UNDETERMINED
-from charz.analysis._rise_kernel import bounded_fits, grid_best_fits, grid_columns, normal_equations
+from charz.analysis._rise_kernel import bounded_fits, grid_best_fits, grid_columns, normal_equations, unit_starts
 
 SMOOTH_US = 22.0  # one ISPP period: the sawtooth averages out, steps only widen
 GRID_US = 6.0  # the fitted curve is compared every 6 µs, a quarter of the averaging
@@ -204,48 +204,12 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
     lead = dies if lead is None else lead
     t0 = np.asarray(t0, dtype=np.float64)
     s = np.broadcast_to(np.asarray(s, dtype=np.float64), t0.shape)
-    chan_free: dict[int, np.ndarray] = {}
-    cursor = t0
+    # the recurrence runs compiled (``_rise_kernel.unit_starts``: the same float64 operations;
+    # as numpy passes over the grid it was a tenth of the rise's time)
+    prog, xs = unit_starts(np.asarray(channels_of_unit, dtype=np.int64), int(dies), np.ascontiguousarray(t0.ravel()),
+                           np.ascontiguousarray(s.ravel()), float(t_xfer), float(host_page_us), int(lead), PAGE_GATED)
     P = len(channels_of_unit)
-    prog = np.empty(t0.shape + (P,))
-    xs = np.empty(t0.shape + (P, dies))
-    steps = np.arange(dies) * t_xfer
-    if lead == 1 and dies > 1:
-        # die-major: page q goes to package q mod P, die q div P — one page to each package
-        # in turn, round after round; each page waits for the host, its channel and the
-        # controller's next selection (the switch delay, paid at every page: each changes
-        # package).  A package programs from its first page's end; later rounds' transfers
-        # land while it programs (their current is a channel's, not a program start).
-        for q in range(P * dies):
-            k, d = q % P, q // P
-            c = channels_of_unit[k]
-            start = np.maximum(cursor, t0 + (q + 1) * host_page_us)
-            if c in chan_free:
-                start = np.maximum(start, chan_free[c])
-            xs[..., k, d] = start
-            chan_free[c] = start + t_xfer
-            cursor = start + s
-            if d == 0:
-                prog[..., k] = start + t_xfer
-        return prog, xs
-    for k, c in enumerate(channels_of_unit):
-        first = (k * dies + 1) if lead == PAGE_GATED else (k + 1) * lead
-        start = np.maximum(cursor, t0 + first * host_page_us)
-        if c in chan_free:
-            start = np.maximum(start, chan_free[c])
-        if lead == PAGE_GATED:
-            x = start
-            xs[..., k, 0] = x
-            for d in range(1, dies):
-                x = np.maximum(x + t_xfer, t0 + (k * dies + d + 1) * host_page_us)
-                xs[..., k, d] = x
-            chan_free[c] = x + t_xfer
-        else:
-            xs[..., k, :] = start[..., None] + steps
-            chan_free[c] = start + lead * t_xfer
-        cursor = start + s
-        prog[..., k] = start + t_xfer
-    return prog, xs
+    return prog.reshape(t0.shape + (P,)), xs.reshape(t0.shape + (P, dies))
 
 
 def _ramps(t: np.ndarray, at: np.ndarray, width: float, dtype=np.float64) -> np.ndarray:

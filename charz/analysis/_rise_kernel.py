@@ -205,32 +205,39 @@ def normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, host_of
         for i in range(T):
             bb[j] += busy_of[j, i] * busy_of[j, i]
             by[j] += busy_of[j, i] * y[i]
+    # Every sum runs over the samples in order from zero, as a plain loop's would, but the
+    # samples are the outer loop and the sets of starts the inner one: each step then adds to
+    # nu independent sums side by side (in SIMD lanes) instead of waiting on one sum's last add.
+    xT, oT = np.ascontiguousarray(xf.T), np.ascontiguousarray(on.T)
     xx, xo, oo, xy, oy = np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu), np.zeros(nu)
-    for u in range(nu):
-        for i in range(T):
-            xx[u] += xf[u, i] * xf[u, i]
-            xo[u] += xf[u, i] * on[u, i]
-            oo[u] += on[u, i] * on[u, i]
-            xy[u] += xf[u, i] * y[i]
-            oy[u] += on[u, i] * y[i]
     bx, bo = np.zeros((nb, nu)), np.zeros((nb, nu))
-    for j in range(nb):
+    hx, ho = np.zeros(nu), np.zeros(nu)
+    for i in range(T):
+        xi, oi, yi = xT[i], oT[i], y[i]
         for u in range(nu):
-            sx = 0.0
-            so = 0.0
+            xx[u] += xi[u] * xi[u]
+            xo[u] += xi[u] * oi[u]
+            oo[u] += oi[u] * oi[u]
+            xy[u] += xi[u] * yi
+            oy[u] += oi[u] * yi
+        for j in range(nb):
+            bji = busy_of[j, i]
+            bxj, boj = bx[j], bo[j]
+            for u in range(nu):
+                bxj[u] += bji * xi[u]
+                boj[u] += bji * oi[u]
+    if nh > 0:
+        hT = np.empty((T, nu))
+        for u in range(nu):
             for i in range(T):
-                sx += busy_of[j, i] * xf[u, i]
-                so += busy_of[j, i] * on[u, i]
-            bx[j, u], bo[j, u] = sx, so
+                hT[i, u] = host[host_of_starts[u], i]
+        for i in range(T):
+            hi, xi, oi = hT[i], xT[i], oT[i]
+            for u in range(nu):
+                hx[u] += hi[u] * xi[u]
+                ho[u] += hi[u] * oi[u]
     hh, hy = np.zeros(nh), np.zeros(nh)
     bh = np.zeros((nb, nh))
-    hx, ho = np.zeros(nu), np.zeros(nu)
-    if nh > 0:
-        for u in range(nu):
-            h = host_of_starts[u]
-            for i in range(T):
-                hx[u] += host[h, i] * xf[u, i]
-                ho[u] += host[h, i] * on[u, i]
     for h in range(nh):
         for i in range(T):
             hh[h] += host[h, i] * host[h, i]
@@ -315,3 +322,57 @@ def grid_best_fits(gram, xty, yy, faces, eligible, slack):
         if r < least:
             least = r
     return rss
+
+
+@_jit
+def unit_starts(channels, dies, t0, s, t_xfer, host_page_us, lead, page_gated):
+    """``_rise._starts_batch``'s recurrence (the rules are documented there) for K first
+    starts ``t0`` and switch delays ``s``: program starts (K × P) and page transfer starts
+    (K × P × dies), in the same float64 operations as its numpy passes.  ``channels`` holds
+    each package's channel (labels from 0); ``lead == page_gated`` marks the page-gated
+    controller."""
+    K, P = t0.shape[0], channels.shape[0]
+    prog = np.empty((K, P))
+    xs = np.empty((K, P, dies))
+    n_ch = 0
+    for k in range(P):
+        n_ch = max(n_ch, channels[k] + 1)
+    free = np.empty(n_ch)
+    used = np.zeros(n_ch, dtype=np.bool_)
+    for g in range(K):
+        used[:] = False
+        cursor = t0[g]
+        if lead == 1 and dies > 1:
+            for q in range(P * dies):
+                k, d = q % P, q // P
+                c = channels[k]
+                start = max(cursor, t0[g] + (q + 1) * host_page_us)
+                if used[c]:
+                    start = max(start, free[c])
+                xs[g, k, d] = start
+                free[c], used[c] = start + t_xfer, True
+                cursor = start + s[g]
+                if d == 0:
+                    prog[g, k] = start + t_xfer
+            continue
+        for k in range(P):
+            c = channels[k]
+            first = (k * dies + 1) if lead == page_gated else (k + 1) * lead
+            start = max(cursor, t0[g] + first * host_page_us)
+            if used[c]:
+                start = max(start, free[c])
+            if lead == page_gated:
+                x = start
+                xs[g, k, 0] = x
+                for d in range(1, dies):
+                    x = max(x + t_xfer, t0[g] + (k * dies + d + 1) * host_page_us)
+                    xs[g, k, d] = x
+                free[c] = x + t_xfer
+            else:
+                for d in range(dies):
+                    xs[g, k, d] = start + d * t_xfer
+                free[c] = start + lead * t_xfer
+            used[c] = True
+            cursor = start + s[g]
+            prog[g, k] = start + t_xfer
+    return prog, xs
