@@ -106,9 +106,10 @@ def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
     return xs[0], prog[0]
 
 
-def _busy(t, t_busy, end_us, width):
-    # The controller is busy from its start to each repeat's own end.
-    return _ramp_up(t, t_busy, width) - np.mean([_ramp_up(t, e, width) for e in end_us], axis=0)
+def _busy(data: "_RiseData", t_busy: float) -> np.ndarray:
+    # The controller is busy from its start to each repeat's own end (``data.busy_end``: the
+    # same for every hypothesis, drawn once).
+    return _ramp_up(data.t, t_busy, data.width) - data.busy_end
 
 
 def _design(t, busy, xs, prog, dies, t_xfer, t_prog, width, t_first=0.0, host_page_us=0.0):
@@ -452,6 +453,7 @@ class _RiseData:
     n_eff: float  # independent stretches of one averaging width
     host_page_us: float  # a page over the host link (0 = not given)
     busy_off: np.ndarray  # the mean's fall as the repeats end, on ``t``
+    busy_end: np.ndarray  # the same, as :func:`_busy` draws it
 
 
 def unit_rise(
@@ -617,6 +619,7 @@ def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_x
              t_prog_us: float) -> RiseResult:
     """Every hypothesis fitted on one stretch of the mean rise, and the decision."""
     hyps: list[RiseHypothesis] = []
+    coarse = _coarse_columns(data, unit_pages)  # every hypothesis' first grid (ppu × dies = unit_pages)
     # every count that divides both, not only powers of two: a 3-package unit on an
     # 11-channel drive had no rival, so its one-package fit stood unopposed ("high")
     for ppu in range(1, min(unit_pages, packages) + 1):
@@ -635,7 +638,7 @@ def _rise_on(data: _RiseData, unit_pages: int, channels: int, packages: int, t_x
             (PAGE_GATED,) if data.host_page_us > 0 else ())
         for (pattern, schemes), lead in ((ps, ld) for ps in _patterns(channels, packages, ppu, dies).items()
                                          for ld in leads):
-            _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us)
+            _, t_b, g, s = _grid_search(data, pattern, ppu, dies, lead, t_xfer_page_us, t_prog_us, coarse)
             hyps.append(_hypothesis(data, pattern, schemes, ppu, dies, lead, t_b, g, s, t_xfer_page_us, t_prog_us))
     hyps.sort(key=lambda h: h.score)
     return _decide(data, hyps, t_xfer_page_us, t_prog_us)
@@ -687,11 +690,36 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     n_eff = max(4.0, (t[-1] - t[0]) / width)
     # the controller's busy current ends with each repeat (the mean falls by 1/R at each end)
     busy_off = _ramps(t, ends_us[None, :], width)[0].mean(axis=1)
-    return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off)
+    busy_end = np.mean([_ramp_up(t, e, width) for e in ends_us], axis=0)
+    return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off, busy_end)
+
+
+_COARSE_BUSY = np.array([-6.0, 0.0, 6.0, 12.0])  # the coarse grid's busy starts, µs from the onset
+_COARSE_GAP = np.arange(0.0, 79.0, 6.0)  # ... and gaps from the busy start to the first page
+
+
+def _grid_columns(data: _RiseData, tbs: np.ndarray, gs: np.ndarray, unit_pages: int):
+    """What a grid's points share beyond their channel pattern: the busy column of each busy
+    start (``tbs``, from the onset), the distinct first starts (busy start + gap ``gs``; the
+    starts depend on the two only through their sum, so the transfer and program columns are
+    drawn once per distinct first start and switch delay), which of them each (busy start,
+    gap) is, and the host link's column of each (its current depends on the first start
+    alone; none where no host rate is given)."""
+    t, width, onset = data.t, data.width, data.onset
+    busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - data.busy_off
+    firsts, which = np.unique(np.round(tbs[:, None] + gs[None, :], 9), return_inverse=True)
+    host = (_host_columns(t, onset + firsts, unit_pages, data.host_page_us, width) if data.host_page_us > 0
+            else np.empty((0, t.size)))
+    return busy_of, firsts, which, host
+
+
+def _coarse_columns(data: _RiseData, unit_pages: int):
+    """:func:`_grid_columns` of the coarse grid, which every hypothesis' search starts on."""
+    return _grid_columns(data, _COARSE_BUSY, _COARSE_GAP, unit_pages)
 
 
 def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfer_page_us: float,
-                 t_prog_us: float) -> tuple[float, float, float, float]:
+                 t_prog_us: float, coarse=None) -> tuple[float, float, float, float]:
     """The busy start, the gap to the first page and the switch delay that fit one channel
     pattern best: a coarse grid, then a finer one around its best point, every point of a
     grid fitted at once (batched normal equations).  (rss, busy start, gap, switch delay)."""
@@ -703,8 +731,9 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
     # transfers after its first (otherwise the only way to space starts that far is to
     # invent packages that share a channel — 8 packages of 2 dies for 4 of 4)
     serial = ((dies if lead == PAGE_GATED else lead) - 1) * t_xfer_page_us + np.arange(2.0, 63.0, 6.0)
-    grid = (np.array([-6.0, 0.0, 6.0, 12.0]), np.arange(0.0, 79.0, 6.0),
-            np.unique(np.r_[np.arange(2.0, 63.0, 6.0), serial[serial > 62.0]]))
+    unit_pages = ppu * dies
+    coarse = _coarse_columns(data, unit_pages) if coarse is None else coarse
+    grid = (_COARSE_BUSY, _COARSE_GAP, np.unique(np.r_[np.arange(2.0, 63.0, 6.0), serial[serial > 62.0]]))
     for rnd in range(2):
         if rnd == 1:
             _, tb0, g0, s0 = best
@@ -712,18 +741,14 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
                     np.arange(max(0.5, s0 - 4), s0 + 4.1, 2.0))
         tbs, gs, ss = grid
         ss = ss if ppu > 1 else ss[:1]
-        busy_of = _ramps(t, (onset + tbs)[:, None], width)[:, :, 0] - data.busy_off
-        # the starts depend on the busy start and the gap only through their sum: the
-        # transfer and program columns are drawn once per distinct (first start, switch delay)
-        firsts, which = np.unique(np.round(tbs[:, None] + gs[None, :], 9), return_inverse=True)
+        # the busy columns, the distinct first starts and their host columns of the coarse grid
+        # are every hypothesis' (``coarse``, drawn once by :func:`_coarse_columns`)
+        busy_of, firsts, which, host = coarse if rnd == 0 else _grid_columns(data, tbs, gs, unit_pages)
         inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
         prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
                                  t_xfer_page_us, data.host_page_us, lead)
         xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
                                 contiguous=lead not in (PAGE_GATED, 1) or dies == 1)
-        # the host link's current depends on the first start alone
-        host = (_host_columns(t, onset + firsts, ppu * dies, data.host_page_us, width) if data.host_page_us > 0
-                else np.empty((0, t.size)))
         # Only timings that reach the measured end compete (the plausibility test of
         # :func:`_hypothesis`): a switch delay that fits the first starts but would end the
         # unit's last program long before the write ended is not this drive's (die-major units
@@ -749,7 +774,7 @@ def _hypothesis(data: _RiseData, pattern, schemes, ppu: int, dies: int, lead: in
     say whether its amplitudes and its end look like packages."""
     t, y, width, end = data.t, data.y, data.width, data.end
     xfer, prog = _starts(pattern, dies, t_b + g, s, t_xfer_page_us, data.host_page_us, lead)
-    X = _design(t, _busy(t, t_b, data.ends_us, width), xfer, prog, dies, t_xfer_page_us, t_prog_us, width,
+    X = _design(t, _busy(data, t_b), xfer, prog, dies, t_xfer_page_us, t_prog_us, width,
                 t_b + g, data.host_page_us)
     XtX = np.einsum("ti,tj->ij", X, X)
     c1, r1 = _fit_batch(XtX[None], np.einsum("ti,t->i", X, y)[None], float(y @ y))
@@ -792,7 +817,7 @@ def _decide(data: _RiseData, hyps: list[RiseHypothesis], t_xfer_page_us: float, 
     best = fair[0]
     xfer, prog = _starts(best.channels_of_unit, best.dies_per_package, best.t_first_us, best.t_switch_us,
                          t_xfer_page_us, data.host_page_us, best.lead or None)
-    fitted = _design(t, _busy(t, best.t_busy_us, data.ends_us, data.width), xfer, prog, best.dies_per_package,
+    fitted = _design(t, _busy(data, best.t_busy_us), xfer, prog, best.dies_per_package,
                      t_xfer_page_us, t_prog_us, data.width, best.t_first_us,
                      data.host_page_us) @ np.array(best.amplitudes_a)
     desc = (f"{best.packages_per_unit} package(s) starting at "
@@ -860,7 +885,7 @@ def _own_currents_score(data: _RiseData, h: RiseHypothesis, t_xfer_page_us: floa
     spread (±15 %), are what the data say.  Used only to judge a start the host link's end may
     hide, not to rank counts: a current per package lets a wrong count fit ripple."""
     t, width = data.t, data.width
-    busy = _busy(t, h.t_busy_us, data.ends_us, width)
+    busy = _busy(data, h.t_busy_us)
     unit_pages = h.packages_per_unit * h.dies_per_package
     best = np.inf
     for first in h.t_first_us + np.arange(-width, width + 0.1, 2.0):
