@@ -744,22 +744,27 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         # the busy columns, the distinct first starts and their host columns of the coarse grid
         # are every hypothesis' (``coarse``, drawn once by :func:`_coarse_columns`)
         busy_of, firsts, which, host = coarse if rnd == 0 else _grid_columns(data, tbs, gs, unit_pages)
-        inv = which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)
-        prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size), np.tile(ss, firsts.size),
-                                 t_xfer_page_us, data.host_page_us, lead)
-        xf, on = _columns_batch(t, prog, xs, t_xfer_page_us, t_prog_us, width,
-                                contiguous=lead not in (PAGE_GATED, 1) or dies == 1)
+        inv = (which.reshape(tbs.size, gs.size)[:, :, None] * ss.size + np.arange(ss.size)).ravel()
+        prog, xs = _starts_batch(pattern, dies, onset + np.repeat(firsts, ss.size),
+                                 np.broadcast_to(ss, (firsts.size, ss.size)).ravel(), t_xfer_page_us,
+                                 data.host_page_us, lead)
         # Only timings that reach the measured end compete (the plausibility test of
         # :func:`_hypothesis`): a switch delay that fits the first starts but would end the
         # unit's last program long before the write ended is not this drive's (die-major units
         # of 32 pages: a delay 14 µs short per page ends 700 µs early).  Where none does, the
-        # best fit stands and is judged implausible.
+        # best fit stands and is judged implausible.  The others' columns are not drawn.
         last = np.max(xs[..., -1], axis=-1) + t_xfer_page_us + t_prog_us - data.end
-        reach = ((last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width)
-                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))[inv.ravel()]
-        G_k, b_k = _normal_equations(busy_of, xf, on, host, y, np.repeat(np.arange(tbs.size), gs.size * ss.size),
-                                     inv.ravel(), np.arange(len(xf)) // ss.size)
-        rss_k = _grid_rss(G_k, b_k, float(y @ y), reach if reach.any() else np.ones(reach.size, dtype=bool))
+        reach = (last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width) & (last <= DURATION_SLACK * t_prog_us + 2 * width)
+        reach = reach if reach.any() else np.ones(reach.size, dtype=bool)
+        starts, points = np.flatnonzero(reach), np.flatnonzero(reach[inv])
+        xf, on = _columns_batch(t, prog[starts], xs[starts], t_xfer_page_us, t_prog_us, width,
+                                contiguous=lead not in (PAGE_GATED, 1) or dies == 1)
+        renumber = np.empty(reach.size, dtype=np.int64)
+        renumber[starts] = np.arange(starts.size)
+        G_k, b_k = _normal_equations(busy_of, xf, on, host, y, points // (gs.size * ss.size), renumber[inv[points]],
+                                     starts // ss.size)
+        rss_k = np.full(inv.size, np.inf)
+        rss_k[points] = _grid_rss(G_k, b_k, float(y @ y), np.ones(points.size, dtype=bool))
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             # point i of the grid, (busy start, gap, switch delay) in C order, without meshgrids
