@@ -201,6 +201,14 @@ def _bounded_fit(g, b, yy, faces, out, c, a, x):
     out[:] = c
     if _feasible(c, 0.0):
         return best
+    return _other_faces(g, b, yy, faces, first, best, out, c, a, x)
+
+
+@_jit
+def _other_faces(g, b, yy, faces, first, best, out, c, a, x):
+    """:func:`_bounded_fit` past its first face (``faces[first]``, residual ``best``, its
+    amplitudes in ``out``), which broke a bound: the best of the later faces that keep them,
+    else that first fit; NaN where one is singular."""
     found = False
     for f in range(first + 1, faces.shape[0]):
         if first > 0 and faces[f, 3] >= 0:
@@ -325,6 +333,7 @@ def grid_best_fits(gram, xty, yy, faces, eligible, slack):
     rss = np.full(K, np.inf)
     bound = np.full(K, np.inf)
     out, c, a, x = np.empty(n), np.empty(n), np.empty((n, n + 1)), np.empty(n)
+    first = np.empty((K, n))  # the unconstrained amplitudes of the points that break a bound
     least = np.inf
     for k in range(K):
         if not eligible[k]:
@@ -337,13 +346,15 @@ def grid_best_fits(gram, xty, yy, faces, eligible, slack):
             rss[k] = r
         else:
             bound[k] = r
+            first[k] = c
             continue
         if r < least:
             least = r
     for k in np.argsort(bound):
         if not bound[k] <= least + slack:
             break
-        r = _bounded_fit(gram[k], xty[k], yy, faces, out, c, a, x)
+        out[:] = first[k]
+        r = _other_faces(gram[k], xty[k], yy, faces, 0, bound[k], out, c, a, x)
         rss[k] = r
         if r < least:
             least = r

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from charz.analysis._rise import (_FACES, PAGE_GATED, PROG_SPREAD, _columns_numpy, _fit, _fit_batch,
-                                 _fit_batch_numpy, _host_columns, _ramps, _starts_batch)
+                                 _fit_batch_numpy, _grid_rss, _host_columns, _ramps, _starts_batch)
 from charz.analysis._rise_kernel import bounded_fits, grid_columns, normal_equations
 
 pytestmark = pytest.mark.unit
@@ -136,3 +136,46 @@ def test_host_column_that_is_the_busy_column_adds_nothing():
         assert r_k[u] == pytest.approx(want_r, rel=1e-8) and r_np[u] == pytest.approx(want_r, rel=1e-8)
         assert c_k[u] == pytest.approx(list(want_c) + [0.0], rel=1e-6, abs=1e-9)
         assert c_np[u] == pytest.approx(list(want_c) + [0.0], rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("pattern, dies, lead, t0, s, t_xfer, host, want_xs, want_prog", [
+    # two packages on one channel, each its 2 pages in a row: the second waits for the channel
+    ((0, 0), 2, None, 10.0, 5.0, 40.0, 0.0, [[10, 50], [90, 130]], [50, 130]),
+    # die-major over two channels, a host page every 10 µs: one page to each package in turn,
+    # each after its host page, its channel and the 5 µs selection since the last page
+    ((0, 1), 2, 1, 0.0, 5.0, 40.0, 10.0, [[10, 50], [20, 60]], [50, 60]),
+    # page-gated: each page sent as it arrives from a slow host (50 µs a page)
+    ((0,), 3, PAGE_GATED, 0.0, 0.0, 40.0, 50.0, [[50, 100, 150]], [90]),
+])
+def test_starts_worked_by_hand(pattern, dies, lead, t0, s, t_xfer, host, want_xs, want_prog):
+    """The compiled recurrence on timings worked out by hand from its rules (003 §4.2)."""
+    prog, xs = _starts_batch(pattern, dies, np.array([t0, t0]), np.array([s, s]), t_xfer, host, lead)
+    assert np.array_equal(xs, np.array([want_xs, want_xs], dtype=float))
+    assert np.array_equal(prog, np.array([want_prog, want_prog], dtype=float))
+
+
+@settings(deadline=None, max_examples=25)
+@given(st.sampled_from([(0, 1), (0, 0), (0, 1, 2, 3)]), st.sampled_from([None, 1]),
+       st.sampled_from([(0.05, 0.01, 0.04), (0.0, -0.03, 0.05), (-0.05, 0.06, -0.01)]), st.booleans(),
+       st.integers(0, 2**32 - 1))
+def test_grid_least_is_the_full_fits_least(pattern, lead, currents, with_host, seed):
+    """A grid fitted only where a point can be its least gives the least of every point's
+    bounded fit, at the same point, whatever the currents (most points' plain fit breaking a
+    bound or none) and whichever points compete; each residual it gives is the full rule's."""
+    rng = np.random.default_rng(seed)
+    t_xfer, t_prog = 40.0, 700.0
+    t, prog, xs = _grid(pattern, 2, lead, t_xfer, 0.0, rng, k=40)
+    xf, on = grid_columns(t, prog, xs, t_xfer, t_prog, WIDTH, 2 * PROG_SPREAD * t_prog, lead != 1)
+    busy_of = _ramps(t, np.array([[-6.0], [0.0], [6.0]]), WIDTH)[:, :, 0]
+    host = _host_columns(t, np.array([0.0, 12.0]), 4, 30.0, WIDTH) if with_host else np.empty((0, t.size))
+    busy, xfer, prog_a = currents
+    y = busy * busy_of[1] + xfer * xf[0] + prog_a * on[0] + rng.normal(0, 0.004, t.size)
+    which_busy, which_starts = np.repeat(np.arange(3), 40), np.tile(np.arange(40), 3)
+    gram, xty = normal_equations(busy_of, xf, on, host, y, which_busy, which_starts, np.arange(40) % 2)
+    yy = float(y @ y)
+    eligible = rng.random(which_busy.size) < 0.7
+    want = np.where(eligible, _fit_batch(gram, xty, yy)[1], np.inf)
+    got = _grid_rss(gram, xty, yy, eligible)
+    assert np.argmin(got) == np.argmin(want) and got.min() == want.min()
+    fitted = np.isfinite(got)
+    assert np.array_equal(got[fitted], want[fitted]) and not np.any(fitted & ~eligible)
