@@ -37,33 +37,6 @@ def _ramp(tt, a, inv, half):
 
 
 @_jit
-def _first_on(tt, a, inv, half):
-    """The first sample whose ramp at ``a`` is above 0 (T if none): the ramps rise with
-    time, so a bisection finds it; before it a column's share is exactly 0."""
-    lo, hi = 0, tt.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _ramp(tt[mid], a, inv, half) > 0.0:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@_jit
-def _add_window(col, tt, a_up, a_dn, inv, half):
-    """Add a transfer's window (ramp up at ``a_up`` less ramp up at ``a_dn`` ≥ ``a_up``) to
-    ``col``, over the samples where it is not 0: from the first where the up ramp leaves 0
-    (before it both are 0) to where the down ramp reaches 1 (after it both stay 1)."""
-    one = np.float32(1.0)
-    for i in range(_first_on(tt, a_up, inv, half), tt.shape[0]):
-        dn = _ramp(tt[i], a_dn, inv, half)
-        col[i] += np.float64(_ramp(tt[i], a_up, inv, half) - dn)
-        if dn >= one:
-            break
-
-
-@_jit
 def grid_columns(t, prog, xs, t_xfer, t_prog, width, fall_width, contiguous):
     """Transfer and program columns (K × T, float64) of K sets of program starts (K × P)
     and page transfer starts (K × P × dies): ``_rise._columns_batch`` with float32 ramps.
@@ -91,16 +64,17 @@ def grid_columns(t, prog, xs, t_xfer, t_prog, width, fall_width, contiguous):
             if contiguous:
                 a_up = np.float32(xs[k, p, 0] - t0)
                 a_dn = np.float32((xs[k, p, 0] + span) - t0)
-                _add_window(xf[k], tt, a_up, a_dn, inv, half)
+                for i in range(T):
+                    v = _ramp(tt[i], a_up, inv, half) - _ramp(tt[i], a_dn, inv, half)
+                    xf[k, i] += np.float64(v)
             else:
                 for d in range(D):
                     a_up = np.float32(xs[k, p, d] - t0)
                     a_dn = np.float32((xs[k, p, d] + t_xfer) - t0)
-                    _add_window(xf[k], tt, a_up, a_dn, inv, half)
-            # a program's current is none before its ramp starts and after its fall ends
-            for i in range(_first_on(tt, a_on, inv, half), T):
-                if _ramp(tt[i], a_fall, inv_f, half) >= one:
-                    break
+                    for i in range(T):
+                        v = _ramp(tt[i], a_up, inv, half) - _ramp(tt[i], a_dn, inv, half)
+                        xf[k, i] += np.float64(v)
+            for i in range(T):
                 keep = one - _ramp(tt[i], a_fall, inv_f, half)
                 on[k, i] += np.float64(_ramp(tt[i], a_on, inv, half) * keep)
     return xf, on
