@@ -872,6 +872,11 @@ def _uneven_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
     by_time = unit_from_durations(sweep.size_pages, sweep.durations)
     why = f"{steps.reason}; but {top.reason}"
     q["n_step"] = Quantity.undetermined("steps", MEASURED, why, best_guess=tread.n_step)
+    if steps.finer_shown and by_time.unit_pages is not None and by_time.unit_pages % step_pages:
+        # Durations may pair units that finish together, never split one: a duration tread
+        # that is no whole number of the peaks' treads names another unit.
+        return _treads_disagree(w, f"the views disagree: the peak staircase's treads are {step_pages} pages "
+                                   f"({steps.reason}); the durations' are {by_time.unit_pages} pages ({by_time.reason})")
     if by_time.unit_pages != step_pages and not steps.finer_shown:
         q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
         for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):

@@ -46,6 +46,8 @@ PRIOR_DOF = 4.0  # weight of the repeats' own noise estimate against a candidate
 # programs (cache program: transfer current, not program current).
 SMALL_TOP = 0.5
 RAMP_EVEN = 0.5  # per-page rises of a one-page staircase lie within this share of their median
+MIN_RAMP_STEPS = 4  # rises a ramp of equal steps needs before its tread stands without a top
+INSIDE_OF_RISE = 0.25  # a ramp's tread may rise inside by at most this share of its step
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,7 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
         why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
         # A ramp of one-page steps shows its tread all the same (each page one more package);
         # only its count waits for the top.
-        ramp = _as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]))
+        ramp = _as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]), treads=True)
         if ramp is not None:
             # ... unless the ramp reached the packages: there are no more to start
             return replace(ramp, count_sure=ramp.n_step == n_package)
@@ -452,9 +454,10 @@ def _no_valid_staircase(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: Siz
     # package given (a one-page step each: no package is left to raise the peak further, so
     # what rises past them is the next pages' transfers); a ramp decides only where the
     # staircases are merely unclean.
-    ramp = _as_ramp(why, s, n_package, cands[0] if cands else None, None, tuple(cands[:6]))
+    ramp = _as_ramp(why, s, n_package, cands[0] if cands else None, None, tuple(cands[:6]), treads=True)
     if ramp is not None and ramp.n_step != n_package and _still_rising(sizes, y, se):
-        ramp = None
+        # ... a ramp of wider treads keeps its tread (every unit rose at it), not its count
+        ramp = replace(ramp, count_sure=False) if ramp.step_pages > 1 else None
     return ramp or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
 
 
@@ -474,16 +477,19 @@ def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, t
         return _tread_stands(f"{why}; every close fit rises every {best.tread_pages} pages", best, runner, s, top)
     # Staircases of wider treads may compete only because the top creeps (transfers while
     # every package programs); the peaks themselves may rise by one package with every page.
-    return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+    return (_as_ramp(why, s, n_package, best, runner, top, treads=True)
+            or StepResult(None, None, UNDETERMINED, why, best, runner, s, top))
 
 
-def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top) -> StepResult | None:
+def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top, *,
+             treads: bool = False) -> StepResult | None:
     """The one-page staircase, where the peaks are a ramp of one-page steps
     (:func:`_one_page_ramp`) and the staircase fit could not decide (``why``); None otherwise.
-    The count stands only where the ramp's end is its top (:func:`_flat_after`)."""
+    The count stands only where the ramp's end is its top (:func:`_flat_after`).  With
+    ``treads``, a ramp of wider equal steps (:func:`_tread_ramp`) is looked for too."""
     ramp = _one_page_ramp(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
     if ramp is None:
-        return None
+        return _as_tread_ramp(why, s, n_package, best, runner, top) if treads else None
     k, rise = ramp
     flat = _flat_after(s.median, k, rise)
     every = bool(n_package) and k == n_package
@@ -607,6 +613,85 @@ def _ramp_alike(run: np.ndarray) -> bool:
     med = float(np.median(run))
     return bool(med > 0 and np.all(np.abs(run - med) <= RAMP_EVEN * med)
                 and abs(float(run[0::2].mean()) - float(run[1::2].mean())) <= 0.25 * med)
+
+
+def _tread_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray,
+                n_package: int | None) -> tuple[int, int, float, str] | None:
+    """(levels, tread pages, rise per tread, how the inside looks) of a ramp of equal steps
+    ``D`` ≥ 2 pages wide from the first page, or None.
+
+    A write of part of a unit programs the whole unit (padded, or read and rewritten), so
+    every write inside one tread draws the same packages: the peak is flat inside each tread
+    and rises by one unit's packages at each boundary.  Where programs overlap only in part,
+    the sweep may stop before the top, or the later steps shrink (the first units finish
+    while the last start): no staircase of a few levels then fits, yet the first treads show
+    the width alone.  It is read from the treads' means over the contiguous sizes from one
+    page: at least :data:`MIN_RAMP_STEPS` rises, each ≥ 4 standard errors and alike
+    (:func:`_ramp_alike`: within :data:`RAMP_EVEN` of their median, odd and even steps alike,
+    which rules out the double width), no size inside those treads farther from its tread's
+    mean than :data:`CLEAN_OF_RISE` of a step, and each tread's last page no more than
+    :data:`INSIDE_OF_RISE` of a step above its first, half a step ruled out by
+    :data:`RESOLVE_Z` standard errors (narrower steps, wherever they fall, would lift it by
+    half a step at least).  A host link or channel transfer that lifts the peak
+    part-way through a unit breaks the flat inside, or makes the steps alternate.  The
+    smallest width that passes; the levels are the ramp's steps (cut at the packages given,
+    as a step is one more unit and there are no more than packages)."""
+    gaps = np.flatnonzero(sizes != sizes[0] + np.arange(sizes.size))
+    last = int(gaps[0]) if gaps.size else sizes.size
+    if sizes[0] != 1:
+        return None
+    for tread in range(2, last // (MIN_RAMP_STEPS + 1) + 1):
+        n_t = last // tread
+        block = y[: n_t * tread].reshape(n_t, tread)
+        means = block.mean(axis=1)
+        se_t = np.sqrt(np.sum(se[: n_t * tread].reshape(n_t, tread) ** 2, axis=1)) / tread
+        d = np.diff(means)
+        k = 0
+        while k < d.size and d[k] > MIN_RISE_Z * np.hypot(se_t[k], se_t[k + 1]):
+            k += 1
+        if n_package:
+            k = min(k, int(n_package) - 1)
+        while k >= MIN_RAMP_STEPS and not _ramp_alike(d[:k]):
+            k -= 1  # the later steps shrink where programs overlap only in part
+        if k < MIN_RAMP_STEPS:
+            continue
+        rise = float(np.median(d[:k]))
+        inside = block[: k + 1] - means[: k + 1, None]
+        # Narrower steps, wherever they fall, lift a tread's last page above its first by at
+        # least half a step (two narrower steps per tread, the fewest): it must stay under a
+        # quarter of one, and half a step must be ruled out by RESOLVE_Z standard errors.
+        within = float(np.mean(block[: k + 1, -1] - block[: k + 1, 0]))
+        se_within = float(np.median(se)) * np.sqrt(2.0 / (k + 1))
+        if (float(np.abs(inside).max()) > CLEAN_OF_RISE * rise or within > INSIDE_OF_RISE * rise
+                or (0.5 * rise - within) / se_within < RESOLVE_Z):
+            continue
+        how = (f"no size strays more than {float(np.abs(inside).max()) * 1e3:.0f} mA from its tread's level, "
+               f"and a tread's last page stands {within * 1e3:.1f} ± {se_within * 1e3:.1f} mA above its first")
+        return k + 1, tread, rise, how
+    return None
+
+
+def _as_tread_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top) -> StepResult | None:
+    """The staircase of a ramp of equal ``D``-page steps (:func:`_tread_ramp`), medium; its
+    count stands only where no tread past the ramp rises by :data:`SMALL_TOP` of a step
+    (two or more treads measured) or the ramp has a level per package."""
+    sizes = s.size_pages.astype(np.int64)
+    ramp = _tread_ramp(sizes, s.median, s.stderr, n_package)
+    if ramp is None:
+        return None
+    k, tread, rise, how = ramp
+    after = [float(np.mean(s.median[(sizes > j * tread) & (sizes <= (j + 1) * tread)]))
+             for j in range(k - 1, int(sizes.max()) // tread) if np.any((sizes > j * tread) & (sizes <= (j + 1) * tread))]
+    flat = len(after) >= 3 and bool(np.all(np.diff(after) < SMALL_TOP * rise))
+    every = bool(n_package) and k == n_package
+    text = (f"the peak rises {rise * 1e3:.0f} mA every {tread} pages up to {k * tread} pages, flat inside each "
+            f"tread ({how}): {tread}-page steps, each one more unit"
+            + ("" if flat or every else "; past them it still rises, so their count is unsure")
+            + f" (the staircase fit: {why})")
+    levels = np.r_[[float(np.mean(s.median[(sizes > j * tread) & (sizes <= (j + 1) * tread)])) for j in range(k - 1)],
+                   float(np.median(s.median[sizes > (k - 1) * tread]))]
+    stair = Staircase(tread, k, levels, float("nan"), float("nan"), float("nan"), clean=False)
+    return StepResult(k, tread, MEDIUM, text, stair, best, s, top, finer_shown=True, count_sure=flat or every)
 
 
 def _tread_stands(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top) -> StepResult:

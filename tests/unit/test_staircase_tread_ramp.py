@@ -1,0 +1,73 @@
+"""A ramp of equal D-page steps shows the unit even where the staircase has no top.
+
+A write of part of a unit programs the whole unit (padded, or read and rewritten), so
+every write inside one tread draws the same packages and the peak is flat across it; at
+each boundary one more unit's packages start.  Where programs overlap only in part, the
+first units finish while the last start: past some size each unit adds less than a whole
+step, and the sweep may stop before every package is busy.  No staircase of a few
+levels fits such peaks, yet the first treads show the width alone.  The peaks here are
+drawn from stated currents: a controller, a program current per unit, and a shrinking
+share for the units past the overlap.
+"""
+
+import numpy as np
+import pytest
+
+from charz.analysis._steps import _tread_ramp, fit_steps
+
+pytestmark = pytest.mark.unit
+
+CTRL_A = 0.090  # controller and host link while a write is in flight
+UNIT_A = 0.052  # one unit's packages programming (2 packages of 26 mA)
+SIGMA_A = 0.002  # one capture's peak noise
+
+
+def overlapping_units(sizes, tread, full_units, rng, late_share=0.45):
+    """Peak above idle: ``full_units`` units overlap completely, each later unit adds only
+    ``late_share`` of a unit (the first ones finish while it starts)."""
+    units = -(-sizes // tread)
+    lift = UNIT_A * (np.minimum(units, full_units) + late_share * np.clip(units - full_units, 0, None))
+    return CTRL_A + lift + rng.normal(0.0, SIGMA_A, sizes.size)
+
+
+def test_two_page_treads_stand_where_the_sweep_never_reaches_the_top():
+    # 32 packages, units of 2 packages and 2 pages: 16 steps to every package busy, but
+    # only 8 units overlap fully; the sweep stops at 34 pages, still rising.
+    rng = np.random.default_rng(487)
+    sizes = np.repeat(np.arange(1, 35), 3)
+    r = fit_steps(sizes, overlapping_units(sizes, 2, 8, rng), n_package=32, idle_a=0.0)
+    assert r.step_pages == 2, r.reason
+    assert r.confidence == "medium"  # one view: the peaks' treads
+    assert not r.count_sure  # the count needs the top the sweep never reached
+
+
+def test_the_smallest_flat_tread_wins_over_its_multiples():
+    # 3-page treads: 6- or 9-page treads would rise inside by at least half a step.
+    rng = np.random.default_rng(3)
+    sizes = np.repeat(np.arange(1, 46), 3)
+    y = overlapping_units(sizes, 3, 6, rng)
+    med = np.array([np.median(y[sizes == s]) for s in range(1, 46)])
+    found = _tread_ramp(np.arange(1, 46), med, np.full(45, 1.2533 * SIGMA_A / np.sqrt(3)), 32)
+    assert found is not None and found[1] == 3
+
+
+def test_a_host_link_step_half_way_through_each_unit_is_no_ramp_of_half_units():
+    # 4-page units; the host link (10 mA) still sends while the unit's first package
+    # programs, so each unit's peak rises part-way: 10 mA at its third page, the rest of the
+    # unit (42 mA) at its first.  Steps alternate: no ramp of 2-page units.
+    rng = np.random.default_rng(245)
+    sizes = np.repeat(np.arange(1, 41), 3)
+    units = -(-sizes // 4)
+    third_on = ((sizes - 1) % 4 >= 2)
+    y = CTRL_A + 0.042 * units + 0.010 * third_on + rng.normal(0.0, SIGMA_A, sizes.size)
+    med = np.array([np.median(y[sizes == s]) for s in range(1, 41)])
+    found = _tread_ramp(np.arange(1, 41), med, np.full(40, 1.2533 * SIGMA_A / np.sqrt(3)), 16)
+    assert found is None or found[1] != 2
+
+
+def test_a_one_page_ramp_is_no_wider_tread():
+    # one-page steps (one package each): any wider tread rises inside
+    rng = np.random.default_rng(1)
+    sizes = np.arange(1, 25)
+    y = CTRL_A + 0.026 * np.minimum(sizes, 16) + rng.normal(0.0, SIGMA_A / 3, sizes.size)
+    assert _tread_ramp(sizes, y, np.full(24, SIGMA_A / 3), 16) is None
