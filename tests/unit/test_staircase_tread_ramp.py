@@ -13,7 +13,9 @@ share for the units past the overlap.
 import numpy as np
 import pytest
 
+from charz.analysis import Given, characterize
 from charz.analysis._steps import _tread_ramp, fit_steps
+from tests.unit.test_write_unit_veto import PAGE, sweep
 
 pytestmark = pytest.mark.unit
 
@@ -71,3 +73,26 @@ def test_a_one_page_ramp_is_no_wider_tread():
     sizes = np.arange(1, 25)
     y = CTRL_A + 0.026 * np.minimum(sizes, 16) + rng.normal(0.0, SIGMA_A / 3, sizes.size)
     assert _tread_ramp(sizes, y, np.full(24, SIGMA_A / 3), 16) is None
+
+
+# Whole sweeps (waveforms drawn from stated currents and times by the write-unit veto's
+# helper): 16 packages of 4 KiB pages, one more busy every 2 pages; the first 8 draw 45 mA
+# each, the later 8 only 20 mA (they start as the first ones finish: partial overlap), and
+# the request grows by one program round every ``duration_tread`` pages.
+RAMP_GIVEN = Given(channels=4, packages=16, page_size_bytes=PAGE)
+SHRINKING = (0.045,) * 8 + (0.020,) * 8
+
+
+def test_durations_that_pair_the_ramp_treads_leave_the_unit_to_them():
+    c = characterize(sweep(peak_tread=2, packages=16, duration_tread=6, largest=30, pkg_a=SHRINKING), RAMP_GIVEN)
+    assert c["write_io_unit_bytes"].value == 2 * PAGE
+    assert c["write_io_unit_bytes"].confidence == "medium"  # one view
+    assert not c["n_step"].known  # the sweep never reaches every package busy
+
+
+def test_durations_that_split_the_ramp_treads_make_the_views_disagree():
+    # a 2-page unit cannot make the request jump every 5 pages: neither view decides
+    c = characterize(sweep(peak_tread=2, packages=16, duration_tread=5, largest=30, pkg_a=SHRINKING), RAMP_GIVEN)
+    q = c["write_io_unit_bytes"]
+    assert not q.known and q.details.get("decided_by") == "neither", q
+    assert "2 pages" in q.evidence and "5 pages" in q.evidence, q.evidence
