@@ -339,12 +339,11 @@ def _decide(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: SizeLevels, can
                 return ramp
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
-            # The finer steps may be there: a ramp of equal steps of a narrower tread that
-            # divides this one, flat inside each of its treads, says they are.
-            ramp = _as_tread_ramp(why, s, n_package, best, runner, top)
-            if ramp is not None and ramp.step_pages < best.tread_pages and best.tread_pages % ramp.step_pages == 0:
-                return ramp
-            return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+            # Undecided between this staircase and finer steps: a ramp of equal steps, flat
+            # inside each of its treads from the first page, is the staircase the peaks are
+            # (datasheet seed 858: 4-page units, 5 × 6 pages fitted over a ramp's shrinking top).
+            return (_as_tread_ramp(why, s, n_package, best, runner, top)
+                    or StepResult(None, None, UNDETERMINED, why, best, runner, s, top))
     rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
     if margin < 0:
         why = (
