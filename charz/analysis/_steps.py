@@ -342,7 +342,7 @@ def _decide(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: SizeLevels, can
             # Undecided between this staircase and finer steps: a ramp of equal steps, flat
             # inside each of its treads from the first page, is the staircase the peaks are
             # (datasheet seed 858: 4-page units, 5 × 6 pages fitted over a ramp's shrinking top).
-            return (_as_tread_ramp(why, s, n_package, best, runner, top)
+            return (_as_ramp(why, s, n_package, best, runner, top, treads=True)
                     or StepResult(None, None, UNDETERMINED, why, best, runner, s, top))
     rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
     if margin < 0:
@@ -492,6 +492,8 @@ def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top, 
     The count stands only where the ramp's end is its top (:func:`_flat_after`).  With
     ``treads``, a ramp of wider equal steps (:func:`_tread_ramp`) is looked for too."""
     ramp = _one_page_ramp(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
+    if ramp is None and treads:
+        ramp = _ramp_to_four_packages(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
     if ramp is None:
         return _as_tread_ramp(why, s, n_package, best, runner, top) if treads else None
     k, rise = ramp
@@ -609,6 +611,29 @@ def _one_page_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, n_package: 
     elif not _ramp_alike(d[:k]):
         return None
     return k + 1, float(np.median(d[:k]))
+
+
+def _ramp_to_four_packages(sizes: np.ndarray, y: np.ndarray, se: np.ndarray,
+                           n_package: int | None) -> tuple[int, float] | None:
+    """(4, rise per page) of a one-page ramp on a drive of four packages, or None.
+
+    Four packages give one-page units three rises, one short of the four
+    :func:`_one_page_ramp` asks for.  They suffice where the ramp ends at the packages: the
+    first three per-page rises each ≥ 4 standard errors and alike (:func:`_ramp_alike`), and
+    at least two sizes past them, every rise there smaller than the ramp's median (what
+    rises past every package busy is the next pages' transfers, a fraction of a program).  A
+    wider unit would hold the peak flat across its tread (it programs whole), so a rise at
+    every one of the first four pages is four one-page units.  The count stands (every
+    package has its step)."""
+    if n_package != 4 or sizes.size < 6 or sizes[0] != 1 or np.any(sizes[:6] != np.arange(1, 7)):
+        return None
+    d = np.diff(y[:6])
+    noise = MIN_RISE_Z * np.hypot(se[1:6], se[:5])
+    if np.any(d[:3] <= noise[:3]) or not _ramp_alike(d[:3]):
+        return None
+    rise = float(np.median(d[:3]))
+    after = np.diff(y[3:])
+    return (4, rise) if bool(np.all(after < rise)) else None
 
 
 def _ramp_alike(run: np.ndarray) -> bool:
