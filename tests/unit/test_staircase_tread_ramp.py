@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from charz.analysis import Given, characterize
-from charz.analysis._steps import _tread_ramp, fit_steps
+from charz.analysis._steps import _ramp_to_four_packages, _tread_ramp, fit_steps
 from tests.unit.test_write_unit_veto import PAGE, sweep
 
 pytestmark = pytest.mark.unit
@@ -96,3 +96,24 @@ def test_durations_that_split_the_ramp_treads_make_the_views_disagree():
     q = c["write_io_unit_bytes"]
     assert not q.known and q.details.get("decided_by") == "neither", q
     assert "2 pages" in q.evidence and "5 pages" in q.evidence, q.evidence
+
+
+def test_a_one_page_ramp_on_four_packages_needs_only_three_rises():
+    # Four one-page units, 27 mA a package; past every package busy the next pages'
+    # transfers lift the peak 3, 10, then 20 mA (cache program: a fraction of a program).
+    # Three equal rises from the first page, each under a unit that would hold the peak
+    # flat if it were wider, then smaller ones: 4 one-page steps.
+    rng = np.random.default_rng(757)
+    sizes = np.repeat(np.arange(1, 21), 3)
+    creep = np.array([0, 0, 0, 0, 0.003, 0.010] + [0.020] * 14)
+    y = CTRL_A + 0.027 * np.minimum(sizes, 4) + creep[sizes - 1] + rng.normal(0.0, SIGMA_A, sizes.size)
+    r = fit_steps(sizes, y, n_package=4, idle_a=0.0)
+    assert (r.n_step, r.step_pages, r.confidence) == (4, 1, "medium"), r.reason
+    assert r.count_sure
+
+
+def test_three_rises_on_eight_packages_are_no_ramp():
+    # the same three rises stop short of 8 packages: too few to read a tread from
+    y = CTRL_A + 0.027 * np.minimum(np.arange(1, 13), 4)
+    assert _ramp_to_four_packages(np.arange(1, 13), y, np.full(12, 0.001), 8) is None
+    assert _ramp_to_four_packages(np.arange(1, 13), y, np.full(12, 0.001), 4) == (4, pytest.approx(0.027))
