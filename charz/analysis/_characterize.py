@@ -763,17 +763,32 @@ def _treads_disagree(w: _Writes, why: str) -> None:
     return None
 
 
+# A tread whose misfit is within this factor of the repeats' scatter (χ² per degree of
+# freedom) is what the durations do, not a model that misses them.
+FITS_AS_NOISE = 3.0
+
+
+def _tread_fits_as_noise(by_time: UnitFromDurations) -> bool:
+    """Whether the durations' tread fits them as well as their repeats scatter (reduced χ²
+    at most :data:`FITS_AS_NOISE`) and leads every other tread decisively ("high"): then a
+    scatter large beside its jump is the noise of a small jump (a one-package unit on a
+    drive of many: datasheet dev seed 743, 90 µs every 2 pages, reduced χ² 2, the next
+    tread 83 worse), not durations that follow no tread, and the tread can veto."""
+    return by_time.confidence == HIGH and by_time.reduced_chi2 <= FITS_AS_NOISE
+
+
 def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
     """Even steps: the duration treads confirm the peak treads, or veto them (None: the
     path ends, every write answer undetermined naming both views)."""
     q, steps, step_pages = w.q, w.steps, tread.step_pages
     by_time = unit_from_durations(sweep.size_pages, sweep.durations)
     if (by_time.unit_pages is not None and by_time.unit_pages % step_pages
-            and by_time.scatter_us > VETO_SCATTER * by_time.per_unit_us):
+            and by_time.scatter_us > VETO_SCATTER * by_time.per_unit_us and not _tread_fits_as_noise(by_time)):
         # Durations that stray from the best tread by a good part of its jump follow no
         # tread (overlapping units add their transfers per unit, then the first wait adds a
         # whole program time: no single tread fits both), so that tread vetoes nothing; the
-        # peak treads stand as one view.
+        # peak treads stand as one view.  Not where the straying is the repeats' own scatter
+        # (_tread_fits_as_noise): a small jump in noisy durations is still a tread.
         return replace(tread, evidence=f"{tread.evidence}; the durations follow no single tread ({by_time.reason})")
     if by_time.unit_pages is not None and by_time.unit_pages % step_pages:
         # The duration treads decide a unit the peak treads cannot be (not a whole number

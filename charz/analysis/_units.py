@@ -42,6 +42,7 @@ class UnitFromDurations:
     per_unit_us: float | None = None
     scores: tuple[tuple[int, float], ...] = ()
     scatter_us: float = 0.0  # rms of the durations about the best tread
+    reduced_chi2: float = 1.0  # the best tread's χ² per degree of freedom (1: as the repeats scatter)
 
 
 def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitFromDurations:
@@ -87,10 +88,11 @@ def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitF
     why = (f"duration jumps by {per_unit:.0f} µs every {d} pages; next best unit ({results[1][1]} pages) scores "
            f"{margin:.0f} worse" + (f" (χ² scaled by the best fit's reduced χ² {scale:.0f})" if scale > 1.5 else ""))
     if margin >= DECISIVE:
-        return UnitFromDurations(d, HIGH, why, float(per_unit), scores, scatter)
+        return UnitFromDurations(d, HIGH, why, float(per_unit), scores, scatter, float(scale))
     if margin >= SUGGESTIVE:
-        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores, scatter)
-    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores, scatter)
+        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores, scatter, float(scale))
+    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores, scatter,
+                             float(scale))
 
 
 # A unit beside the first adds its packages' program current: a large share of a one-unit
