@@ -31,8 +31,8 @@ from charz.analysis._quantity import (
     combine_confidence,
 )
 from charz.analysis._steps import StepResult, fit_steps, fit_steps_to_top
-from charz.analysis._units import (UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, round_tops,
-                                   unit_from_durations)
+from charz.analysis._units import (UnitFromDurations, durations_flat_inside, durations_top, next_unit_beside,
+                                   peaks_flat_inside, round_tops, unit_from_durations)
 from charz.analysis._window import (
     FLAG_CLIPPED,
     FLAG_NAMES,
@@ -604,11 +604,21 @@ def _tread_of_flat_staircase(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
 def _unit_from_durations_alone(w: _Writes, sweep: _Sweep) -> _Tread | None:
     """The peak staircase is unreadable: the duration treads give the unit alone (medium at
     most) where the peaks do not rise inside them — durations may pair units that run side by
-    side, which would raise the peak (:func:`peaks_flat_inside`).  None: still undetermined."""
+    side, which would raise the peak (:func:`peaks_flat_inside`) — nor the durations themselves
+    past a divisor of the tread, beyond the host link's time (:func:`durations_flat_inside`:
+    the second unit's own work).  None: still undetermined."""
     by_time = w.from_durations = unit_from_durations(sweep.size_pages, sweep.durations)
     if by_time.unit_pages is None:
         return None
     flat, why_flat = peaks_flat_inside(sweep.size_pages, sweep.peaks, by_time.unit_pages)
+    host_page_us = (host_page_time_us(w.given.page_size_bytes, w.given.host_rate_bytes_per_s)
+                    if w.given.page_size_bytes and w.given.host_rate_bytes_per_s else 0.0)
+    alone, why_alone = durations_flat_inside(sweep.size_pages, sweep.durations, by_time.unit_pages,
+                                             by_time.per_unit_us, host_page_us)
+    if not alone:
+        # the durations themselves pair units inside their tread: no peak view can make it one
+        w.from_durations = replace(by_time, reason=f"{by_time.reason}; not the unit alone: {why_alone}")
+        return None
     if not flat:
         one, why_one = _one_unit_on_one_channel(w.given, sweep, by_time.unit_pages)
         if not one:
