@@ -176,7 +176,7 @@ def durations_flat_inside(size_pages: np.ndarray, duration_s: np.ndarray, unit_p
     s = summarize_sizes(np.asarray(size_pages), np.asarray(duration_s, dtype=np.float64) * 1e6)
     u, y, se = s.size_pages, s.median, np.maximum(s.stderr, 2.0)
     tread = (u - 1) // unit_pages
-    for d in range(1, unit_pages):
+    for d in range(unit_pages - 1, 0, -1):  # the widest pairing first: it names the units
         if unit_pages % d:
             continue
         upper = (u - 1) % unit_pages >= d
@@ -196,7 +196,7 @@ def durations_flat_inside(size_pages: np.ndarray, duration_s: np.ndarray, unit_p
         if rise >= FLAT_INSIDE * per_unit_us and rise >= FLAT_INSIDE_Z * se_rise:
             return False, (f"inside the {unit_pages}-page treads the writes past {d} pages take {rise:.0f} µs longer "
                            f"({rise / se_rise:.0f} σ, {rise / per_unit_us:.0%} of the tread's jump) beyond the host "
-                           f"link's time: units of {d} pages the durations pair")
+                           f"link's time: {d}-page units the durations pair")
     return True, f"the durations add nothing inside the {unit_pages}-page tread beyond the host link's time"
 
 

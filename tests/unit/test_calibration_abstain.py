@@ -13,6 +13,10 @@ charz's output:
   units of 2 pages add 90 µs each, with 30 µs of jitter per request.
 * The ripple of the largest read does not decide alone against a busy time that names
   another unit clearly but cannot decide (its time per page the host link's).
+* Durations alone do not make their tread one unit where they rise inside it past a divisor
+  beyond the host link's time: one channel, 2 packages, 2-page units (one package's 2 dies)
+  paired every 4 pages, the second adding its 2 page transfers (48 µs each) and the host
+  link 15 µs a page.
 """
 
 from types import SimpleNamespace
@@ -24,7 +28,7 @@ from charz.analysis import _characterize as C
 from charz.analysis._reads import fit_read_unit
 from charz.analysis._ripple import Ripple, ripple_unit
 from charz.analysis._steps import fit_steps_to_top
-from charz.analysis._units import unit_from_durations
+from charz.analysis._units import durations_flat_inside, unit_from_durations
 
 pytestmark = pytest.mark.unit
 
@@ -108,3 +112,36 @@ def test_a_ripple_does_not_decide_alone_against_a_busy_time_at_the_host_links_pa
     alone = fit_read_unit(sizes, d, np.ones(sizes.size), PAGE, HOST, burst_width=busy, busy_us=None,
                           ripple=lambda: view)
     assert (alone.unit_bytes, alone.confidence) == (2 * PAGE, "medium"), alone.reason
+
+
+T_XFER_US, HOST_PAGE_US = 48.0, 14.9
+
+
+def _paired_units(rng: np.random.Generator, second_unit_us: float) -> tuple[np.ndarray, np.ndarray]:
+    """Durations of writes of 1–20 pages, 5 repeats: 400 µs of command, host data and status,
+    the host link's 14.9 µs a page, a pair of units (tPROG 340 µs) every 4 pages, and
+    ``second_unit_us`` more once the pair's second unit is written; 5 µs of jitter."""
+    u = np.repeat(np.arange(1, 21), 5)
+    d = 400.0 + HOST_PAGE_US * u + 340.0 * np.ceil(u / 4) + second_unit_us * ((u - 1) % 4 >= 2)
+    return u, (d + rng.normal(0.0, 5.0, u.size)) * 1e-6
+
+
+def test_durations_that_rise_inside_their_tread_pair_units_and_do_not_decide_alone():
+    u, d = _paired_units(np.random.default_rng(6), 2 * T_XFER_US)
+    by_time = unit_from_durations(u, d)
+    assert by_time.unit_pages == 4, by_time.reason
+    assert not durations_flat_inside(u, d, 4, by_time.per_unit_us, HOST_PAGE_US)[0]
+    # The peaks are flat (the controller's current hides one package's program): only the
+    # durations speak, and they do not make the 4-page tread one unit.
+    w = C._Writes(None, C.Given(channels=1, packages=2, page_size_bytes=8192, host_rate_bytes_per_s=550e6), {}, [],
+                  steps=SimpleNamespace(reason="the peaks look flat"))
+    sweep = C._Sweep(u, np.full(u.size, 0.100) + np.tile([0.001, 0.0, -0.001, 0.0, 0.0], 20), d, 0.0)
+    assert C._unit_from_durations_alone(w, sweep) is None
+    assert "2-page units the durations pair" in w.from_durations.reason
+
+
+def test_durations_that_grow_inside_their_tread_only_by_the_host_link_are_one_unit():
+    u, d = _paired_units(np.random.default_rng(7), 0.0)
+    by_time = unit_from_durations(u, d)
+    assert by_time.unit_pages == 4, by_time.reason
+    assert durations_flat_inside(u, d, 4, by_time.per_unit_us, HOST_PAGE_US)[0]
