@@ -54,6 +54,12 @@ UPPER_PAGE_SLACK = 0.6
 # can have stopped programming, so the current there is starts alone — no fall, whose time a
 # multi-die package's upper pages make unknowable
 LOWER_PAGE = 0.6
+# The durations' cadence (each unit's added time where units do not wait for a busy package)
+# is one unit's dispatch; the recurrence leaves out each page's command and address cycles
+# (ONFI: 0.5–5 µs a page) and the switch to the next unit's first package (at most
+# MAX_SELECT_US), and the cadence is a median of band medians: CADENCE_SLACK of it either way
+CMD_US = 5.0
+CADENCE_SLACK = 0.1
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,33 @@ def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
     start of each package (:func:`_starts_batch` for one grid point)."""
     prog, xs = _starts_batch(channels_of_unit, dies, np.array([float(t0)]), float(s), t_xfer, host_page_us, lead)
     return xs[0], prog[0]
+
+
+def dispatch_fits(xs, t_xfer: float, t_first, host_page_us: float, cadence_us: float, lead: int) -> np.ndarray:
+    """Whether a unit dispatched as the recurrence has it (page transfer starts ``xs``,
+    ... × P × dies; the host data from ``t_first``) fits the durations' cadence: the time
+    each unit added to the request where no unit waited for a busy package.
+
+    Then nothing but dispatch spaces the units (each lands on idle packages), so the cadence
+    is one unit's dispatch: the next unit's first page goes out after this unit's last
+    package was selected (after its last page, where pages are dealt die by die, each
+    selecting a package), and no later than its pages are over their channels and in from
+    the host, plus a switch (:data:`MAX_SELECT_US`) and each page's command cycles
+    (:data:`CMD_US`), ±:data:`CADENCE_SLACK`.  A count and transfer time that put the
+    dispatch far from the cadence are not this drive's (datasheet dev 489: 16 pages on one
+    channel added 1946 µs a unit — 121 µs a page, not the 76 µs at which 4 packages fitted).
+
+    >>> xs = np.array([[[0.0, 50.0], [100.0, 150.0]]])       # 2 packages × 2 pages, 50 µs each
+    >>> dispatch_fits(xs, 50.0, np.array([-10.0]), 0.0, 230.0, 2), dispatch_fits(xs, 50.0, np.array([-10.0]), 0.0, 500.0, 2)
+    (array([ True]), array([False]))
+    """
+    xs = np.asarray(xs, dtype=np.float64)
+    first = xs.min(axis=(-2, -1))
+    last_select = xs.max(axis=(-2, -1)) if lead == 1 else xs[..., :, 0].max(axis=-1)
+    pages = xs.shape[-2] * xs.shape[-1]
+    done = np.maximum(xs.max(axis=(-2, -1)) + t_xfer, np.asarray(t_first, dtype=np.float64) + pages * host_page_us)
+    lo, hi = last_select - first, done - first + MAX_SELECT_US + pages * CMD_US
+    return (lo <= cadence_us * (1 + CADENCE_SLACK)) & (hi >= cadence_us * (1 - CADENCE_SLACK))
 
 
 def _busy(t, t_busy, end_us, width):
@@ -474,6 +507,7 @@ class _RiseData:
     n_eff: float  # independent stretches of one averaging width
     host_page_us: float  # a page over the host link (0 = not given)
     busy_off: np.ndarray  # the mean's fall as the repeats end, on ``t``
+    cadence_us: float | None = None  # one unit's dispatch time from the durations (:func:`dispatch_fits`)
 
 
 def unit_rise(
@@ -491,6 +525,7 @@ def unit_rise(
     noise_a: float = 0.0,
     starts_first: bool = True,
     stretch_prog_us: float | None = None,
+    cadence_us: float | None = None,
 ) -> RiseResult:
     """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
 
@@ -499,7 +534,10 @@ def unit_rise(
     count on the stretch before any program can end first, and read through the programs'
     ends only where that stretch does not decide (measured timing compares fits on one
     stretch, so it turns this off).  ``stretch_prog_us``: the tPROG whose stretch the fits
-    compare (default ``t_prog_us``), so that scores at two tPROGs compare.
+    compare (default ``t_prog_us``), so that scores at two tPROGs compare.  ``cadence_us``:
+    the time each unit added to the writes where no unit waited for a busy package (one
+    unit's dispatch): a hypothesis whose dispatch does not fit it is not plausible
+    (:func:`dispatch_fits`).
 
     Example
     -------
@@ -517,7 +555,7 @@ def unit_rise(
         # unless the caller holds it to another tPROG's to compare scores across tPROGs
         data = _rise_data(waves_a, t_s, end_s, t_prog_us=stretch_prog_us or t_prog_us,
                           page_size_bytes=page_size_bytes, host_rate_bytes_per_s=host_rate_bytes_per_s,
-                          noise_a=noise_a, before_falls=before_falls)
+                          noise_a=noise_a, before_falls=before_falls, cadence_us=cadence_us)
         return _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
 
     if starts_first:
@@ -669,7 +707,7 @@ def host_page_time_us(page_size_bytes: int, host_rate_bytes_per_s: float | None)
 
 
 def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a,
-               before_falls: float | None = None) -> _RiseData:
+               before_falls: float | None = None, cadence_us: float | None = None) -> _RiseData:
     """Mean of the repeats, averaged over :data:`SMOOTH_US`, cut to the stretch the
     hypotheses differ on (from before the onset to where programs may start to end; with
     ``before_falls`` (the page transfer time), to where the first could: the first page in
@@ -709,7 +747,7 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     n_eff = max(4.0, (t[-1] - t[0]) / width)
     # the controller's busy current ends with each repeat (the mean falls by 1/R at each end)
     busy_off = _ramps(t, ends_us[None, :], width)[0].mean(axis=1)
-    return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off)
+    return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off, cadence_us)
 
 
 def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfer_page_us: float,
@@ -756,7 +794,11 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         # best fit stands and is judged implausible.
         last = np.max(xs[..., -1], axis=-1) + t_xfer_page_us + t_prog_us - data.end
         reach = ((last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width)
-                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))[inv.ravel()]
+                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))
+        if data.cadence_us is not None:  # ... and, where units did not overlap, their cadence
+            reach &= dispatch_fits(xs, t_xfer_page_us, onset + np.repeat(firsts, ss.size), data.host_page_us,
+                                   data.cadence_us, lead)
+        reach = reach[inv.ravel()]
         if reach.any():
             rss_k = np.where(reach, rss_k, np.inf)
         i = int(np.argmin(rss_k))
@@ -792,6 +834,10 @@ def _hypothesis(data: _RiseData, pattern, schemes, ppu: int, dies: int, lead: in
     last = float(np.max(np.asarray(xfer)[:, -1])) + t_xfer_page_us + t_prog_us
     if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
         why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
+    elif data.cadence_us is not None and not dispatch_fits(np.asarray(xfer)[None], t_xfer_page_us,
+                                                           np.array([t_b + g]), data.host_page_us,
+                                                           data.cadence_us, lead)[0]:
+        why = f"its unit's dispatch does not fit the {data.cadence_us:.0f} µs each unit added to the writes"
     elif np.any(amps <= MIN_STEP_Z * se[2:3]):
         why = "a package's program step does not show"
     return RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),

@@ -52,6 +52,9 @@ FRONT_DIP = 0.25
 # transfer apart each, a die's more), lower and upper pages mixed: its length is tPROG only to
 # within this fraction (dev drives 200–599 at noise x1: measured/true 0.45–2.3)
 UNIT_SPREAD = 0.5
+# Where the durations' cadence rules out a grid neighbour of the fitted transfer time, the
+# spread checked on that side narrows to these fractions of a grid step (in the log)
+NARROWER = (0.5, 0.25)
 
 
 @dataclass(frozen=True)
@@ -202,6 +205,20 @@ def _refitted(rise, grid: np.ndarray, t_prog_us: float) -> RiseResult:
     return runs[int(np.argmin([_best_score(r) for r in runs]))]
 
 
+def _narrowed(rise, grid: np.ndarray, k: int, j: int, t_prog_us: float, run: RiseResult) -> RiseResult:
+    """The rise at the transfer time's spread on the side of grid point ``j``, narrowed where
+    the durations' cadence rules that neighbour out (no count's dispatch fits it there: the
+    cadence measures the transfer time closer than a grid step): half a step, then a quarter.
+    Unchanged where some count fits at the neighbour, or at neither narrower point."""
+    if any(h.plausible for h in run.hypotheses):
+        return run
+    for f in NARROWER:
+        r = rise(grid[k] * (grid[j] / grid[k]) ** f, t_prog_us)
+        if any(h.plausible for h in r.hypotheses):
+            return r
+    return run
+
+
 def _count_or_leaning(r: RiseResult) -> int | None:
     """The count a rise gives, or where only a close rival kept it from one, the count it leans to."""
     return r.packages_per_unit if r.packages_per_unit is not None else r.leaning
@@ -209,7 +226,8 @@ def _count_or_leaning(r: RiseResult) -> int | None:
 
 def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, unit_pages: int,
                               page_size_bytes: int, channels: int, packages: int,
-                              host_rate_bytes_per_s: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
+                              host_rate_bytes_per_s: float | None = None,
+                              cadence_us: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
     """:func:`unit_rise` with tPROG and the page transfer time measured (module doc); at most
     "medium", and undetermined unless the answer survives the measurement's spread.
     Returns the rise and the times it measured (``t_prog_us``, ``t_xfer_page_us``: origin
@@ -233,7 +251,8 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     def rise(x: float, p: float, stretch: float | None = None) -> RiseResult:
         return unit_rise(waves_a, t_s, end_s, unit_pages=unit_pages, page_size_bytes=page_size_bytes,
                          channels=channels, packages=packages, t_xfer_page_us=float(x), t_prog_us=float(p),
-                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False, stretch_prog_us=stretch)
+                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False, stretch_prog_us=stretch,
+                         cadence_us=cadence_us)
 
     runs = [rise(x, prog.value_us) for x in grid]
     scores = np.array([_best_score(r) for r in runs])
@@ -256,6 +275,11 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     # at a one-unit write's ±50 % the transfer time fitted at the measured tPROG need not hold
     bound = (lambda p: _refitted(rise, grid, p)) if prog.of_unit else (lambda p: rise(grid[k], p))
     near = [k - 1] + ([] if top else [k + 1])
+    if cadence_us is not None:
+        runs = list(runs)
+        for j in near:
+            runs[j] = _narrowed(rise, grid, k, j, prog.value_us, runs[j])
+        scores = np.array([_best_score(r) for r in runs])
     checks = [runs[j] for j in near] + [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
     # A transfer time at which every count fits decisively worse than the best count at the
     # fitted one is ruled out by the fit itself (the rise's scores at one tPROG compare the
