@@ -139,6 +139,14 @@ def dispatch_fits(xs, t_xfer: float, t_first, host_page_us: float, cadence_us: f
     return (lo <= cadence_us * (1 + CADENCE_SLACK)) & (hi >= cadence_us * (1 - CADENCE_SLACK))
 
 
+def keeps_cadence(h: RiseHypothesis, t_xfer: float, host_page_us: float, cadence_us: float) -> bool:
+    """:func:`dispatch_fits` for one fitted hypothesis at the transfer time it was fitted with."""
+    xs, _ = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer, host_page_us,
+                    h.lead or None)
+    return bool(dispatch_fits(np.asarray(xs)[None], t_xfer, np.array([h.t_first_us]), host_page_us, cadence_us,
+                              h.lead or h.dies_per_package)[0])
+
+
 def _busy(t, t_busy, end_us, width):
     # The controller is busy from its start to each repeat's own end.
     return _ramp_up(t, t_busy, width) - np.mean([_ramp_up(t, e, width) for e in end_us], axis=0)
@@ -507,7 +515,6 @@ class _RiseData:
     n_eff: float  # independent stretches of one averaging width
     host_page_us: float  # a page over the host link (0 = not given)
     busy_off: np.ndarray  # the mean's fall as the repeats end, on ``t``
-    cadence_us: float | None = None  # one unit's dispatch time from the durations (:func:`dispatch_fits`)
 
 
 def unit_rise(
@@ -525,7 +532,6 @@ def unit_rise(
     noise_a: float = 0.0,
     starts_first: bool = True,
     stretch_prog_us: float | None = None,
-    cadence_us: float | None = None,
 ) -> RiseResult:
     """Packages per unit (and the unit's channel pattern) from writes of exactly one unit.
 
@@ -534,10 +540,7 @@ def unit_rise(
     count on the stretch before any program can end first, and read through the programs'
     ends only where that stretch does not decide (measured timing compares fits on one
     stretch, so it turns this off).  ``stretch_prog_us``: the tPROG whose stretch the fits
-    compare (default ``t_prog_us``), so that scores at two tPROGs compare.  ``cadence_us``:
-    the time each unit added to the writes where no unit waited for a busy package (one
-    unit's dispatch): a hypothesis whose dispatch does not fit it is not plausible
-    (:func:`dispatch_fits`).
+    compare (default ``t_prog_us``), so that scores at two tPROGs compare.
 
     Example
     -------
@@ -555,7 +558,7 @@ def unit_rise(
         # unless the caller holds it to another tPROG's to compare scores across tPROGs
         data = _rise_data(waves_a, t_s, end_s, t_prog_us=stretch_prog_us or t_prog_us,
                           page_size_bytes=page_size_bytes, host_rate_bytes_per_s=host_rate_bytes_per_s,
-                          noise_a=noise_a, before_falls=before_falls, cadence_us=cadence_us)
+                          noise_a=noise_a, before_falls=before_falls)
         return _rise_on(data, unit_pages, channels, packages, t_xfer_page_us, t_prog_us)
 
     if starts_first:
@@ -707,7 +710,7 @@ def host_page_time_us(page_size_bytes: int, host_rate_bytes_per_s: float | None)
 
 
 def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_bytes_per_s, noise_a,
-               before_falls: float | None = None, cadence_us: float | None = None) -> _RiseData:
+               before_falls: float | None = None) -> _RiseData:
     """Mean of the repeats, averaged over :data:`SMOOTH_US`, cut to the stretch the
     hypotheses differ on (from before the onset to where programs may start to end; with
     ``before_falls`` (the page transfer time), to where the first could: the first page in
@@ -747,7 +750,7 @@ def _rise_data(waves_a, t_s, end_s, *, t_prog_us, page_size_bytes, host_rate_byt
     n_eff = max(4.0, (t[-1] - t[0]) / width)
     # the controller's busy current ends with each repeat (the mean falls by 1/R at each end)
     busy_off = _ramps(t, ends_us[None, :], width)[0].mean(axis=1)
-    return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off, cadence_us)
+    return _RiseData(t, y, width, onset, end, ends_us, n_eff, host_page_us, busy_off)
 
 
 def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfer_page_us: float,
@@ -794,11 +797,7 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         # best fit stands and is judged implausible.
         last = np.max(xs[..., -1], axis=-1) + t_xfer_page_us + t_prog_us - data.end
         reach = ((last >= -UPPER_PAGE_SLACK * t_prog_us - 2 * width)
-                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))
-        if data.cadence_us is not None:  # ... and, where units did not overlap, their cadence
-            reach &= dispatch_fits(xs, t_xfer_page_us, onset + np.repeat(firsts, ss.size), data.host_page_us,
-                                   data.cadence_us, lead)
-        reach = reach[inv.ravel()]
+                 & (last <= DURATION_SLACK * t_prog_us + 2 * width))[inv.ravel()]
         if reach.any():
             rss_k = np.where(reach, rss_k, np.inf)
         i = int(np.argmin(rss_k))
@@ -834,10 +833,6 @@ def _hypothesis(data: _RiseData, pattern, schemes, ppu: int, dies: int, lead: in
     last = float(np.max(np.asarray(xfer)[:, -1])) + t_xfer_page_us + t_prog_us
     if not -UPPER_PAGE_SLACK * t_prog_us - 2 * width <= last - end <= DURATION_SLACK * t_prog_us + 2 * width:
         why = f"its last program would end at {last:.0f} µs, the write ends at {end:.0f} µs"
-    elif data.cadence_us is not None and not dispatch_fits(np.asarray(xfer)[None], t_xfer_page_us,
-                                                           np.array([t_b + g]), data.host_page_us,
-                                                           data.cadence_us, lead)[0]:
-        why = f"its unit's dispatch does not fit the {data.cadence_us:.0f} µs each unit added to the writes"
     elif np.any(amps <= MIN_STEP_Z * se[2:3]):
         why = "a package's program step does not show"
     return RiseHypothesis(ppu, dies, pattern, tuple(sorted(schemes)), float(s), float(t_b + g), float(t_b),

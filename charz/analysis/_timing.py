@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
-from charz.analysis._rise import DECISIVE, RiseResult, host_page_time_us, unit_rise
+from charz.analysis._rise import DECISIVE, RiseResult, host_page_time_us, keeps_cadence, unit_rise
 from charz.analysis._smooth import moving_average
 
 SMOOTH_US = 22.0  # one ISPP period (as the rise averages)
@@ -205,18 +205,40 @@ def _refitted(rise, grid: np.ndarray, t_prog_us: float) -> RiseResult:
     return runs[int(np.argmin([_best_score(r) for r in runs]))]
 
 
-def _narrowed(rise, grid: np.ndarray, k: int, j: int, t_prog_us: float, run: RiseResult) -> RiseResult:
-    """The rise at the transfer time's spread on the side of grid point ``j``, narrowed where
-    the durations' cadence rules that neighbour out (no count's dispatch fits it there: the
-    cadence measures the transfer time closer than a grid step): half a step, then a quarter.
-    Unchanged where some count fits at the neighbour, or at neither narrower point."""
-    if any(h.plausible for h in run.hypotheses):
+def _narrowed(rise_at, grid: np.ndarray, k: int, j: int, host_page_us: float, cadence_us: float,
+              run: RiseResult) -> RiseResult:
+    """The rise at the transfer time's spread on the side of grid point ``j`` (``run``, the
+    rise there), narrowed where the durations' cadence rules that neighbour out — no plausible
+    count's dispatch fits the cadence there, so the cadence measures the transfer time closer
+    than a grid step: the rise half a step, then a quarter from the fitted point, the first
+    where some count fits the cadence.  Where neither does, the neighbour's rise with every
+    hypothesis made implausible (a timing the data rule out)."""
+    def kept(r: RiseResult, x: float) -> bool:
+        return any(h.plausible and keeps_cadence(h, x, host_page_us, cadence_us) for h in r.hypotheses)
+
+    if kept(run, grid[j]):
         return run
     for f in NARROWER:
-        r = rise(grid[k] * (grid[j] / grid[k]) ** f, t_prog_us)
-        if any(h.plausible for h in r.hypotheses):
+        x = grid[k] * (grid[j] / grid[k]) ** f
+        r = rise_at(x)
+        if kept(r, x):
             return r
-    return run
+    return _held_to_cadence(run, float(grid[j]), host_page_us, cadence_us)
+
+
+def _held_to_cadence(r: RiseResult, t_xfer_us: float, host_page_us: float, cadence_us: float) -> RiseResult:
+    """The rise with every hypothesis whose unit's dispatch does not fit the durations'
+    cadence (:func:`charz.analysis._rise.dispatch_fits`) made implausible; where that takes
+    the count's own best fit, the rise gives no count (nor leans to one)."""
+    held = tuple(h if not h.plausible or keeps_cadence(h, t_xfer_us, host_page_us, cadence_us) else
+                 replace(h, plausible=False, why_not=f"its unit's dispatch does not fit the {cadence_us:.0f} µs "
+                                                     "each unit added to the writes") for h in r.hypotheses)
+    fair = [h for h in r.hypotheses if h.plausible]
+    if not fair or held[r.hypotheses.index(fair[0])].plausible:
+        return replace(r, hypotheses=held)
+    return replace(r, packages_per_unit=None, leaning=None, scheme=None, confidence=UNDETERMINED,
+                   scheme_confidence=UNDETERMINED, hypotheses=held,
+                   reason=f"{r.reason}; but its dispatch does not fit the {cadence_us:.0f} µs each unit added")
 
 
 def _count_or_leaning(r: RiseResult) -> int | None:
@@ -251,8 +273,7 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     def rise(x: float, p: float, stretch: float | None = None) -> RiseResult:
         return unit_rise(waves_a, t_s, end_s, unit_pages=unit_pages, page_size_bytes=page_size_bytes,
                          channels=channels, packages=packages, t_xfer_page_us=float(x), t_prog_us=float(p),
-                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False, stretch_prog_us=stretch,
-                         cadence_us=cadence_us)
+                         host_rate_bytes_per_s=host_rate_bytes_per_s, starts_first=False, stretch_prog_us=stretch)
 
     runs = [rise(x, prog.value_us) for x in grid]
     scores = np.array([_best_score(r) for r in runs])
@@ -276,9 +297,14 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
     bound = (lambda p: _refitted(rise, grid, p)) if prog.of_unit else (lambda p: rise(grid[k], p))
     near = [k - 1] + ([] if top else [k + 1])
     if cadence_us is not None:
+        narrowed = [_narrowed(lambda x: rise(x, prog.value_us), grid, k, j, host_page_us, cadence_us, runs[j])
+                    for j in near]
+        if any(r is not runs[j] for r, j in zip(narrowed, near)):
+            xfer += (f", its spread narrowed where the {cadence_us:.0f} µs each unit added to the writes (units "
+                     "not overlapping: one unit's dispatch) rules a grid neighbour out")
         runs = list(runs)
-        for j in near:
-            runs[j] = _narrowed(rise, grid, k, j, prog.value_us, runs[j])
+        for r, j in zip(narrowed, near):
+            runs[j] = r
         scores = np.array([_best_score(r) for r in runs])
     checks = [runs[j] for j in near] + [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
     # A transfer time at which every count fits decisively worse than the best count at the
