@@ -201,8 +201,20 @@ def _refitted(rise, grid: np.ndarray, t_prog_us: float) -> RiseResult:
     (datasheet dev 463: tPROG measured 2× on its one-unit writes, the transfer fitted at
     114 µs for 46 — at tPROG − spread, the truth, no count fitted at 114 µs, while 8
     packages, the truth, fit at 51 µs)."""
+    return _refit_at(rise, grid, t_prog_us)[0]
+
+
+def _refit_at(rise, grid: np.ndarray, t_prog_us: float) -> tuple[RiseResult, float]:
+    """:func:`_refitted`, and the transfer time it chose."""
     runs = [rise(x, t_prog_us) for x in grid]
-    return runs[int(np.argmin([_best_score(r) for r in runs]))]
+    i = int(np.argmin([_best_score(r) for r in runs]))
+    return runs[i], float(grid[i])
+
+
+def _kept(r: RiseResult, x: float, host_page_us: float, cadence_us: float) -> bool:
+    """Whether some plausible hypothesis of ``r`` (fitted at transfer time ``x``) dispatches a
+    unit in the durations' cadence."""
+    return any(h.plausible and keeps_cadence(h, x, host_page_us, cadence_us) for h in r.hypotheses)
 
 
 def _narrowed(rise_at, grid: np.ndarray, k: int, j: int, host_page_us: float, cadence_us: float,
@@ -213,15 +225,12 @@ def _narrowed(rise_at, grid: np.ndarray, k: int, j: int, host_page_us: float, ca
     than a grid step: the rise half a step, then a quarter from the fitted point, the first
     where some count fits the cadence.  Where neither does, the neighbour's rise with every
     hypothesis made implausible (a timing the data rule out)."""
-    def kept(r: RiseResult, x: float) -> bool:
-        return any(h.plausible and keeps_cadence(h, x, host_page_us, cadence_us) for h in r.hypotheses)
-
-    if kept(run, grid[j]):
+    if _kept(run, grid[j], host_page_us, cadence_us):
         return run
     for f in NARROWER:
         x = grid[k] * (grid[j] / grid[k]) ** f
         r = rise_at(x)
-        if kept(r, x):
+        if _kept(r, x, host_page_us, cadence_us):
             return r
     return _held_to_cadence(run, float(grid[j]), host_page_us, cadence_us)
 
@@ -300,7 +309,7 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                                        evidence=f"{xfer}: the rise of a one-unit write fits best there among "
                                                 f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
     # at a one-unit write's ±50 % the transfer time fitted at the measured tPROG need not hold
-    bound = (lambda p: _refitted(rise, grid, p)) if prog.of_unit else (lambda p: rise(grid[k], p))
+    bound = (lambda p: _refit_at(rise, grid, p)) if prog.of_unit else (lambda p: (rise(grid[k], p), float(grid[k])))
     near = [k - 1] + ([] if top else [k + 1])
     if cadence_us is not None:
         narrowed = [_narrowed(lambda x: rise(x, prog.value_us), grid, k, j, host_page_us, cadence_us, runs[j])
@@ -312,7 +321,12 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
         for r, j in zip(narrowed, near):
             runs[j] = r
         scores = np.array([_best_score(r) for r in runs])
-    checks = [runs[j] for j in near] + [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
+    bounds = [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
+    if cadence_us is not None:
+        # a tPROG bound under which no count dispatches a unit in the cadence is ruled out too
+        bounds = [(r if _kept(r, x, host_page_us, cadence_us) else _held_to_cadence(r, x, host_page_us, cadence_us), x)
+                  for r, x in bounds]
+    checks = [runs[j] for j in near] + [r for r, _ in bounds]
     # A transfer time at which every count fits decisively worse than the best count at the
     # fitted one is ruled out by the fit itself (the rise's scores at one tPROG compare the
     # same stretch of the same mean, whatever the transfer time): the data put the transfer
