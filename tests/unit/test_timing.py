@@ -10,7 +10,7 @@ import pytest
 
 from charz.analysis._quantity import HIGH, UNDETERMINED
 from charz.analysis._rise import RiseHypothesis, RiseResult, dispatch_fits
-from charz.analysis._timing import _refitted, program_time, rise_with_measured_timing
+from charz.analysis._timing import _held_to_cadence, _refitted, program_time, rise_with_measured_timing
 
 pytestmark = pytest.mark.unit
 
@@ -361,3 +361,15 @@ def test_dispatch_fits_the_next_unit_after_the_last_package_is_selected():
     assert not dispatch_fits(xs, 50.0, t_first, 0.0, 400.0, 2)[0]
     # a slow host link spaces the units: 4 pages at 100 µs each from the host
     assert dispatch_fits(xs, 50.0, t_first, 100.0, 400.0, 2)[0]
+
+
+def test_a_timing_whose_dispatch_misses_the_cadence_is_ruled_out():
+    # Two packages of eight dies on one channel, fitted at a 76 µs page transfer with a 30 µs
+    # switch: the unit's 16 pages are out by ~1250 µs, while each unit added 1980 µs (120 µs
+    # pages): every hypothesis there is made implausible and the reading gives no count.
+    h = RiseHypothesis(2, 8, (0, 0), (), 30.0, 0.0, 0.0, (76.0, 714.0), (), -100.0, True, "", 8)
+    r = RiseResult(2, None, "medium", "undetermined", "2 packages", "", hypotheses=(h,))
+    held = _held_to_cadence(r, 76.0, 0.0, 1980.0)
+    assert held.packages_per_unit is None and not any(x.plausible for x in held.hypotheses)
+    # at 120 µs a page the same hypothesis dispatches in the cadence and stands
+    assert _held_to_cadence(r, 120.0, 0.0, 1980.0).packages_per_unit == 2
