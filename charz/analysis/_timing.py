@@ -295,12 +295,17 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
         return undetermined(f"no timing given; {prog.reason}; the rise's fit does not bound the page transfer "
                             f"time inside {grid[0]:.0f}–{grid[-1]:.0f} µs")
     best = runs[k]
-    fair = [h for h in best.hypotheses if h.plausible]
-    if cadence_us is not None and not keeps_cadence(fair[0], float(grid[k]), host_page_us, cadence_us):
-        # the fitted timing and count dispatch a unit in other than the time each unit added
+    count = [h for h in best.hypotheses if h.plausible][0].packages_per_unit
+    if cadence_us is not None and not any(h.plausible and h.packages_per_unit == count
+                                          and keeps_cadence(h, float(grid[k]), host_page_us, cadence_us)
+                                          for h in best.hypotheses):
+        # at the fitted timing no walk or dealing of the count dispatches a unit in the time
+        # each unit added (the best fit's own walk may miss it where another walk of the
+        # same count does not: datasheet dev 132, 4 packages on one channel dealt die by die,
+        # fitted best on four channels)
         return undetermined(f"no timing given; {prog.reason}; the rise fits best with a page transfer of "
-                            f"{grid[k]:.0f} µs, but {fair[0].packages_per_unit} package(s) would dispatch a unit "
-                            f"in other than the {cadence_us:.0f} µs each unit added to the writes")
+                            f"{grid[k]:.0f} µs, but {count} package(s) would dispatch a unit there in other "
+                            f"than the {cadence_us:.0f} µs each unit added to the writes")
     xfer = (f"page transfer {grid[k]:.0f} µs (÷{XFER_STEP:g}; no longer: the measured write's span before its "
             f"program bounds it) fitted" if top else f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted")
     times["t_xfer_page_us"] = Quantity(round(float(grid[k]), 1), "µs", MEASURED,
