@@ -246,15 +246,18 @@ def _writes_of(traces, table: CaptureTable, size_bytes: int):
     return np.array(rows), t, table.end_s[idx]
 
 
-def _take_rise(w: _Writes, unit_pages: int, *, measure: bool) -> None:
+def _take_rise(w: _Writes, unit_pages: int, *, measure: bool, top: TopCheck | None = None) -> None:
     """The rise of a one-unit write into ``w.rise``, and the timing it measured (if any) into
-    the answers, where the profile shows it (origin "measured")."""
-    w.rise, timing = _rise_of_unit(w.traces, w.table, unit_pages, w.given, measure=measure)
+    the answers, where the profile shows it (origin "measured").  A ``top`` at which units
+    stopped overlapping gives the measured rise the cadence each unit added (one unit's
+    dispatch: :func:`charz.analysis._rise.dispatch_fits`)."""
+    cadence = top.typical_us if top is not None and top.all_busy is False else None
+    w.rise, timing = _rise_of_unit(w.traces, w.table, unit_pages, w.given, measure=measure, cadence_us=cadence)
     w.q.update(timing)
 
 
-def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
-                  measure: bool = False) -> tuple[RiseResult | None, dict[str, Quantity]]:
+def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *, measure: bool = False,
+                  cadence_us: float | None = None) -> tuple[RiseResult | None, dict[str, Quantity]]:
     """:func:`unit_rise` on the usable writes of exactly one unit (None when it cannot run),
     and the timing it measured.  Without tPROG and the page transfer time given, and with
     ``measure``, it takes them from the waveforms (:mod:`charz.analysis._timing`; at most
@@ -274,7 +277,7 @@ def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
         return None, {}
     rise, times = rise_with_measured_timing(*unit, one[0], one[1], unit_pages=unit_pages, page_size_bytes=page,
                                             channels=given.channels, packages=given.packages,
-                                            host_rate_bytes_per_s=given.host_rate_bytes_per_s)
+                                            host_rate_bytes_per_s=given.host_rate_bytes_per_s, cadence_us=cadence_us)
     return rise, {k: v for k, v in times.items() if getattr(given, k) is None}
 
 
@@ -432,7 +435,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         return w.finish()
     # measured timing only where the staircase alone cannot count (a second, weaker view
     # beside Eq. 1 would only add disagreements)
-    _take_rise(w, tread.step_pages, measure=tread.top.all_busy is not True)
+    _take_rise(w, tread.step_pages, measure=tread.top.all_busy is not True, top=tread.top)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if _host_bound_tread_alone(w, tread):
         return w.finish()
@@ -448,7 +451,7 @@ def _from_durations_alone(w: _Writes, sweep: _Sweep, alone: _Tread) -> Character
     (:func:`_count_from_whole_units`) or, without it, the rise for the packages per unit."""
     counted = _count_from_whole_units(w, sweep, alone)
     if counted is not None:
-        _take_rise(w, counted.step_pages, measure=counted.top.all_busy is not True)
+        _take_rise(w, counted.step_pages, measure=counted.top.all_busy is not True, top=counted.top)
         geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
     else:
         _take_rise(w, alone.step_pages, measure=True)
