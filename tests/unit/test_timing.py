@@ -212,19 +212,28 @@ def die_major_write(first_us, packages, dies, *, xfer_us, prog_us, select_us=5.0
     its die programs ``prog_us`` × its page's type (lower/upper pages in turn).  A package
     draws one program current while any of its dies programs (datasheet ICC2: the current is
     the package's pump, not additive over dies)."""
+    return _one_channel(T, packages, dies, lambda q: first_us + q * (xfer_us + select_us), lambda q: q % packages,
+                        xfer_us=xfer_us, prog_us=prog_us, amps=amps, busy=busy, xfer_a=xfer_a, ripple=ripple,
+                        noise=noise, repeats=repeats, seed=seed, prog_jitter=prog_jitter, page_types=page_types)
+
+
+def _one_channel(t, packages, dies, start_of, package_of, *, xfer_us, prog_us, amps, busy, xfer_a, ripple, noise,
+                 repeats, seed, prog_jitter, page_types):
+    """Page q crosses the one channel from ``start_of(q)`` for ``xfer_us``, then its die
+    programs on package ``package_of(q)``: the drawings differ only in how pages are dealt."""
     rng = np.random.default_rng(seed)
-    tu = T * 1e6
+    tu = t * 1e6
     rows, ends = [], []
     for _ in range(repeats):
         on = np.zeros((packages, tu.size), dtype=bool)
         w = np.zeros_like(tu)
         last = 0.0
         for q in range(packages * dies):
-            x0 = first_us + q * (xfer_us + select_us)
+            x0 = start_of(q)
             p0 = x0 + xfer_us
             p1 = p0 + prog_us * page_types[q % len(page_types)] * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
             w += xfer_a * ((tu > x0) & (tu < p0))
-            on[q % packages] |= (tu > p0) & (tu < p1)
+            on[package_of(q)] |= (tu > p0) & (tu < p1)
             last = max(last, p1)
         for k in range(packages):
             w += amps[k % len(amps)] * on[k] * (1 + ripple * ((tu / 22.0) % 1.0 - 0.5) * 2)
@@ -232,7 +241,7 @@ def die_major_write(first_us, packages, dies, *, xfer_us, prog_us, select_us=5.0
         w += busy * ((tu > 0) & (tu < end))
         rows.append(w + rng.normal(0, noise, tu.size))
         ends.append(end * 1e-6)
-    return np.array(rows), T, np.array(ends)
+    return np.array(rows), t, np.array(ends)
 
 
 @pytest.mark.parametrize("noise", [0.004, 0.008])
@@ -291,28 +300,10 @@ def package_major_write(packages, dies, *, xfer_us, prog_us, select_us, page_typ
     page q (package q div dies) crosses the channel from ``first_us`` + q × ``xfer_us`` +
     its package's ``select_us`` switches, then its die programs ``prog_us`` × its page's type.
     A package draws one program current while any of its dies programs."""
-    rng = np.random.default_rng(seed)
-    t = np.arange(-200e-6, 3.6e-3, DT)
-    tu = t * 1e6
-    rows, ends = [], []
-    for _ in range(repeats):
-        on = np.zeros((packages, tu.size), dtype=bool)
-        w = np.zeros_like(tu)
-        last = 0.0
-        for q in range(packages * dies):
-            x0 = first_us + q * xfer_us + (q // dies) * select_us
-            p0 = x0 + xfer_us
-            p1 = p0 + prog_us * page_types[q % len(page_types)] * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
-            w += xfer_a * ((tu > x0) & (tu < p0))
-            on[q // dies] |= (tu > p0) & (tu < p1)
-            last = max(last, p1)
-        for k in range(packages):
-            w += amps[k % len(amps)] * on[k] * (1 + ripple * ((tu / 22.0) % 1.0 - 0.5) * 2)
-        end = last + 15.0
-        w += busy * ((tu > 0) & (tu < end))
-        rows.append(w + rng.normal(0, noise, tu.size))
-        ends.append(end * 1e-6)
-    return np.array(rows), t, np.array(ends)
+    return _one_channel(np.arange(-200e-6, 3.6e-3, DT), packages, dies,
+                        lambda q: first_us + q * xfer_us + (q // dies) * select_us, lambda q: q // dies,
+                        xfer_us=xfer_us, prog_us=prog_us, amps=amps, busy=busy, xfer_a=xfer_a, ripple=ripple,
+                        noise=noise, repeats=repeats, seed=seed, prog_jitter=prog_jitter, page_types=page_types)
 
 
 @pytest.fixture(scope="module")
