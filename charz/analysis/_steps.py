@@ -46,6 +46,8 @@ PRIOR_DOF = 4.0  # weight of the repeats' own noise estimate against a candidate
 # programs (cache program: transfer current, not program current).
 SMALL_TOP = 0.5
 RAMP_EVEN = 0.5  # per-page rises of a one-page staircase lie within this share of their median
+MIN_RAMP_STEPS = 4  # rises a ramp of equal steps needs before its tread stands without a top
+INSIDE_OF_RISE = 0.25  # a ramp's tread may rise inside by at most this share of its step
 
 
 @dataclass(frozen=True)
@@ -262,7 +264,7 @@ def fit_steps(size_pages: np.ndarray, peak_a: np.ndarray, *, n_package: int | No
         why = "the peak is still rising at the largest size: the sweep never reaches M_peak; extend it"
         # A ramp of one-page steps shows its tread all the same (each page one more package);
         # only its count waits for the top.
-        ramp = _as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]))
+        ramp = _as_ramp(why, s, n_package, valid[0], None, tuple(valid[:6]), treads=True)
         if ramp is not None:
             # ... unless the ramp reached the packages: there are no more to start
             return replace(ramp, count_sure=ramp.n_step == n_package)
@@ -337,7 +339,11 @@ def _decide(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: SizeLevels, can
                 return ramp
         if not ruled_out:
             why = f"{best.n_levels} steps of {best.tread_pages} pages fit, but {detail}; add repeats or reduce noise"
-            return StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+            # Undecided between this staircase and finer steps: a ramp of equal steps, flat
+            # inside each of its treads from the first page, is the staircase the peaks are
+            # (datasheet seed 858: 4-page units, 5 × 6 pages fitted over a ramp's shrinking top).
+            return (_as_ramp(why, s, n_package, best, runner, top, treads=True)
+                    or StepResult(None, None, UNDETERMINED, why, best, runner, s, top))
     rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
     if margin < 0:
         why = (
@@ -452,9 +458,10 @@ def _no_valid_staircase(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, s: Siz
     # package given (a one-page step each: no package is left to raise the peak further, so
     # what rises past them is the next pages' transfers); a ramp decides only where the
     # staircases are merely unclean.
-    ramp = _as_ramp(why, s, n_package, cands[0] if cands else None, None, tuple(cands[:6]))
+    ramp = _as_ramp(why, s, n_package, cands[0] if cands else None, None, tuple(cands[:6]), treads=True)
     if ramp is not None and ramp.n_step != n_package and _still_rising(sizes, y, se):
-        ramp = None
+        # ... a ramp of wider treads keeps its tread (every unit rose at it), not its count
+        ramp = replace(ramp, count_sure=False) if ramp.step_pages > 1 else None
     return ramp or StepResult(None, None, UNDETERMINED, why, cands[0] if cands else None, None, s, tuple(cands[:6]))
 
 
@@ -474,16 +481,21 @@ def _count_unsure(why: str, best: Staircase, runner: Staircase, s: SizeLevels, t
         return _tread_stands(f"{why}; every close fit rises every {best.tread_pages} pages", best, runner, s, top)
     # Staircases of wider treads may compete only because the top creeps (transfers while
     # every package programs); the peaks themselves may rise by one package with every page.
-    return _as_ramp(why, s, n_package, best, runner, top) or StepResult(None, None, UNDETERMINED, why, best, runner, s, top)
+    return (_as_ramp(why, s, n_package, best, runner, top, treads=True)
+            or StepResult(None, None, UNDETERMINED, why, best, runner, s, top))
 
 
-def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top) -> StepResult | None:
+def _as_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top, *,
+             treads: bool = False) -> StepResult | None:
     """The one-page staircase, where the peaks are a ramp of one-page steps
     (:func:`_one_page_ramp`) and the staircase fit could not decide (``why``); None otherwise.
-    The count stands only where the ramp's end is its top (:func:`_flat_after`)."""
+    The count stands only where the ramp's end is its top (:func:`_flat_after`).  With
+    ``treads``, a ramp of wider equal steps (:func:`_tread_ramp`) is looked for too."""
     ramp = _one_page_ramp(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
+    if ramp is None and treads:
+        ramp = _ramp_to_four_packages(s.size_pages.astype(np.int64), s.median, s.stderr, n_package)
     if ramp is None:
-        return None
+        return _as_tread_ramp(why, s, n_package, best, runner, top) if treads else None
     k, rise = ramp
     flat = _flat_after(s.median, k, rise)
     every = bool(n_package) and k == n_package
@@ -601,12 +613,114 @@ def _one_page_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, n_package: 
     return k + 1, float(np.median(d[:k]))
 
 
+def _ramp_to_four_packages(sizes: np.ndarray, y: np.ndarray, se: np.ndarray,
+                           n_package: int | None) -> tuple[int, float] | None:
+    """(4, rise per page) of a one-page ramp on a drive of four packages, or None.
+
+    Four packages give one-page units three rises, one short of the four
+    :func:`_one_page_ramp` asks for.  They suffice where the ramp ends at the packages: the
+    first three per-page rises each ≥ 4 standard errors and alike (:func:`_ramp_alike`), and
+    at least two sizes past them, every rise there smaller than the ramp's median (what
+    rises past every package busy is the next pages' transfers, a fraction of a program).  A
+    wider unit would hold the peak flat across its tread (it programs whole), so a rise at
+    every one of the first four pages is four one-page units.  The count stands (every
+    package has its step)."""
+    if n_package != 4 or sizes.size < 6 or sizes[0] != 1 or np.any(sizes[:6] != np.arange(1, 7)):
+        return None
+    d = np.diff(y[:6])
+    noise = MIN_RISE_Z * np.hypot(se[1:6], se[:5])
+    if np.any(d[:3] <= noise[:3]) or not _ramp_alike(d[:3]):
+        return None
+    rise = float(np.median(d[:3]))
+    after = np.diff(y[3:])
+    return (4, rise) if bool(np.all(after < rise)) else None
+
+
 def _ramp_alike(run: np.ndarray) -> bool:
     """Rises alike (within :data:`RAMP_EVEN` of their median) and odd and even pages alike
     (two-page treads would alternate a step and nothing)."""
     med = float(np.median(run))
     return bool(med > 0 and np.all(np.abs(run - med) <= RAMP_EVEN * med)
                 and abs(float(run[0::2].mean()) - float(run[1::2].mean())) <= 0.25 * med)
+
+
+def _tread_ramp(sizes: np.ndarray, y: np.ndarray, se: np.ndarray,
+                n_package: int | None) -> tuple[int, int, float, str] | None:
+    """(levels, tread pages, rise per tread, how the inside looks) of a ramp of equal steps
+    ``D`` ≥ 2 pages wide from the first page, or None.
+
+    A write of part of a unit programs the whole unit (padded, or read and rewritten), so
+    every write inside one tread draws the same packages: the peak is flat inside each tread
+    and rises by one unit's packages at each boundary.  Where programs overlap only in part,
+    the sweep may stop before the top, or the later steps shrink (the first units finish
+    while the last start): no staircase of a few levels then fits, yet the first treads show
+    the width alone.  It is read from the treads' means over the contiguous sizes from one
+    page: at least :data:`MIN_RAMP_STEPS` rises, each ≥ 4 standard errors and alike
+    (:func:`_ramp_alike`: within :data:`RAMP_EVEN` of their median, odd and even steps alike,
+    which rules out the double width), no size inside those treads farther from its tread's
+    mean than :data:`CLEAN_OF_RISE` of a step, and each tread's last page no more than
+    :data:`INSIDE_OF_RISE` of a step above its first, half a step ruled out by
+    :data:`RESOLVE_Z` standard errors (narrower steps, wherever they fall, would lift it by
+    half a step at least).  A host link or channel transfer that lifts the peak
+    part-way through a unit breaks the flat inside, or makes the steps alternate.  The
+    smallest width that passes; the levels are the ramp's steps (cut at the packages given,
+    as a step is one more unit and there are no more than packages)."""
+    gaps = np.flatnonzero(sizes != sizes[0] + np.arange(sizes.size))
+    last = int(gaps[0]) if gaps.size else sizes.size
+    if sizes[0] != 1:
+        return None
+    for tread in range(2, last // (MIN_RAMP_STEPS + 1) + 1):
+        n_t = last // tread
+        block = y[: n_t * tread].reshape(n_t, tread)
+        means = block.mean(axis=1)
+        se_t = np.sqrt(np.sum(se[: n_t * tread].reshape(n_t, tread) ** 2, axis=1)) / tread
+        d = np.diff(means)
+        k = 0
+        while k < d.size and d[k] > MIN_RISE_Z * np.hypot(se_t[k], se_t[k + 1]):
+            k += 1
+        if n_package:
+            k = min(k, int(n_package) - 1)
+        while k >= MIN_RAMP_STEPS and not _ramp_alike(d[:k]):
+            k -= 1  # the later steps shrink where programs overlap only in part
+        if k < MIN_RAMP_STEPS:
+            continue
+        rise = float(np.median(d[:k]))
+        inside = block[: k + 1] - means[: k + 1, None]
+        # Narrower steps, wherever they fall, lift a tread's last page above its first by at
+        # least half a step (two narrower steps per tread, the fewest): it must stay under a
+        # quarter of one, and half a step must be ruled out by RESOLVE_Z standard errors.
+        within = float(np.mean(block[: k + 1, -1] - block[: k + 1, 0]))
+        se_within = float(np.median(se)) * np.sqrt(2.0 / (k + 1))
+        if (float(np.abs(inside).max()) > CLEAN_OF_RISE * rise or within > INSIDE_OF_RISE * rise
+                or (0.5 * rise - within) / se_within < RESOLVE_Z):
+            continue
+        how = (f"no size strays more than {float(np.abs(inside).max()) * 1e3:.0f} mA from its tread's level, "
+               f"and a tread's last page stands {within * 1e3:.1f} ± {se_within * 1e3:.1f} mA above its first")
+        return k + 1, tread, rise, how
+    return None
+
+
+def _as_tread_ramp(why: str, s: SizeLevels, n_package: int | None, best, runner, top) -> StepResult | None:
+    """The staircase of a ramp of equal ``D``-page steps (:func:`_tread_ramp`), medium; its
+    count stands only where the ramp has a level per package."""
+    sizes = s.size_pages.astype(np.int64)
+    ramp = _tread_ramp(sizes, s.median, s.stderr, n_package)
+    if ramp is None:
+        return None
+    k, tread, rise, how = ramp
+    # Partial overlap makes the later steps shrink to a fraction of one (datasheet seeds 540,
+    # 826: 60-90 mA steps, then 20-30 mA ones for as many units again), so a flattening past
+    # the ramp is no top: only a level per package is every package busy.
+    every = bool(n_package) and k == n_package
+    text = (f"the peak rises {rise * 1e3:.0f} mA every {tread} pages up to {k * tread} pages, flat inside each "
+            f"tread ({how}): {tread}-page steps, each one more unit"
+            + (f", one per package: every package busy" if every else "; their count is unsure (later units may "
+               "add less as the first ones finish)")
+            + f" (the staircase fit: {why})")
+    levels = np.r_[[float(np.mean(s.median[(sizes > j * tread) & (sizes <= (j + 1) * tread)])) for j in range(k - 1)],
+                   float(np.median(s.median[sizes > (k - 1) * tread]))]
+    stair = Staircase(tread, k, levels, float("nan"), float("nan"), float("nan"), clean=False)
+    return StepResult(k, tread, MEDIUM, text, stair, best, s, top, finer_shown=True, count_sure=every)
 
 
 def _tread_stands(why: str, best: Staircase, runner: Staircase, s: SizeLevels, top) -> StepResult:
@@ -675,6 +789,45 @@ def _finer_absent_in_a_tread(best: Staircase, diffs: np.ndarray, treads: list[in
                     f"they would add about {float(rises[j]) / p * 1e3:.0f} mA (1/{p} of the {float(rises[j]) * 1e3:.0f} mA "
                     "it rises by)")
     return ""
+
+
+def _finer_step_above_first_tread(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> str:
+    """Why a finer unit's step shows inside every tread above the first, or "".
+
+    A staircase's treads are units only if a write of part of a unit draws what the whole
+    unit draws (it is padded, or reads the pages it lacks and rewrites the whole unit): 003
+    reads the unit off the peaks on that premise, and :func:`_finer_ruled_out` tests it.  Its
+    pooled test needs a finer staircase that fits every size, and the first tread cannot
+    always give one: writes of less than one unit show no program level (on a drive that
+    reads before it writes, the array-read current sets their peak, above or below the
+    unit's).  Above the first tread every write holds whole units programming, so there a
+    finer unit ``d`` (the tread over its smallest prime factor ``p``) shows as a rise between
+    the tread's first ``d`` pages and the rest.  Where every tread above the first rises so
+    by at least half the finer step (1/p of the rise into that tread) plus
+    :data:`RESOLVE_Z` standard errors, and by :data:`MIN_RISE_Z` of them, the tread holds two
+    units (datasheet dev seeds 740, 886: 2 treads of 8 pages read for 4 of 4, the top tread's
+    last 4 pages 28–40 mA above its first 4 at σ ≈ 1 mA).  Abstains ("") with one level,
+    a tread of one page, or a tread above the first not measured on both sides."""
+    tread, n = best.tread_pages, best.n_levels
+    if n < 2 or tread < 2:
+        return ""
+    p = _smallest_prime_factor(tread)
+    d = tread // p
+    rises = np.diff(best.levels)
+    se_tread = float(np.median(se)) * np.sqrt(2.0 / d)
+    shown = []
+    for j in range(1, n):
+        base = j * tread
+        lo = (sizes > base) & (sizes <= base + d)
+        hi = (sizes > base + d) & (sizes <= base + tread)
+        if not lo.any() or not hi.any():
+            return ""
+        rise = float(y[hi].mean() - y[lo].mean())
+        if rise < 0.5 * float(rises[j - 1]) / p + RESOLVE_Z * se_tread or rise < MIN_RISE_Z * se_tread:
+            return ""
+        shown.append(f"{rise * 1e3:.0f} mA past {base + d} pages")
+    return (f"every tread above the first rises inside by a step of {d}-page units ({', '.join(shown)}; "
+            f"±{se_tread * 1e3:.1f} mA, where a partial unit would draw the whole one's): each holds {p} units")
 
 
 def _finer_candidate(cands, best: Staircase) -> Staircase | None:
@@ -853,6 +1006,10 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
             seen = f", {shown:.0f} σ in every tread" if ruled_out else ""
             return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but "
                                         f"{detail}{seen}", best=best, runner_up=runner, candidates=tuple(valid[:6]))
+        inside = _finer_step_above_first_tread(sizes, y, se, best)
+        if inside:
+            return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but "
+                                        f"{inside}", best=best, runner_up=runner, candidates=tuple(valid[:6]))
     rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
     why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages up to the top the durations show "
            f"({top_pages} pages; what the peak does past it is transfers while every package programs); "
