@@ -230,8 +230,8 @@ def _feasible(c: np.ndarray, tol: float):
 
 def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
     """The recurrence for arrays of first starts ``t0`` and switch delays ``s`` (same shape K):
-    program starts (K × P) and page transfer starts (K × P × dies).  It runs over the unit's
-    packages (≤ 16), each step vectorised over every grid point.
+    program starts (K × P) and page transfer starts (K × P × dies), every grid point in one
+    compiled loop over the unit's packages (≤ 16).
 
     ``lead`` says how the controller deals pages:
 
@@ -246,8 +246,8 @@ def _starts_batch(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None
     lead = dies if lead is None else lead
     t0 = np.asarray(t0, dtype=np.float64)
     s = np.broadcast_to(np.asarray(s, dtype=np.float64), t0.shape)
-    # the recurrence runs compiled (``_rise_kernel.unit_starts``: the same float64 operations;
-    # as numpy passes over the grid it was a tenth of the rise's time)
+    # compiled (``_rise_kernel.unit_starts``: the same float64 operations as the numpy passes
+    # over the grid it replaced, which were a tenth of the rise's time)
     prog, xs = unit_starts(np.asarray(channels_of_unit, dtype=np.int64), int(dies), np.ascontiguousarray(t0.ravel()),
                            np.ascontiguousarray(s.ravel()), float(t_xfer), float(host_page_us), int(lead), PAGE_GATED)
     P = len(channels_of_unit)
