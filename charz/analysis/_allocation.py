@@ -12,7 +12,7 @@ different label fits clearly worse.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import minimize
@@ -446,6 +446,50 @@ def one_way_scheme(size_pages: np.ndarray, duration_s: np.ndarray, *, channels: 
                             margin=margin)
 
 
+PROGRAM_TIME_RANGE = (0.5, 2.0)  # the critical path's program time, × the datasheet's typical
+
+
+def program_time_refit(refit: AllocationResult, t_prog_typ_us: float, misfit: str) -> AllocationResult | None:
+    """The durations refitted with the program time free, where the datasheet's typical
+    misfits every walk; None where the refit does not bear on it.
+
+    The recurrence holds each program to tPROG typ, but what a request's duration sees is
+    the program on its critical path: MLC/TLC upper pages program slower than the typical
+    (up to its max, ~2×), and where the walk keeps the same packages on the slow page every
+    unit's end waits for it; a controller using cache program sends a reused package its
+    next page while the previous one programs, so the reuse costs tPROG less a transfer.
+    Both are one effective program time, between :data:`PROGRAM_TIME_RANGE` × the typical.
+    Fitted so, a walk must win by the usual margins with the usual two sizes to spare (a
+    free program time lets a wrong walk stretch it), and the answer is at most medium: the
+    typical, which the datasheet gives, had to be set aside.  Returns the named scheme (with
+    the refit's reason), else an undetermined result whose reason says what the refit found
+    (the walks tie, or too few sizes), for the misfit's evidence.
+
+    Example
+    -------
+    >>> r = AllocationResult("channel-only", HIGH, "channel-only fits", candidates=(
+    ...     CandidateFit("channel-only", ("4×1",), {"t_prog_us": 560.0}, np.zeros(1), 1.0, 2.0),))
+    >>> program_time_refit(r, 490.0, "no allocation explains").confidence
+    'medium'
+    >>> program_time_refit(r, 200.0, "no allocation explains") is None
+    True
+    """
+    if not refit.candidates:
+        return None
+    t_fit = refit.candidates[0].params_us["t_prog_us"]
+    lo, hi = PROGRAM_TIME_RANGE
+    if not lo * t_prog_typ_us <= t_fit <= hi * t_prog_typ_us:
+        return None
+    why = (f" with tPROG {t_prog_typ_us:.0f} µs (typical); with the program time on the critical path fitted "
+           f"({t_fit:.0f} µs, {t_fit / t_prog_typ_us:.2f}× the typical: upper pages, cache program)")
+    if refit.scheme is None:
+        # (the refit's advice to give the timing does not apply: the typical was given)
+        return AllocationResult(None, UNDETERMINED, f"{why}: {refit.reason.split(' — ')[0]}"
+                                + (" — not decisive" if " — " in refit.reason else ""))
+    return replace(refit, confidence=MEDIUM if refit.confidence == HIGH else refit.confidence,
+                   reason=f"{misfit}{why}: {refit.reason}")
+
+
 def infer_allocation(
     size_pages: np.ndarray,
     duration_s: np.ndarray,
@@ -526,10 +570,21 @@ def infer_allocation(
     reduced = best.chi2 / dof
     ruled, ruled_why = _ruled_out(fits, max(1.0, reduced))
     if reduced > MISFIT:
+        misfit = (f"no allocation explains the durations (best reduced χ² {reduced:.0f}, residual "
+                  f"{best.rms_residual_us:.0f} µs)")
+        refit = None
+        if timing.t_prog_us is not None:
+            refit = program_time_refit(
+                infer_allocation(size_pages, duration_s, channels=channels, packages=packages,
+                                 dies_per_package=dies_per_package, unit_pages=unit_pages,
+                                 page_size_bytes=page_size_bytes, timing=replace(timing, t_prog_us=None)),
+                timing.t_prog_us, misfit)
+        if refit is not None and refit.scheme is not None:
+            return refit
         return AllocationResult(
             None, UNDETERMINED,
-            f"no allocation explains the durations (best reduced χ² {reduced:.0f}, residual {best.rms_residual_us:.0f} µs): "
-            "is the write cache off and the drive idle between requests?"
+            misfit + (refit.reason if refit is not None else
+                      ": is the write cache off and the drive idle between requests?")
             + (f" ({ruled_why})" if ruled else ""),
             candidates=tuple(fits), ruled_out=ruled, ruled_out_reason=ruled_why, **base,
         )
