@@ -420,7 +420,7 @@ def one_way_scheme(size_pages: np.ndarray, duration_s: np.ndarray, *, channels: 
     for ppu in splits:
         r = infer_allocation(size_pages, duration_s, channels=channels, packages=channels,
                              dies_per_package=unit_pages // ppu, unit_pages=unit_pages,
-                             page_size_bytes=page_size_bytes, timing=timing)
+                             page_size_bytes=page_size_bytes, timing=timing, refit_program_time=False)
         if not r.candidates:
             return AllocationResult(None, UNDETERMINED, r.reason)
         fits.append((ppu, min(r.candidates, key=lambda f: f.chi2), r))
@@ -500,11 +500,16 @@ def infer_allocation(
     unit_pages: int,
     page_size_bytes: int,
     timing: Timing,
+    refit_program_time: bool = True,
 ) -> AllocationResult:
     """Choose the allocation scheme whose predicted durations match the measured ones.
 
     Only requests that are whole multiples of the write I/O unit are used: smaller
-    remainders start with a read-modify-write phase the recurrence does not model.
+    remainders start with a read-modify-write phase the recurrence does not model (the
+    sub-unit view, :func:`_subunit_view`, looks at them where the full units tie).  Where
+    the given tPROG misfits every walk, ``refit_program_time`` refits with the program time
+    free (:func:`program_time_refit`); :func:`one_way_scheme` compares splits at the given
+    time and turns it off.
 
     Example
     -------
@@ -573,7 +578,7 @@ def infer_allocation(
         misfit = (f"no allocation explains the durations (best reduced χ² {reduced:.0f}, residual "
                   f"{best.rms_residual_us:.0f} µs)")
         refit = None
-        if timing.t_prog_us is not None:
+        if timing.t_prog_us is not None and refit_program_time:
             refit = program_time_refit(
                 infer_allocation(size_pages, duration_s, channels=channels, packages=packages,
                                  dies_per_package=dies_per_package, unit_pages=unit_pages,
