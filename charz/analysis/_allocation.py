@@ -353,8 +353,15 @@ def _subunit_view(fits, visits, k, packages: int, full: Durations, size_pages, d
                               visits[f.layouts][3], f.params_us, f.chi2) for f in fits]
     sub_fits = fit_subunit(walk_visits, full, sub_d, unit_pages, page_bytes, timing.host_rate_bytes_per_s,
                            timing.t_switch_us, MAX_OFFSET_SHARE * float(full.y_us.min()))
+    # a controller may send a padded unit's padding at the host's pace: its sub-unit writes
+    # then last as long as the full unit they pad (the first test family's does), whatever the walk
+    full_of = dict(zip((full.size_pages // unit_pages).tolist(), full.y_us.tolist()))
+    u = -(-sub_d.size_pages // unit_pages)
+    has = np.array([int(x) in full_of for x in u], dtype=bool)
+    as_full = (float(np.sqrt(np.mean((sub_d.y_us[has] - np.array([full_of[int(x)] for x in u[has]])) ** 2)))
+               if has.any() else None)
     return decide_subunit(sub_fits, dof + s.size_pages.size - 1, SUGGESTIVE, MIN_RMS_RATIO, MODEL_FLOOR_US,
-                          timing.t_xfer_page_us)
+                          timing.t_xfer_page_us, as_full_rms_us=as_full)
 
 
 def one_way_note(channels: int | None, packages: int | None, unit_pages: int | None) -> str | None:

@@ -194,7 +194,7 @@ DESCRIBE = {PACKAGE_MAJOR: "missing pages dealt package by package over the unit
 
 
 def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_ratio: float,
-                   floor_us: float, t_xfer_us: float) -> tuple[str | None, str]:
+                   floor_us: float, t_xfer_us: float, as_full_rms_us: float | None = None) -> tuple[str | None, str]:
     """The scheme the sub-unit sizes name, or None, and why.
 
     The best fit must read out over the unit's channels (or be a padded unit, whose
@@ -206,7 +206,10 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
     ``rms_ratio`` in rms on the sub-unit sizes.  A one-bus read-out makes every walk's
     read-out look like a shared channel's, so a walk on separate channels read that way
     stays a rival of the shared walk (module docstring); where no read-out of any other
-    scheme's walk comes near, the scheme stands whichever read-out fits it best."""
+    scheme's walk comes near, the scheme stands whichever read-out fits it best.
+    ``as_full_rms_us`` is how far the sub-unit sizes are from the measured full units they
+    pad: a controller that sends padding at the host's pace makes them equal for every walk,
+    so a padded fit names nothing where that explains them about as well (within the ratio)."""
     if not fits or not np.isfinite(fits[0].chi2):
         return None, "no sub-unit size to compare"
     best = fits[0]
@@ -222,6 +225,10 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
     # scheme only by the margins that rule a scheme out: every other scheme's walk, with any
     # read-out, misses by PADDED_RMS_RATIO × the best's rms.
     ratio = PADDED_RMS_RATIO if best.readout == NO_READ else rms_ratio
+    if best.readout == NO_READ and (as_full_rms_us is None
+                                    or as_full_rms_us < ratio * max(best.rms_sub_us, floor_us)):
+        return None, ("the sub-unit sizes fit best as padded units that last about as long as the full units "
+                      "they pad (padding sent at the host's pace shows no channels)")
     if best.rms_sub_us > RESOLUTION_SHARE * t_xfer_us:
         # the read-out is counted in whole page transfers: a fit that misses the sub-unit
         # sizes by more than half of one cannot say which channel a page crossed (datasheet

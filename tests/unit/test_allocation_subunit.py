@@ -122,8 +122,11 @@ def test_a_padded_fit_needs_the_ruled_out_margin():
     def fits(rival_rms):
         return [SubunitFit("way-priority", "1×4", NO_READ, 20.0, 5.5, 0.0, 28.0),
                 SubunitFit("channel-only", "1×1", NO_READ, 36.0, rival_rms, 0.0, 51.0)]
-    assert decide_subunit(fits(8.7), 23, 12.0, 1.5, 3.0, 59.0)[0] is None
-    assert decide_subunit(fits(11.0), 23, 12.0, 1.5, 3.0, 59.0)[0] == "way-priority"
+    assert decide_subunit(fits(8.7), 23, 12.0, 1.5, 3.0, 59.0, as_full_rms_us=60.0)[0] is None
+    assert decide_subunit(fits(11.0), 23, 12.0, 1.5, 3.0, 59.0, as_full_rms_us=60.0)[0] == "way-priority"
+    # sub-unit sizes that last as long as the full units they pad (within 2× the best's rms):
+    # padding sent at the host's pace, which shows no channels
+    assert decide_subunit(fits(11.0), 23, 12.0, 1.5, 3.0, 59.0, as_full_rms_us=10.0)[0] is None
 
 
 # A padded drive whose host is slower than its switch delay (durations worked by hand from 003
@@ -168,6 +171,12 @@ def test_padded_sub_units_show_the_channels_a_slow_host_hides():
     r = infer_it(sizes, durs)
     assert (r.scheme, r.confidence) == ("channel-only", "medium")
     assert "padded" in r.reason
+    # a controller that sends the padding at the host's pace: each sub-unit write lasts as long
+    # as the full unit it pads, for every walk alike — nothing to name
+    paced = durs.copy()
+    for pages in np.unique(sizes[~full]):
+        paced[sizes == pages] = (PADDED_FULL[-(-pages // UNIT) - 1] + OVERHEAD) * 1e-6
+    assert infer_it(sizes, paced).scheme is None
 
 
 
