@@ -71,6 +71,7 @@ class AllocationResult:
     # names one of them disagrees with the durations
     ruled_out: tuple[str, ...] = ()
     ruled_out_reason: str = ""
+    by_subunit: bool = False  # named by the sub-unit sizes (the full units tie)
 
 
 def enumerate_walks(channels: int, ways: int, packages_per_unit: int, n_visits: int, dies_per_package: int = 1):
@@ -586,11 +587,21 @@ def infer_allocation(
                   f"{best.rms_residual_us:.0f} µs)")
         refit = None
         if timing.t_prog_us is not None and refit_program_time:
-            refit = program_time_refit(
-                infer_allocation(size_pages, duration_s, channels=channels, packages=packages,
-                                 dies_per_package=dies_per_package, unit_pages=unit_pages,
-                                 page_size_bytes=page_size_bytes, timing=replace(timing, t_prog_us=None)),
-                timing.t_prog_us, misfit)
+            again = dict(channels=channels, packages=packages, dies_per_package=dies_per_package,
+                         unit_pages=unit_pages, page_size_bytes=page_size_bytes, refit_program_time=False)
+            free = infer_allocation(size_pages, duration_s, timing=replace(timing, t_prog_us=None), **again)
+            refit = program_time_refit(free, timing.t_prog_us, misfit)
+            if refit is not None and refit.scheme is None:
+                # the full units tie at the fitted program time too; the sub-unit sizes'
+                # read-out, counted in the given transfer time, may still tell (only it: a
+                # full-unit decision at a fitted time held fixed would skip the sizes to spare)
+                t_fit = free.candidates[0].params_us["t_prog_us"]
+                held = infer_allocation(size_pages, duration_s, **again, timing=replace(timing, t_prog_us=t_fit))
+                if held.by_subunit:
+                    return replace(held, reason=(
+                        f"{misfit} with tPROG {timing.t_prog_us:.0f} µs (typical); held at the critical path's "
+                        f"program time the durations fit ({t_fit:.0f} µs, {t_fit / timing.t_prog_us:.2f}×): "
+                        f"{held.reason}"))
         if refit is not None and refit.scheme is not None:
             return refit
         return AllocationResult(
@@ -623,7 +634,7 @@ def infer_allocation(
                                     unit_pages, page_size_bytes, timing, dof)
     if by_sub is not None:
         return AllocationResult(by_sub, MEDIUM, f"{why}; the full-unit sizes do not decide, {sub_why}",
-                                candidates=tuple(fits), margin=margin, **base)
+                                candidates=tuple(fits), margin=margin, by_subunit=True, **base)
     return AllocationResult(
         None, UNDETERMINED,
         why + (" — not decisive: the walks imitate each other at some switch delay; the rise of a one-unit "
