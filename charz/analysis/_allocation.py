@@ -591,10 +591,13 @@ def infer_allocation(
                          unit_pages=unit_pages, page_size_bytes=page_size_bytes, refit_program_time=False)
             free = infer_allocation(size_pages, duration_s, timing=replace(timing, t_prog_us=None), **again)
             refit = program_time_refit(free, timing.t_prog_us, misfit)
-            if refit is not None and refit.scheme is None:
-                # the full units tie at the fitted program time too; the sub-unit sizes'
-                # read-out, counted in the given transfer time, may still tell (only it: a
-                # full-unit decision at a fitted time held fixed would skip the sizes to spare)
+            spare = free.measured_us.size - len(replace(timing, t_prog_us=None).free()) - 1
+            if (refit is not None and refit.scheme is None and spare >= 1
+                    and free.candidates[0].chi2 / spare <= MISFIT):
+                # the full units tie at the fitted program time too (a time the sizes pin down:
+                # one to spare, and explained); the sub-unit sizes' read-out, counted in the
+                # given transfer time, may still tell (only it: a full-unit decision at a
+                # fitted time held fixed would skip the sizes to spare)
                 t_fit = free.candidates[0].params_us["t_prog_us"]
                 held = infer_allocation(size_pages, duration_s, **again, timing=replace(timing, t_prog_us=t_fit))
                 if held.by_subunit:

@@ -62,3 +62,28 @@ def test_too_few_sizes_for_the_refit_decide_nothing():
     # four sizes for three fitted parameters: the two to spare a free program time needs are not there
     r = infer(*sweep(ENDS[:4]), TYPICAL)
     assert r.scheme is None
+
+
+# Read-modify-write on top (003 Fig. 16), as in test_allocation_subunit: the same drive with a
+# 50 µs switch, every program P; channel-only units end at 250 + P, 450 + P, 350 + 2P,
+# 550 + 2P, 450 + 3P (worked as above: unit 3 waits for unit 1's packages, free at 100 + P, …).
+# A write of r pages into unit 1 or 2 first reads the 4 − r missing pages: t_R = 40 µs, then
+# one page on each of the unit's separate channels, T_x: the request ends 140 µs after the
+# full unit.  The way-priority walk (two packages a channel) ties the full units at another
+# switch delay; its read-out of 2, 2, 1 pages on the busiest channel does not.
+RMW_ENDS = [250 + P, 450 + P, 350 + 2 * P, 550 + 2 * P, 450 + 3 * P]
+
+
+def test_the_read_out_decides_at_the_critical_path_time_where_full_units_tie():
+    sizes, out = [], []
+    for pages in range(1, 5 * 4 + 1):
+        units = -(-pages // 4)
+        if pages % 4 and units > 2:
+            continue  # sizes whose units take packages again
+        end = RMW_ENDS[units - 1] + (0.0 if pages % 4 == 0 else 40.0 + T_X)
+        for jitter in (-1.0, 0.0, 1.0):
+            sizes.append(pages)
+            out.append((end + OVERHEAD + jitter) * 1e-6)
+    r = infer(np.array(sizes), np.array(out), TYPICAL)
+    assert (r.scheme, r.confidence) == ("channel-only", "medium")
+    assert "read-out" in r.reason and "critical path" in r.reason
