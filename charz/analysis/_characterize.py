@@ -31,8 +31,8 @@ from charz.analysis._quantity import (
     combine_confidence,
 )
 from charz.analysis._steps import StepResult, fit_steps, fit_steps_to_top
-from charz.analysis._units import (UnitFromDurations, durations_top, next_unit_beside, peaks_flat_inside, round_tops,
-                                   unit_from_durations)
+from charz.analysis._units import (UnitFromDurations, durations_flat_inside, durations_top, next_unit_beside,
+                                   peaks_flat_inside, round_tops, unit_from_durations)
 from charz.analysis._window import (
     FLAG_CLIPPED,
     FLAG_NAMES,
@@ -246,15 +246,18 @@ def _writes_of(traces, table: CaptureTable, size_bytes: int):
     return np.array(rows), t, table.end_s[idx]
 
 
-def _take_rise(w: _Writes, unit_pages: int, *, measure: bool) -> None:
+def _take_rise(w: _Writes, unit_pages: int, *, measure: bool, top: TopCheck | None = None) -> None:
     """The rise of a one-unit write into ``w.rise``, and the timing it measured (if any) into
-    the answers, where the profile shows it (origin "measured")."""
-    w.rise, timing = _rise_of_unit(w.traces, w.table, unit_pages, w.given, measure=measure)
+    the answers, where the profile shows it (origin "measured").  A ``top`` at which units
+    stopped overlapping gives the measured rise the cadence each unit added (one unit's
+    dispatch: :func:`charz.analysis._rise.dispatch_fits`)."""
+    cadence = top.typical_us if top is not None and top.all_busy is False else None
+    w.rise, timing = _rise_of_unit(w.traces, w.table, unit_pages, w.given, measure=measure, cadence_us=cadence)
     w.q.update(timing)
 
 
-def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
-                  measure: bool = False) -> tuple[RiseResult | None, dict[str, Quantity]]:
+def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *, measure: bool = False,
+                  cadence_us: float | None = None) -> tuple[RiseResult | None, dict[str, Quantity]]:
     """:func:`unit_rise` on the usable writes of exactly one unit (None when it cannot run),
     and the timing it measured.  Without tPROG and the page transfer time given, and with
     ``measure``, it takes them from the waveforms (:mod:`charz.analysis._timing`; at most
@@ -274,7 +277,7 @@ def _rise_of_unit(traces, table: CaptureTable, unit_pages: int, given: Given, *,
         return None, {}
     rise, times = rise_with_measured_timing(*unit, one[0], one[1], unit_pages=unit_pages, page_size_bytes=page,
                                             channels=given.channels, packages=given.packages,
-                                            host_rate_bytes_per_s=given.host_rate_bytes_per_s)
+                                            host_rate_bytes_per_s=given.host_rate_bytes_per_s, cadence_us=cadence_us)
     return rise, {k: v for k, v in times.items() if getattr(given, k) is None}
 
 
@@ -432,7 +435,7 @@ def _characterize_writes(traces: Sequence[Trace], given: Given) -> Characterizat
         return w.finish()
     # measured timing only where the staircase alone cannot count (a second, weaker view
     # beside Eq. 1 would only add disagreements)
-    _take_rise(w, tread.step_pages, measure=tread.top.all_busy is not True)
+    _take_rise(w, tread.step_pages, measure=tread.top.all_busy is not True, top=tread.top)
     geometry = _dies_below_top(w, tread) if tread.top.all_busy is not True else _dies_by_eq1(w, tread)
     if _host_bound_tread_alone(w, tread):
         return w.finish()
@@ -448,7 +451,7 @@ def _from_durations_alone(w: _Writes, sweep: _Sweep, alone: _Tread) -> Character
     (:func:`_count_from_whole_units`) or, without it, the rise for the packages per unit."""
     counted = _count_from_whole_units(w, sweep, alone)
     if counted is not None:
-        _take_rise(w, counted.step_pages, measure=counted.top.all_busy is not True)
+        _take_rise(w, counted.step_pages, measure=counted.top.all_busy is not True, top=counted.top)
         geometry = _dies_below_top(w, counted) if counted.top.all_busy is not True else _dies_by_eq1(w, counted)
     else:
         _take_rise(w, alone.step_pages, measure=True)
@@ -604,11 +607,21 @@ def _tread_of_flat_staircase(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
 def _unit_from_durations_alone(w: _Writes, sweep: _Sweep) -> _Tread | None:
     """The peak staircase is unreadable: the duration treads give the unit alone (medium at
     most) where the peaks do not rise inside them — durations may pair units that run side by
-    side, which would raise the peak (:func:`peaks_flat_inside`).  None: still undetermined."""
+    side, which would raise the peak (:func:`peaks_flat_inside`) — nor the durations themselves
+    past a divisor of the tread, beyond the host link's time (:func:`durations_flat_inside`:
+    the second unit's own work).  None: still undetermined."""
     by_time = w.from_durations = unit_from_durations(sweep.size_pages, sweep.durations)
     if by_time.unit_pages is None:
         return None
     flat, why_flat = peaks_flat_inside(sweep.size_pages, sweep.peaks, by_time.unit_pages)
+    host_page_us = (host_page_time_us(w.given.page_size_bytes, w.given.host_rate_bytes_per_s)
+                    if w.given.page_size_bytes and w.given.host_rate_bytes_per_s else 0.0)
+    alone, why_alone = durations_flat_inside(sweep.size_pages, sweep.durations, by_time.unit_pages,
+                                             by_time.per_unit_us, host_page_us)
+    if not alone:
+        # the durations themselves pair units inside their tread: no peak view can make it one
+        w.from_durations = replace(by_time, reason=f"{by_time.reason}; not the unit alone: {why_alone}")
+        return None
     if not flat:
         one, why_one = _one_unit_on_one_channel(w.given, sweep, by_time.unit_pages)
         if not one:
@@ -763,17 +776,32 @@ def _treads_disagree(w: _Writes, why: str) -> None:
     return None
 
 
+# A tread whose misfit is within this factor of the repeats' scatter (χ² per degree of
+# freedom) is what the durations do, not a model that misses them.
+FITS_AS_NOISE = 3.0
+
+
+def _tread_fits_as_noise(by_time: UnitFromDurations) -> bool:
+    """Whether the durations' tread fits them as well as their repeats scatter (reduced χ²
+    at most :data:`FITS_AS_NOISE`) and leads every other tread decisively ("high"): then a
+    scatter large beside its jump is the noise of a small jump (a one-package unit on a
+    drive of many: datasheet dev seed 743, 90 µs every 2 pages, reduced χ² 2, the next
+    tread 83 worse), not durations that follow no tread, and the tread can veto."""
+    return by_time.confidence == HIGH and by_time.reduced_chi2 <= FITS_AS_NOISE
+
+
 def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
     """Even steps: the duration treads confirm the peak treads, or veto them (None: the
     path ends, every write answer undetermined naming both views)."""
     q, steps, step_pages = w.q, w.steps, tread.step_pages
     by_time = unit_from_durations(sweep.size_pages, sweep.durations)
     if (by_time.unit_pages is not None and by_time.unit_pages % step_pages
-            and by_time.scatter_us > VETO_SCATTER * by_time.per_unit_us):
+            and by_time.scatter_us > VETO_SCATTER * by_time.per_unit_us and not _tread_fits_as_noise(by_time)):
         # Durations that stray from the best tread by a good part of its jump follow no
         # tread (overlapping units add their transfers per unit, then the first wait adds a
         # whole program time: no single tread fits both), so that tread vetoes nothing; the
-        # peak treads stand as one view.
+        # peak treads stand as one view.  Not where the straying is the repeats' own scatter
+        # (_tread_fits_as_noise): a small jump in noisy durations is still a tread.
         return replace(tread, evidence=f"{tread.evidence}; the durations follow no single tread ({by_time.reason})")
     if by_time.unit_pages is not None and by_time.unit_pages % step_pages:
         # The duration treads decide a unit the peak treads cannot be (not a whole number

@@ -628,6 +628,16 @@ def _open_unit(disputed: bool, busy, busy_decides: bool, ripple, why: str, base:
         if rip is not None and rip.unit_bytes != busy.unit_bytes:
             return ReadUnitResult(None, None, UNDETERMINED, why + " — the two do not agree", **base)
         return ReadUnitResult(int(busy.unit_bytes), None, MEDIUM, why + "; that view decides", **base)
+    if not disputed and rip is not None and busy is not None and busy.unit_bytes not in (None, rip.unit_bytes) \
+            and busy.margin >= DECISIVE:
+        # The busy time names another unit clearly but cannot decide, its time per page as
+        # long as the host link's: either it is the array's (then the ripple's cycles count
+        # something else) or the host link paces every page (then the pattern the ripple
+        # repeats may be the host's, at its pace: datasheet dev seed 784, 47 µs a cycle and
+        # 47 µs a page of busy time, 16 KiB counted for 8 KiB).  Neither reading leaves the
+        # ripple alone to decide.
+        return ReadUnitResult(None, None, UNDETERMINED, why + f" — the busy time names {busy.unit_bytes} B, "
+                              "and where the host link may pace every page the ripple does not decide alone", **base)
     if not disputed and rip is not None:
         # The bursts' peaks are lost (run together, or small against a host transfer's
         # level) and the durations hide the unit, but the largest read still repeats one

@@ -54,6 +54,12 @@ UPPER_PAGE_SLACK = 0.6
 # can have stopped programming, so the current there is starts alone — no fall, whose time a
 # multi-die package's upper pages make unknowable
 LOWER_PAGE = 0.6
+# The durations' cadence (each unit's added time where units do not wait for a busy package)
+# is one unit's dispatch; the recurrence leaves out each page's command and address cycles
+# (ONFI: 0.5–5 µs a page) and the switch to the next unit's first package (at most
+# MAX_SELECT_US), and the cadence is a median of band medians: CADENCE_SLACK of it either way
+CMD_US = 5.0
+CADENCE_SLACK = 0.1
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,41 @@ def _starts(channels_of_unit, dies, t0, s, t_xfer, host_page_us, lead=None):
     start of each package (:func:`_starts_batch` for one grid point)."""
     prog, xs = _starts_batch(channels_of_unit, dies, np.array([float(t0)]), float(s), t_xfer, host_page_us, lead)
     return xs[0], prog[0]
+
+
+def dispatch_fits(xs, t_xfer: float, t_first, host_page_us: float, cadence_us: float, lead: int) -> np.ndarray:
+    """Whether a unit dispatched as the recurrence has it (page transfer starts ``xs``,
+    ... × P × dies; the host data from ``t_first``) fits the durations' cadence: the time
+    each unit added to the request where no unit waited for a busy package.
+
+    Then nothing but dispatch spaces the units (each lands on idle packages), so the cadence
+    is one unit's dispatch: the next unit's first page goes out after this unit's last
+    package was selected (after its last page, where pages are dealt die by die, each
+    selecting a package), and no later than its pages are over their channels and in from
+    the host, plus a switch (:data:`MAX_SELECT_US`) and each page's command cycles
+    (:data:`CMD_US`), ±:data:`CADENCE_SLACK`.  A count and transfer time that put the
+    dispatch far from the cadence are not this drive's (datasheet dev 489: 16 pages on one
+    channel added 1946 µs a unit — 121 µs a page, not the 76 µs at which 4 packages fitted).
+
+    >>> xs = np.array([[[0.0, 50.0], [100.0, 150.0]]])       # 2 packages × 2 pages, 50 µs each
+    >>> dispatch_fits(xs, 50.0, np.array([-10.0]), 0.0, 230.0, 2), dispatch_fits(xs, 50.0, np.array([-10.0]), 0.0, 500.0, 2)
+    (array([ True]), array([False]))
+    """
+    xs = np.asarray(xs, dtype=np.float64)
+    first = xs.min(axis=(-2, -1))
+    last_select = xs.max(axis=(-2, -1)) if lead == 1 else xs[..., :, 0].max(axis=-1)
+    pages = xs.shape[-2] * xs.shape[-1]
+    done = np.maximum(xs.max(axis=(-2, -1)) + t_xfer, np.asarray(t_first, dtype=np.float64) + pages * host_page_us)
+    lo, hi = last_select - first, done - first + MAX_SELECT_US + pages * CMD_US
+    return (lo <= cadence_us * (1 + CADENCE_SLACK)) & (hi >= cadence_us * (1 - CADENCE_SLACK))
+
+
+def keeps_cadence(h: RiseHypothesis, t_xfer: float, host_page_us: float, cadence_us: float) -> bool:
+    """:func:`dispatch_fits` for one fitted hypothesis at the transfer time it was fitted with."""
+    xs, _ = _starts(h.channels_of_unit, h.dies_per_package, h.t_first_us, h.t_switch_us, t_xfer, host_page_us,
+                    h.lead or None)
+    return bool(dispatch_fits(np.asarray(xs)[None], t_xfer, np.array([h.t_first_us]), host_page_us, cadence_us,
+                              h.lead or h.dies_per_package)[0])
 
 
 def _busy(t, t_busy, end_us, width):

@@ -677,6 +677,45 @@ def _finer_absent_in_a_tread(best: Staircase, diffs: np.ndarray, treads: list[in
     return ""
 
 
+def _finer_step_above_first_tread(sizes: np.ndarray, y: np.ndarray, se: np.ndarray, best: Staircase) -> str:
+    """Why a finer unit's step shows inside every tread above the first, or "".
+
+    A staircase's treads are units only if a write of part of a unit draws what the whole
+    unit draws (it is padded, or reads the pages it lacks and rewrites the whole unit): 003
+    reads the unit off the peaks on that premise, and :func:`_finer_ruled_out` tests it.  Its
+    pooled test needs a finer staircase that fits every size, and the first tread cannot
+    always give one: writes of less than one unit show no program level (on a drive that
+    reads before it writes, the array-read current sets their peak, above or below the
+    unit's).  Above the first tread every write holds whole units programming, so there a
+    finer unit ``d`` (the tread over its smallest prime factor ``p``) shows as a rise between
+    the tread's first ``d`` pages and the rest.  Where every tread above the first rises so
+    by at least half the finer step (1/p of the rise into that tread) plus
+    :data:`RESOLVE_Z` standard errors, and by :data:`MIN_RISE_Z` of them, the tread holds two
+    units (datasheet dev seeds 740, 886: 2 treads of 8 pages read for 4 of 4, the top tread's
+    last 4 pages 28–40 mA above its first 4 at σ ≈ 1 mA).  Abstains ("") with one level,
+    a tread of one page, or a tread above the first not measured on both sides."""
+    tread, n = best.tread_pages, best.n_levels
+    if n < 2 or tread < 2:
+        return ""
+    p = _smallest_prime_factor(tread)
+    d = tread // p
+    rises = np.diff(best.levels)
+    se_tread = float(np.median(se)) * np.sqrt(2.0 / d)
+    shown = []
+    for j in range(1, n):
+        base = j * tread
+        lo = (sizes > base) & (sizes <= base + d)
+        hi = (sizes > base + d) & (sizes <= base + tread)
+        if not lo.any() or not hi.any():
+            return ""
+        rise = float(y[hi].mean() - y[lo].mean())
+        if rise < 0.5 * float(rises[j - 1]) / p + RESOLVE_Z * se_tread or rise < MIN_RISE_Z * se_tread:
+            return ""
+        shown.append(f"{rise * 1e3:.0f} mA past {base + d} pages")
+    return (f"every tread above the first rises inside by a step of {d}-page units ({', '.join(shown)}; "
+            f"±{se_tread * 1e3:.1f} mA, where a partial unit would draw the whole one's): each holds {p} units")
+
+
 def _finer_candidate(cands, best: Staircase) -> Staircase | None:
     """The staircase with the next narrower treads and as many more levels, if it has real steps."""
     p = _smallest_prime_factor(best.tread_pages)
@@ -853,6 +892,10 @@ def fit_steps_to_top(size_pages: np.ndarray, peak_a: np.ndarray, top_pages: int,
             seen = f", {shown:.0f} σ in every tread" if ruled_out else ""
             return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but "
                                         f"{detail}{seen}", best=best, runner_up=runner, candidates=tuple(valid[:6]))
+        inside = _finer_step_above_first_tread(sizes, y, se, best)
+        if inside:
+            return replace(none, reason=f"{top}; {best.n_levels} steps of {best.tread_pages} pages fit up to it, but "
+                                        f"{inside}", best=best, runner_up=runner, candidates=tuple(valid[:6]))
     rival = "no other staircase fits" if runner is None else f"next best ({runner.n_levels} × {runner.tread_pages}) scores {margin:.0f} worse"
     why = (f"{best.n_levels} levels, boundaries every {best.tread_pages} pages up to the top the durations show "
            f"({top_pages} pages; what the peak does past it is transfers while every package programs); "

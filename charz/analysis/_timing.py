@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from charz.analysis._quantity import HIGH, MEASURED, MEDIUM, UNDETERMINED, Quantity
-from charz.analysis._rise import DECISIVE, RiseResult, host_page_time_us, unit_rise
+from charz.analysis._rise import DECISIVE, RiseResult, host_page_time_us, keeps_cadence, unit_rise
 from charz.analysis._smooth import moving_average
 
 SMOOTH_US = 22.0  # one ISPP period (as the rise averages)
@@ -52,6 +52,9 @@ FRONT_DIP = 0.25
 # transfer apart each, a die's more), lower and upper pages mixed: its length is tPROG only to
 # within this fraction (dev drives 200–599 at noise x1: measured/true 0.45–2.3)
 UNIT_SPREAD = 0.5
+# Where the durations' cadence rules out a grid neighbour of the fitted transfer time, the
+# spread checked on that side narrows to these fractions of a grid step (in the log)
+NARROWER = (0.5, 0.25)
 
 
 @dataclass(frozen=True)
@@ -198,8 +201,53 @@ def _refitted(rise, grid: np.ndarray, t_prog_us: float) -> RiseResult:
     (datasheet dev 463: tPROG measured 2× on its one-unit writes, the transfer fitted at
     114 µs for 46 — at tPROG − spread, the truth, no count fitted at 114 µs, while 8
     packages, the truth, fit at 51 µs)."""
+    return _refit_at(rise, grid, t_prog_us)[0]
+
+
+def _refit_at(rise, grid: np.ndarray, t_prog_us: float) -> tuple[RiseResult, float]:
+    """:func:`_refitted`, and the transfer time it chose."""
     runs = [rise(x, t_prog_us) for x in grid]
-    return runs[int(np.argmin([_best_score(r) for r in runs]))]
+    i = int(np.argmin([_best_score(r) for r in runs]))
+    return runs[i], float(grid[i])
+
+
+def _kept(r: RiseResult, x: float, host_page_us: float, cadence_us: float) -> bool:
+    """Whether some plausible hypothesis of ``r`` (fitted at transfer time ``x``) dispatches a
+    unit in the durations' cadence."""
+    return any(h.plausible and keeps_cadence(h, x, host_page_us, cadence_us) for h in r.hypotheses)
+
+
+def _narrowed(rise_at, grid: np.ndarray, k: int, j: int, host_page_us: float, cadence_us: float,
+              run: RiseResult) -> RiseResult:
+    """The rise at the transfer time's spread on the side of grid point ``j`` (``run``, the
+    rise there), narrowed where the durations' cadence rules that neighbour out — no plausible
+    count's dispatch fits the cadence there, so the cadence measures the transfer time closer
+    than a grid step: the rise half a step, then a quarter from the fitted point, the first
+    where some count fits the cadence.  Where neither does, the neighbour's rise with every
+    hypothesis made implausible (a timing the data rule out)."""
+    if _kept(run, grid[j], host_page_us, cadence_us):
+        return run
+    for f in NARROWER:
+        x = grid[k] * (grid[j] / grid[k]) ** f
+        r = rise_at(x)
+        if _kept(r, x, host_page_us, cadence_us):
+            return r
+    return _held_to_cadence(run, float(grid[j]), host_page_us, cadence_us)
+
+
+def _held_to_cadence(r: RiseResult, t_xfer_us: float, host_page_us: float, cadence_us: float) -> RiseResult:
+    """The rise with every hypothesis whose unit's dispatch does not fit the durations'
+    cadence (:func:`charz.analysis._rise.dispatch_fits`) made implausible; where that takes
+    the count's own best fit, the rise gives no count (nor leans to one)."""
+    held = tuple(h if not h.plausible or keeps_cadence(h, t_xfer_us, host_page_us, cadence_us) else
+                 replace(h, plausible=False, why_not=f"its unit's dispatch does not fit the {cadence_us:.0f} µs "
+                                                     "each unit added to the writes") for h in r.hypotheses)
+    fair = [h for h in r.hypotheses if h.plausible]
+    if not fair or held[r.hypotheses.index(fair[0])].plausible:
+        return replace(r, hypotheses=held)
+    return replace(r, packages_per_unit=None, leaning=None, scheme=None, confidence=UNDETERMINED,
+                   scheme_confidence=UNDETERMINED, hypotheses=held,
+                   reason=f"{r.reason}; but its dispatch does not fit the {cadence_us:.0f} µs each unit added")
 
 
 def _count_or_leaning(r: RiseResult) -> int | None:
@@ -209,7 +257,8 @@ def _count_or_leaning(r: RiseResult) -> int | None:
 
 def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, unit_pages: int,
                               page_size_bytes: int, channels: int, packages: int,
-                              host_rate_bytes_per_s: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
+                              host_rate_bytes_per_s: float | None = None,
+                              cadence_us: float | None = None) -> tuple[RiseResult, dict[str, Quantity]]:
     """:func:`unit_rise` with tPROG and the page transfer time measured (module doc); at most
     "medium", and undetermined unless the answer survives the measurement's spread.
     Returns the rise and the times it measured (``t_prog_us``, ``t_xfer_page_us``: origin
@@ -246,6 +295,17 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
         return undetermined(f"no timing given; {prog.reason}; the rise's fit does not bound the page transfer "
                             f"time inside {grid[0]:.0f}–{grid[-1]:.0f} µs")
     best = runs[k]
+    count = [h for h in best.hypotheses if h.plausible][0].packages_per_unit
+    if cadence_us is not None and not any(h.plausible and h.packages_per_unit == count
+                                          and keeps_cadence(h, float(grid[k]), host_page_us, cadence_us)
+                                          for h in best.hypotheses):
+        # at the fitted timing no walk or dealing of the count dispatches a unit in the time
+        # each unit added (the best fit's own walk may miss it where another walk of the
+        # same count does not: datasheet dev 132, 4 packages on one channel dealt die by die,
+        # fitted best on four channels)
+        return undetermined(f"no timing given; {prog.reason}; the rise fits best with a page transfer of "
+                            f"{grid[k]:.0f} µs, but {count} package(s) would dispatch a unit there in other "
+                            f"than the {cadence_us:.0f} µs each unit added to the writes")
     xfer = (f"page transfer {grid[k]:.0f} µs (÷{XFER_STEP:g}; no longer: the measured write's span before its "
             f"program bounds it) fitted" if top else f"page transfer {grid[k]:.0f} µs (×/÷{XFER_STEP:g}) fitted")
     times["t_xfer_page_us"] = Quantity(round(float(grid[k]), 1), "µs", MEASURED,
@@ -254,9 +314,24 @@ def rise_with_measured_timing(waves_a, t_s, end_s, page_waves_a, page_t_s, *, un
                                        evidence=f"{xfer}: the rise of a one-unit write fits best there among "
                                                 f"{grid[0]:.0f}–{grid[-1]:.0f} µs")
     # at a one-unit write's ±50 % the transfer time fitted at the measured tPROG need not hold
-    bound = (lambda p: _refitted(rise, grid, p)) if prog.of_unit else (lambda p: rise(grid[k], p))
+    bound = (lambda p: _refit_at(rise, grid, p)) if prog.of_unit else (lambda p: (rise(grid[k], p), float(grid[k])))
     near = [k - 1] + ([] if top else [k + 1])
-    checks = [runs[j] for j in near] + [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
+    if cadence_us is not None:
+        narrowed = [_narrowed(lambda x: rise(x, prog.value_us), grid, k, j, host_page_us, cadence_us, runs[j])
+                    for j in near]
+        if any(r is not runs[j] for r, j in zip(narrowed, near)):
+            xfer += (f", its spread narrowed where the {cadence_us:.0f} µs each unit added to the writes (units "
+                     "not overlapping: one unit's dispatch) rules a grid neighbour out")
+        runs = list(runs)
+        for r, j in zip(narrowed, near):
+            runs[j] = r
+        scores = np.array([_best_score(r) for r in runs])
+    bounds = [bound(prog.value_us - prog.spread_us), bound(prog.value_us + prog.spread_us)]
+    if cadence_us is not None:
+        # a tPROG bound under which no count dispatches a unit in the cadence is ruled out too
+        bounds = [(r if _kept(r, x, host_page_us, cadence_us) else _held_to_cadence(r, x, host_page_us, cadence_us), x)
+                  for r, x in bounds]
+    checks = [runs[j] for j in near] + [r for r, _ in bounds]
     # A transfer time at which every count fits decisively worse than the best count at the
     # fitted one is ruled out by the fit itself (the rise's scores at one tPROG compare the
     # same stretch of the same mean, whatever the transfer time): the data put the transfer

@@ -42,6 +42,7 @@ class UnitFromDurations:
     per_unit_us: float | None = None
     scores: tuple[tuple[int, float], ...] = ()
     scatter_us: float = 0.0  # rms of the durations about the best tread
+    reduced_chi2: float = 1.0  # the best tread's χ² per degree of freedom (1: as the repeats scatter)
 
 
 def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitFromDurations:
@@ -87,10 +88,11 @@ def unit_from_durations(size_pages: np.ndarray, duration_s: np.ndarray) -> UnitF
     why = (f"duration jumps by {per_unit:.0f} µs every {d} pages; next best unit ({results[1][1]} pages) scores "
            f"{margin:.0f} worse" + (f" (χ² scaled by the best fit's reduced χ² {scale:.0f})" if scale > 1.5 else ""))
     if margin >= DECISIVE:
-        return UnitFromDurations(d, HIGH, why, float(per_unit), scores, scatter)
+        return UnitFromDurations(d, HIGH, why, float(per_unit), scores, scatter, float(scale))
     if margin >= SUGGESTIVE:
-        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores, scatter)
-    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores, scatter)
+        return UnitFromDurations(d, MEDIUM, why, float(per_unit), scores, scatter, float(scale))
+    return UnitFromDurations(None, UNDETERMINED, why + " — not decisive", float(per_unit), scores, scatter,
+                             float(scale))
 
 
 # A unit beside the first adds its packages' program current: a large share of a one-unit
@@ -144,6 +146,58 @@ def peaks_flat_inside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: in
     share, d, rise = worst
     return True, (f"the peak moves by {rise * 1e3:+.0f} mA ({share:+.0%}) at most inside the {unit_pages}-page tread "
                   f"(past {d} pages): one unit at a time")
+
+
+def durations_flat_inside(size_pages: np.ndarray, duration_s: np.ndarray, unit_pages: int, per_unit_us: float,
+                          host_page_us: float = 0.0) -> tuple[bool, str]:
+    """Whether the request durations stay flat inside the duration tread ``unit_pages``.
+
+    A write of part of a unit is padded, or first reads the pages it lacks: every write
+    inside one unit's tread programs the same unit, so its duration is flat, or falls as
+    less is left to read — it grows only by the host link's time for the pages it adds
+    (``host_page_us`` a page, 0 where the rate is not given).  Units of a proper divisor
+    ``d`` that the durations pair (they finish together) still add the second unit's own
+    work past ``d`` pages.  So for every ``d`` the sizes past ``d`` inside each tread must not
+    take longer than the sizes up to ``d`` of the same tread (pooled over the treads, the
+    host link's time taken out) by :data:`FLAT_INSIDE` of the tread's jump and
+    :data:`FLAT_INSIDE_Z` standard errors (each size's floored at 2 µs, as in
+    :func:`unit_from_durations`, or the treads' own spread if larger).  (False, why) where they
+    do.
+
+    Example
+    -------
+    Two 2-page units that finish together every 4 pages: the second adds 80 µs past 2 pages.
+
+    >>> u = np.repeat(np.arange(1, 21), 3)
+    >>> d = (500 + 300 * np.ceil(u / 4) + 80 * ((u - 1) % 4 >= 2)) * 1e-6
+    >>> durations_flat_inside(u, d, 4, 380.0)[0], durations_flat_inside(u, d - 80e-6 * ((u - 1) % 4 >= 2), 4, 300.0)[0]
+    (False, True)
+    """
+    s = summarize_sizes(np.asarray(size_pages), np.asarray(duration_s, dtype=np.float64) * 1e6)
+    u, y, se = s.size_pages, s.median, np.maximum(s.stderr, 2.0)
+    tread = (u - 1) // unit_pages
+    for d in range(unit_pages - 1, 0, -1):  # the widest pairing first: it names the units
+        if unit_pages % d:
+            continue
+        upper = (u - 1) % unit_pages >= d
+        rises, var = [], []
+        for j in np.unique(tread):
+            lo, hi = (tread == j) & ~upper, (tread == j) & upper
+            if lo.any() and hi.any():
+                host = host_page_us * float(u[hi].mean() - u[lo].mean())
+                rises.append(float(y[hi].mean() - y[lo].mean()) - host)
+                var.append(float(np.sum(se[hi] ** 2)) / hi.sum() ** 2 + float(np.sum(se[lo] ** 2)) / lo.sum() ** 2)
+        if not rises:
+            continue
+        rise = float(np.mean(rises))
+        se_rise = float(np.sqrt(np.sum(var))) / len(rises)
+        if len(rises) >= 3:
+            se_rise = max(se_rise, float(np.std(rises, ddof=1)) / np.sqrt(len(rises)))
+        if rise >= FLAT_INSIDE * per_unit_us and rise >= FLAT_INSIDE_Z * se_rise:
+            return False, (f"inside the {unit_pages}-page treads the writes past {d} pages take {rise:.0f} µs longer "
+                           f"({rise / se_rise:.0f} σ, {rise / per_unit_us:.0%} of the tread's jump) beyond the host "
+                           f"link's time: {d}-page units the durations pair")
+    return True, f"the durations add nothing inside the {unit_pages}-page tread beyond the host link's time"
 
 
 def next_unit_beside(size_pages: np.ndarray, peak_a: np.ndarray, unit_pages: int) -> tuple[bool, str]:

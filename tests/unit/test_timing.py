@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from charz.analysis._quantity import HIGH, UNDETERMINED
-from charz.analysis._rise import RiseHypothesis, RiseResult
-from charz.analysis._timing import _refitted, program_time, rise_with_measured_timing
+from charz.analysis._rise import RiseHypothesis, RiseResult, dispatch_fits
+from charz.analysis._timing import _held_to_cadence, _refitted, program_time, rise_with_measured_timing
 
 pytestmark = pytest.mark.unit
 
@@ -283,3 +283,93 @@ def test_a_program_time_the_fit_rules_out_does_not_unsettle_the_count():
     assert r.packages_per_unit == 8, r.reason
     assert r.confidence != HIGH and r.confidence != UNDETERMINED
     assert "ruled out by the fit" in r.reason
+
+
+def package_major_write(packages, dies, *, xfer_us, prog_us, select_us, page_types, noise, seed, first_us=20.0,
+                        amps=(0.045, 0.052), busy=0.05, xfer_a=0.012, ripple=0.15, repeats=4, prog_jitter=0.03):
+    """``packages`` packages of ``dies`` dies on one channel, each package's pages in a row:
+    page q (package q div dies) crosses the channel from ``first_us`` + q × ``xfer_us`` +
+    its package's ``select_us`` switches, then its die programs ``prog_us`` × its page's type.
+    A package draws one program current while any of its dies programs."""
+    rng = np.random.default_rng(seed)
+    t = np.arange(-200e-6, 3.6e-3, DT)
+    tu = t * 1e6
+    rows, ends = [], []
+    for _ in range(repeats):
+        on = np.zeros((packages, tu.size), dtype=bool)
+        w = np.zeros_like(tu)
+        last = 0.0
+        for q in range(packages * dies):
+            x0 = first_us + q * xfer_us + (q // dies) * select_us
+            p0 = x0 + xfer_us
+            p1 = p0 + prog_us * page_types[q % len(page_types)] * rng.uniform(1 - prog_jitter, 1 + prog_jitter)
+            w += xfer_a * ((tu > x0) & (tu < p0))
+            on[q // dies] |= (tu > p0) & (tu < p1)
+            last = max(last, p1)
+        for k in range(packages):
+            w += amps[k % len(amps)] * on[k] * (1 + ripple * ((tu / 22.0) % 1.0 - 0.5) * 2)
+        end = last + 15.0
+        w += busy * ((tu > 0) & (tu < end))
+        rows.append(w + rng.normal(0, noise, tu.size))
+        ends.append(end * 1e-6)
+    return np.array(rows), t, np.array(ends)
+
+
+@pytest.fixture(scope="module")
+def one_channel_unit():
+    """Two packages of eight dies on one channel, 120 µs page transfers, 30 µs package switch,
+    MLC programs (0.83 / 1.17 × 950 µs), σ 8 mA: a unit's 16 pages take 16 × 120 + 2 × 30 =
+    1980 µs to dispatch, and with no wait for a busy package each unit adds that to a write."""
+    page, _, _ = write(20.0, 1, xfer_us=120.0, prog_us=950.0 * 1.17, seed=105, noise=0.008)
+    unit, t, ends = package_major_write(2, 8, xfer_us=120.0, prog_us=950.0, select_us=30.0, page_types=(0.83, 1.17),
+                                        noise=0.008, seed=5)
+    return unit, t, ends, page
+
+
+def test_the_durations_cadence_narrows_the_transfer_times_spread(one_channel_unit):
+    # The rise fits best at 114 µs (the grid's top); at its neighbour 76 µs a unit's 16 pages
+    # would be out in ~1300 µs, far from the 1980 µs each unit added: the cadence rules that
+    # neighbour out, so the spread checked narrows to half a grid step, where 2 packages hold.
+    # Before, the count at 76 µs unsettled it and the rise abstained (datasheet dev 489).
+    unit, t, ends, page = one_channel_unit
+    r, _ = rise_with_measured_timing(unit, t, ends, page, T, unit_pages=16, page_size_bytes=4096, channels=1,
+                                     packages=4, cadence_us=16 * 120.0 + 2 * 30.0)
+    assert r.packages_per_unit == 2, r.reason
+    assert r.confidence != HIGH and r.confidence != UNDETERMINED
+    assert "narrowed" in r.reason
+
+
+@pytest.mark.parametrize("cadence_us", [600.0, 3000.0])
+def test_a_cadence_the_fitted_count_cannot_dispatch_in_abstains(one_channel_unit, cadence_us):
+    # Writes whose units each add 600 µs (or 3000 µs) cannot be this unit's 16 pages over one
+    # channel at the fitted ~114 µs a page: the timing is not the drive's, no count is given.
+    unit, t, ends, page = one_channel_unit
+    r, _ = rise_with_measured_timing(unit, t, ends, page, T, unit_pages=16, page_size_bytes=4096, channels=1,
+                                     packages=4, cadence_us=cadence_us)
+    assert r.packages_per_unit is None and r.confidence == UNDETERMINED
+    assert f"{cadence_us:.0f} µs each unit added" in r.reason
+
+
+def test_dispatch_fits_the_next_unit_after_the_last_package_is_selected():
+    # Pages at 0, 50, 100, 150 µs (50 µs each).  Dealt package by package (2 dies), the last
+    # package is selected at 100 µs; dealt die by die, every page selects one, the last at 150.
+    xs = np.array([[[0.0, 50.0], [100.0, 150.0]]])
+    t_first = np.array([-10.0])
+    assert dispatch_fits(xs, 50.0, t_first, 0.0, 115.0, 2)[0]
+    assert not dispatch_fits(xs, 50.0, t_first, 0.0, 115.0, 1)[0]     # 150 > 115 × 1.1
+    # ... and no later than the pages are over their channels (200 µs), a switch and command cycles
+    assert not dispatch_fits(xs, 50.0, t_first, 0.0, 400.0, 2)[0]
+    # a slow host link spaces the units: 4 pages at 100 µs each from the host
+    assert dispatch_fits(xs, 50.0, t_first, 100.0, 400.0, 2)[0]
+
+
+def test_a_timing_whose_dispatch_misses_the_cadence_is_ruled_out():
+    # Two packages of eight dies on one channel, fitted at a 76 µs page transfer with a 30 µs
+    # switch: the unit's 16 pages are out by ~1250 µs, while each unit added 1980 µs (120 µs
+    # pages): every hypothesis there is made implausible and the reading gives no count.
+    h = RiseHypothesis(2, 8, (0, 0), (), 30.0, 0.0, 0.0, (76.0, 714.0), (), -100.0, True, "", 8)
+    r = RiseResult(2, None, "medium", "undetermined", "2 packages", "", hypotheses=(h,))
+    held = _held_to_cadence(r, 76.0, 0.0, 1980.0)
+    assert held.packages_per_unit is None and not any(x.plausible for x in held.hypotheses)
+    # at 120 µs a page the same hypothesis dispatches in the cadence and stands
+    assert _held_to_cadence(r, 120.0, 0.0, 1980.0).packages_per_unit == 2
