@@ -42,6 +42,7 @@ MISFIT = 30.0  # reduced χ² beyond which no walk explains the sizes (as for fu
 RESOLUTION_SHARE = 0.5  # the best fit's rms on the sub-unit sizes, at most this share of a page transfer
 MAX_UNITS = 3  # sub-unit sizes of the first units: the pattern over r repeats unit by unit
 MAX_SIZES = 24  # spread over the sizes: the cost is sizes × walks × read-outs passes
+PADDED_RMS_RATIO = 2.0  # a padded unit's rivals must miss by this × its rms (the ruled-out margin)
 
 
 @dataclass(frozen=True)
@@ -193,25 +194,41 @@ DESCRIBE = {PACKAGE_MAJOR: "missing pages dealt package by package over the unit
 
 
 def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_ratio: float,
-                   floor_us: float, t_xfer_us: float) -> tuple[str | None, str]:
+                   floor_us: float, t_xfer_us: float, as_full_rms_us: float | None = None) -> tuple[str | None, str]:
     """The scheme the sub-unit sizes name, or None, and why.
 
-    The best fit must read out over the unit's channels, and beat every walk of another
+    The best fit must read out over the unit's channels (or be a padded unit, whose
+    padding pages cross them at the controller's pace; its rivals must then miss by
+    :data:`PADDED_RMS_RATIO` × its rms), and beat every walk of another
     scheme *with any read-out* — over the
     unit's channels dealt either way, one page after another over one bus, or none — by
     ``margin_needed`` in χ² (scaled by the best's reduced χ² when above 1) and by
     ``rms_ratio`` in rms on the sub-unit sizes.  A one-bus read-out makes every walk's
     read-out look like a shared channel's, so a walk on separate channels read that way
     stays a rival of the shared walk (module docstring); where no read-out of any other
-    scheme's walk comes near, the scheme stands whichever read-out fits it best."""
+    scheme's walk comes near, the scheme stands whichever read-out fits it best.
+    ``as_full_rms_us`` is how far the sub-unit sizes are from the measured full units they
+    pad: a controller that sends padding at the host's pace makes them equal for every walk,
+    so a padded fit names nothing where that explains them about as well (within the ratio)."""
     if not fits or not np.isfinite(fits[0].chi2):
         return None, "no sub-unit size to compare"
     best = fits[0]
-    if best.readout in (ONE_BUS, NO_READ):
-        # what tells walks apart here is the read-out's channel pattern; a padded unit, or a
-        # read-out one page after another, shows none, and the few µs of host timing left
-        # between walks are model error (datasheet 485, padded: 6 against 9 µs rms, wrong)
+    if best.readout == ONE_BUS:
+        # a read-out one page after another shows no channels: any walk read so looks alike
         return None, f"the sub-unit sizes fit best with {DESCRIBE[best.readout]}: they show no channels"
+    # A padded unit has no read-out, but its padding pages need no host data: they cross the
+    # unit's channels at the controller's pace, not the host's, so a sub-unit write shows the
+    # channel sharing that a host slower than the switch hides in full units (datasheet 339:
+    # 14 µs a page from the host, 7 µs between packages; a 2 × 2 block's second package on a
+    # channel waits a 49 µs transfer).  What is left between walks is the host timing's model
+    # error (datasheet 485: 6 against 9 µs rms, the wrong walk best), so a padded fit names a
+    # scheme only by the margins that rule a scheme out: every other scheme's walk, with any
+    # read-out, misses by PADDED_RMS_RATIO × the best's rms.
+    ratio = PADDED_RMS_RATIO if best.readout == NO_READ else rms_ratio
+    if best.readout == NO_READ and (as_full_rms_us is None
+                                    or as_full_rms_us < ratio * max(best.rms_sub_us, floor_us)):
+        return None, ("the sub-unit sizes fit best as padded units that last about as long as the full units "
+                      "they pad (padding sent at the host's pace shows no channels)")
     if best.rms_sub_us > RESOLUTION_SHARE * t_xfer_us:
         # the read-out is counted in whole page transfers: a fit that misses the sub-unit
         # sizes by more than half of one cannot say which channel a page crossed (datasheet
@@ -227,10 +244,12 @@ def decide_subunit(fits: list[SubunitFit], dof: int, margin_needed: float, rms_r
                       f"{best.rms_sub_us:.0f} µs rms on them)")
     scale = max(1.0, best.chi2 / max(1, dof))
     margin = (rival.chi2 - best.chi2) / scale
-    why = (f"the sub-unit sizes' read-modify-write read-out: {best.scheme} ({best.name}, {DESCRIBE[best.readout]}, "
-           f"read {best.read_us:.0f} µs, switch {best.switch_us:.0f} µs) fits them with {best.rms_sub_us:.0f} µs rms; "
+    what = "padded writes" if best.readout == NO_READ else "read-modify-write read-out"
+    why = (f"the sub-unit sizes' {what}: {best.scheme} ({best.name}, {DESCRIBE[best.readout]}, "
+           + ("" if best.readout == NO_READ else f"read {best.read_us:.0f} µs, ")
+           + f"switch {best.switch_us:.0f} µs) fits them with {best.rms_sub_us:.0f} µs rms; "
            f"best {rival.scheme} walk ({DESCRIBE[rival.readout]}) is worse by Δχ² = {margin:.0f} "
            f"({rival.rms_sub_us:.0f} µs rms)")
-    if margin >= margin_needed and rival.rms_sub_us >= rms_ratio * max(best.rms_sub_us, floor_us):
+    if margin >= margin_needed and rival.rms_sub_us >= ratio * max(best.rms_sub_us, floor_us):
         return best.scheme, why
     return None, why + " — not decisive"
