@@ -376,14 +376,14 @@ def _fit_batch(G: np.ndarray, b: np.ndarray, yy: float) -> tuple[np.ndarray, np.
     return coef, r
 
 
-def _grid_rss(G: np.ndarray, b: np.ndarray, yy: float, eligible: np.ndarray) -> np.ndarray:
-    """The residuals of :func:`_fit_batch` where one can be the least of the ``eligible``
-    points, +inf elsewhere (the grid wants only its least; ``_rise_kernel.grid_best_fits``
+def _grid_rss(G: np.ndarray, b: np.ndarray, yy: float) -> np.ndarray:
+    """The residuals of :func:`_fit_batch` where one can be the grid's least, +inf
+    elsewhere (the grid wants only its least; ``_rise_kernel.grid_best_fits``
     skips the points a bound rules out — a bounded fit is never better than the
     unconstrained one — so the least and where it lies are :func:`_fit_batch`'s).  The
     allowance for rounding, a millionth of yᵀy, is far above the sums' few units in the
     last place and far below any two fits the grid must tell apart."""
-    r = grid_best_fits(G, b, yy, _FACES[G.shape[1]], eligible, 1e-6 * yy)
+    r = grid_best_fits(G, b, yy, _FACES[G.shape[1]], 1e-6 * yy)
     bad = np.isnan(r)
     if bad.any():
         r[bad] = _fit_batch_numpy(G[bad], b[bad], yy)[1]
@@ -805,7 +805,7 @@ def _grid_search(data: _RiseData, pattern, ppu: int, dies: int, lead: int, t_xfe
         G_k, b_k = _normal_equations(busy_of, xf, on, host, y, points // (gs.size * ss.size), renumber[inv[points]],
                                      starts // ss.size)
         rss_k = np.full(inv.size, np.inf)
-        rss_k[points] = _grid_rss(G_k, b_k, float(y @ y), np.ones(points.size, dtype=bool))
+        rss_k[points] = _grid_rss(G_k, b_k, float(y @ y))
         i = int(np.argmin(rss_k))
         if best is None or rss_k[i] < best[0]:
             # point i of the grid, (busy start, gap, switch delay) in C order, without meshgrids

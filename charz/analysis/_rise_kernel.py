@@ -293,12 +293,12 @@ def bounded_fits(gram, xty, yy, faces):
 
 
 @_jit
-def grid_best_fits(gram, xty, yy, faces, eligible, slack):
+def grid_best_fits(gram, xty, yy, faces, slack):
     """The residuals of :func:`bounded_fits` where they can be a grid's least, +inf where they
-    cannot: only the least eligible residual (and where it lies) is wanted of a grid, and a
+    cannot: only the least residual (and where it lies) is wanted of a grid, and a
     bounded fit is never better than the unconstrained one, so a point whose unconstrained
     residual is more than ``slack`` (rounding's allowance) above a bounded residual already
-    found can never be the least.  The unconstrained fit of every eligible point first (its
+    found can never be the least.  The unconstrained fit of every point first (its
     answer where its currents can be); then the others' bounded fits, least unconstrained
     residual first, until that bound passes the least found.  NaN where a system to solve is
     singular, as :func:`bounded_fits`.  Each residual found is the very one
@@ -310,8 +310,6 @@ def grid_best_fits(gram, xty, yy, faces, eligible, slack):
     first = np.empty((K, n))  # the unconstrained amplitudes of the points that break a bound
     least = np.inf
     for k in range(K):
-        if not eligible[k]:
-            continue
         r = _face_fit(gram[k], xty[k], yy, faces[0], c, a, x)
         if np.isnan(r):
             r = _bounded_fit(gram[k], xty[k], yy, faces, out, c, a, x)
