@@ -133,7 +133,7 @@ def test_dies_and_unit_from_the_staircase_to_the_first_round():
     assert c["dies_per_package"].value == 1, c["dies_per_package"].evidence
     assert c["write_io_unit_bytes"].value == PAGE
     # read by the one-page ramp on four packages (before it, by the staircase up to the
-    # round's top, which the test above keeps checking on its own): the
-    # same staircase, medium
+    # round's top, which test_the_round_top_and_the_four_package_ramp_read_the_same_staircase
+    # keeps checking on its own): the same staircase, medium
     assert c["dies_per_package"].confidence == "medium"
     assert "up to the 4 packages given" in c["step_pages"].evidence, c["step_pages"].evidence
