@@ -776,6 +776,12 @@ def _treads_disagree(w: _Writes, why: str) -> None:
     return None
 
 
+def _not_whole_treads(steps: StepResult, step_pages: int, by_time: UnitFromDurations) -> str:
+    """Why a duration tread that is no whole number of the peaks' treads disagrees with them."""
+    return (f"the views disagree: the peak staircase's treads are {step_pages} pages ({steps.reason}); the "
+            f"durations' are {by_time.unit_pages} pages ({by_time.reason})")
+
+
 # A tread whose misfit is within this factor of the repeats' scatter (χ² per degree of
 # freedom) is what the durations do, not a model that misses them.
 FITS_AS_NOISE = 3.0
@@ -807,8 +813,7 @@ def _durations_confirm_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread
         # The duration treads decide a unit the peak treads cannot be (not a whole number
         # of their treads: durations may pair units that finish together, never split
         # one): two views that disagree decide nothing.
-        return _treads_disagree(w, f"the views disagree: the peak staircase's treads are {step_pages} pages "
-                                   f"({steps.reason}); the durations' are {by_time.unit_pages} pages ({by_time.reason})")
+        return _treads_disagree(w, _not_whole_treads(steps, step_pages, by_time))
     paired = by_time.unit_pages // step_pages if by_time.unit_pages is not None else 1
     given = w.given
     if paired > 1 and given.channels and given.t_xfer_page_us:
@@ -903,8 +908,7 @@ def _uneven_tread(w: _Writes, sweep: _Sweep, tread: _Tread) -> _Tread | None:
     if steps.finer_shown and by_time.unit_pages is not None and by_time.unit_pages % step_pages:
         # Durations may pair units that finish together, never split one: a duration tread
         # that is no whole number of the peaks' treads names another unit.
-        return _treads_disagree(w, f"the views disagree: the peak staircase's treads are {step_pages} pages "
-                                   f"({steps.reason}); the durations' are {by_time.unit_pages} pages ({by_time.reason})")
+        return _treads_disagree(w, _not_whole_treads(steps, step_pages, by_time))
     if by_time.unit_pages != step_pages and not steps.finer_shown:
         q["step_pages"] = Quantity.undetermined("pages", MEASURED, why, best_guess=step_pages)
         for key, unit in (("dies_per_package", "dies"), ("write_io_unit_bytes", "B"), ("allocation_scheme", "")):

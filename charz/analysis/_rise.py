@@ -127,7 +127,8 @@ def dispatch_fits(xs, t_xfer: float, t_first, host_page_us: float, cadence_us: f
     channel added 1946 µs a unit — 121 µs a page, not the 76 µs at which 4 packages fitted).
 
     >>> xs = np.array([[[0.0, 50.0], [100.0, 150.0]]])       # 2 packages × 2 pages, 50 µs each
-    >>> dispatch_fits(xs, 50.0, np.array([-10.0]), 0.0, 230.0, 2), dispatch_fits(xs, 50.0, np.array([-10.0]), 0.0, 500.0, 2)
+    >>> first = np.array([-10.0])
+    >>> dispatch_fits(xs, 50.0, first, 0.0, 230.0, 2), dispatch_fits(xs, 50.0, first, 0.0, 500.0, 2)
     (array([ True]), array([False]))
     """
     xs = np.asarray(xs, dtype=np.float64)
